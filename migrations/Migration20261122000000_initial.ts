@@ -1,0 +1,132 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/** The whole data model: the network, the catalog, users and keys, leads and their activities. */
+export class Migration20261122000000_initial extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create extension if not exists pgcrypto;`);
+    this.addSql(`create extension if not exists pg_trgm;`);
+    this.addSql(`create extension if not exists unaccent;`);
+    this.addSql(`create extension if not exists cube;`);
+    this.addSql(`create extension if not exists earthdistance;`);
+    this.addSql(`create table "companies" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "name" varchar(255) not null, constraint "companies_pkey" primary key ("id"));`);
+    this.addSql(`create table "collections" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "company_id" uuid not null, "name" varchar(255) not null, constraint "collections_pkey" primary key ("id"));`);
+    this.addSql(`alter table "collections" add constraint "collections_company_id_name_unique" unique ("company_id", "name");`);
+    this.addSql(`create table "company_store_types" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "company_id" uuid not null, "name" varchar(255) not null, "boost" double precision not null default 0, constraint "company_store_types_pkey" primary key ("id"));`);
+    this.addSql(`alter table "company_store_types" add constraint "company_store_types_company_id_name_unique" unique ("company_id", "name");`);
+    this.addSql(`create table "locations" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "address_name" varchar(255) null, "street_line_one" varchar(255) null, "street_line_two" varchar(255) null, "postal_code" varchar(255) null, "city" varchar(255) null, "province" varchar(255) null, "country" varchar(255) null, "latitude" double precision null, "longitude" double precision null, "coordinates_source" varchar(255) null, constraint "locations_pkey" primary key ("id"));`);
+    this.addSql(`create table "products" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "company_id" uuid not null, "collection_id" uuid null, "sku" varchar(255) not null, "name" varchar(255) not null, "category" varchar(255) null, "url" varchar(255) null, "external_id" varchar(255) null, constraint "products_pkey" primary key ("id"));`);
+    this.addSql(`create index "products_collection_id_index" on "products" ("collection_id");`);
+    this.addSql(`create index "products_external_id_index" on "products" ("external_id");`);
+    this.addSql(`alter table "products" add constraint "products_company_id_sku_unique" unique ("company_id", "sku");`);
+    this.addSql(`create table "product_images" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "product_id" uuid not null, "url" varchar(255) not null, "thumbnail_url" varchar(255) null, "position" int not null default 0, constraint "product_images_pkey" primary key ("id"));`);
+    this.addSql(`create index "product_images_product_id_index" on "product_images" ("product_id");`);
+    this.addSql(`create table "retailers" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "name" varchar(255) not null, constraint "retailers_pkey" primary key ("id"));`);
+    this.addSql(`create table "territories" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "company_id" uuid not null, "name" varchar(255) not null, constraint "territories_pkey" primary key ("id"));`);
+    this.addSql(`alter table "territories" add constraint "territories_company_id_name_unique" unique ("company_id", "name");`);
+    this.addSql(`create table "company_retailers" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "company_id" uuid not null, "retailer_id" uuid not null, "name" varchar(255) null, "sending_leads" boolean not null default true, "receiving_leads" boolean not null default true, "is_cc" boolean not null default false, "territory_id" uuid null, "type" varchar(255) null, "physical_address_id" uuid null, constraint "company_retailers_pkey" primary key ("id"));`);
+    this.addSql(`create index "company_retailers_retailer_id_index" on "company_retailers" ("retailer_id");`);
+    this.addSql(`create index "company_retailers_territory_id_index" on "company_retailers" ("territory_id");`);
+    this.addSql(`alter table "company_retailers" add constraint "company_retailers_company_id_retailer_id_unique" unique ("company_id", "retailer_id");`);
+    this.addSql(`create table "users" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "email" varchar(255) not null, "name" varchar(255) null, "role" text check ("role" in ('company_admin', 'company_territory_manager', 'company_retailer_manager', 'company_location_user', 'company_sales_associate', 'retailer_admin', 'retailer_store_manager', 'platform_operator')) not null, "company_id" uuid null, "retailer_id" uuid null, "territory_id" uuid null, constraint "users_pkey" primary key ("id"));`);
+    this.addSql(`alter table "users" add constraint "users_email_unique" unique ("email");`);
+    this.addSql(`create index "users_company_id_index" on "users" ("company_id");`);
+    this.addSql(`create index "users_retailer_id_index" on "users" ("retailer_id");`);
+    this.addSql(`create table "leads" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "name" varchar(255) null, "status" varchar(64) not null default 'New', "owner_company_id" uuid null, "owner_retailer_id" uuid null, "assignee_id" uuid null, "source_type" varchar(255) null, "source_id" uuid null, "location_id" uuid null, "created_by_id" uuid null, constraint "leads_pkey" primary key ("id"));`);
+    this.addSql(`create index "leads_owner_company_id_index" on "leads" ("owner_company_id");`);
+    this.addSql(`create index "leads_owner_retailer_id_index" on "leads" ("owner_retailer_id");`);
+    this.addSql(`create index "leads_assignee_id_index" on "leads" ("assignee_id");`);
+    this.addSql(`create index "leads_created_by_id_index" on "leads" ("created_by_id");`);
+    this.addSql(`create index "leads_created_at_index" on "leads" ("created_at");`);
+    this.addSql(`create table "phone_numbers" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "phone_number" varchar(255) not null, "country_code" varchar(2) not null default 'US', "lead_id" uuid null, constraint "phone_numbers_pkey" primary key ("id"));`);
+    this.addSql(`create index "phone_numbers_lead_id_index" on "phone_numbers" ("lead_id");`);
+    this.addSql(`create table "lead_activities" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "lead_id" uuid not null, "type" varchar(255) not null, "data" jsonb null, "source_type" varchar(255) null, "source_id" uuid null, "crm_id" varchar(255) null, "crm_provider" varchar(255) null, "crm_data_cache" jsonb null, constraint "lead_activities_pkey" primary key ("id"));`);
+    this.addSql(`create index "lead_activities_type_index" on "lead_activities" ("type");`);
+    this.addSql(`create index "lead_activities_lead_id_created_at_index" on "lead_activities" ("lead_id", "created_at");`);
+    this.addSql(`create table "emails" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "email" varchar(255) not null, "lead_id" uuid null, constraint "emails_pkey" primary key ("id"));`);
+    this.addSql(`create index "emails_lead_id_index" on "emails" ("lead_id");`);
+    this.addSql(`create table "retailer_locations" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "retailer_id" uuid not null, "name" varchar(255) not null, "website" varchar(255) null, "place_id" varchar(255) null, "timezone" varchar(255) null, "physical_address_id" uuid null, "general_email_id" uuid null, "general_phone_number_id" uuid null, constraint "retailer_locations_pkey" primary key ("id"));`);
+    this.addSql(`create index "retailer_locations_retailer_id_index" on "retailer_locations" ("retailer_id");`);
+    this.addSql(`create table "company_retailer_locations" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "company_id" uuid not null, "company_retailer_id" uuid not null, "retailer_location_id" uuid null, "name" varchar(255) null, "sending_leads" boolean not null default true, "receiving_leads" boolean not null default true, "delivery_radius" double precision null, "website" varchar(255) null, "record_calls" boolean not null default false, "mask_emails" boolean not null default false, "place_id" varchar(255) null, "timezone" varchar(255) null, "territory_id" uuid null, "company_store_type_id" uuid null, "physical_address_id" uuid null, "general_email_id" uuid null, "general_phone_number_id" uuid null, constraint "company_retailer_locations_pkey" primary key ("id"));`);
+    this.addSql(`create index "company_retailer_locations_company_id_index" on "company_retailer_locations" ("company_id");`);
+    this.addSql(`create index "company_retailer_locations_company_retailer_id_index" on "company_retailer_locations" ("company_retailer_id");`);
+    this.addSql(`create index "company_retailer_locations_retailer_location_id_index" on "company_retailer_locations" ("retailer_location_id");`);
+    this.addSql(`create index "company_retailer_locations_territory_id_index" on "company_retailer_locations" ("territory_id");`);
+    this.addSql(`create index "company_retailer_locations_company_store_type_id_index" on "company_retailer_locations" ("company_store_type_id");`);
+    this.addSql(`create table "stocks" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "company_retailer_location_id" uuid not null, "product_id" uuid not null, "stocked" boolean not null default false, "available" boolean not null default false, constraint "stocks_pkey" primary key ("id"));`);
+    this.addSql(`create index "stocks_product_id_index" on "stocks" ("product_id");`);
+    this.addSql(`alter table "stocks" add constraint "stocks_company_retailer_location_id_product_id_unique" unique ("company_retailer_location_id", "product_id");`);
+    this.addSql(`create table "hours" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "retailer_location_id" uuid null, "company_retailer_location_id" uuid null, "day" varchar(9) not null, "open" boolean not null default false, "open_at_hour" smallint null, "open_at_minute" smallint null, "close_at_hour" smallint null, "close_at_minute" smallint null, constraint "hours_pkey" primary key ("id"));`);
+    this.addSql(`create index "hours_retailer_location_id_index" on "hours" ("retailer_location_id");`);
+    this.addSql(`create index "hours_company_retailer_location_id_index" on "hours" ("company_retailer_location_id");`);
+    this.addSql(`create table "delivery_areas" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "company_retailer_location_id" uuid not null, "postal_code" varchar(255) not null, "country" varchar(255) null, constraint "delivery_areas_pkey" primary key ("id"));`);
+    this.addSql(`create index "delivery_areas_company_retailer_location_id_index" on "delivery_areas" ("company_retailer_location_id");`);
+    this.addSql(`create table "api_keys" ("id" uuid not null default gen_random_uuid(), "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "user_id" uuid not null, "prefix" varchar(255) not null, "key_hash" varchar(64) not null, "label" varchar(255) null, "last_used_at" timestamptz null, "revoked_at" timestamptz null, constraint "api_keys_pkey" primary key ("id"));`);
+    this.addSql(`create index "api_keys_user_id_index" on "api_keys" ("user_id");`);
+    this.addSql(`alter table "api_keys" add constraint "api_keys_key_hash_unique" unique ("key_hash");`);
+    this.addSql(`create table "user_company_retailer_locations" ("user_id" uuid not null, "company_retailer_location_id" uuid not null, constraint "user_company_retailer_locations_pkey" primary key ("user_id", "company_retailer_location_id"));`);
+    this.addSql(`create table "user_company_retailers" ("user_id" uuid not null, "company_retailer_id" uuid not null, constraint "user_company_retailers_pkey" primary key ("user_id", "company_retailer_id"));`);
+    this.addSql(`create table "user_retailer_locations" ("user_id" uuid not null, "retailer_location_id" uuid not null, constraint "user_retailer_locations_pkey" primary key ("user_id", "retailer_location_id"));`);
+    this.addSql(`alter table "collections" add constraint "collections_company_id_foreign" foreign key ("company_id") references "companies" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "company_store_types" add constraint "company_store_types_company_id_foreign" foreign key ("company_id") references "companies" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "products" add constraint "products_company_id_foreign" foreign key ("company_id") references "companies" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "products" add constraint "products_collection_id_foreign" foreign key ("collection_id") references "collections" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "product_images" add constraint "product_images_product_id_foreign" foreign key ("product_id") references "products" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "territories" add constraint "territories_company_id_foreign" foreign key ("company_id") references "companies" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "company_retailers" add constraint "company_retailers_company_id_foreign" foreign key ("company_id") references "companies" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "company_retailers" add constraint "company_retailers_retailer_id_foreign" foreign key ("retailer_id") references "retailers" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "company_retailers" add constraint "company_retailers_territory_id_foreign" foreign key ("territory_id") references "territories" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "company_retailers" add constraint "company_retailers_physical_address_id_foreign" foreign key ("physical_address_id") references "locations" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "users" add constraint "users_company_id_foreign" foreign key ("company_id") references "companies" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "users" add constraint "users_retailer_id_foreign" foreign key ("retailer_id") references "retailers" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "users" add constraint "users_territory_id_foreign" foreign key ("territory_id") references "territories" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "leads" add constraint "leads_owner_company_id_foreign" foreign key ("owner_company_id") references "companies" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "leads" add constraint "leads_owner_retailer_id_foreign" foreign key ("owner_retailer_id") references "retailers" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "leads" add constraint "leads_assignee_id_foreign" foreign key ("assignee_id") references "company_retailer_locations" ("id") on update cascade on delete restrict;`);
+    this.addSql(`alter table "leads" add constraint "leads_location_id_foreign" foreign key ("location_id") references "locations" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "leads" add constraint "leads_created_by_id_foreign" foreign key ("created_by_id") references "users" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "phone_numbers" add constraint "phone_numbers_lead_id_foreign" foreign key ("lead_id") references "leads" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "lead_activities" add constraint "lead_activities_lead_id_foreign" foreign key ("lead_id") references "leads" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "emails" add constraint "emails_lead_id_foreign" foreign key ("lead_id") references "leads" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "retailer_locations" add constraint "retailer_locations_retailer_id_foreign" foreign key ("retailer_id") references "retailers" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "retailer_locations" add constraint "retailer_locations_physical_address_id_foreign" foreign key ("physical_address_id") references "locations" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "retailer_locations" add constraint "retailer_locations_general_email_id_foreign" foreign key ("general_email_id") references "emails" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "retailer_locations" add constraint "retailer_locations_general_phone_number_id_foreign" foreign key ("general_phone_number_id") references "phone_numbers" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "company_retailer_locations" add constraint "company_retailer_locations_company_id_foreign" foreign key ("company_id") references "companies" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "company_retailer_locations" add constraint "company_retailer_locations_company_retailer_id_foreign" foreign key ("company_retailer_id") references "company_retailers" ("id") on update cascade on delete restrict;`);
+    this.addSql(`alter table "company_retailer_locations" add constraint "company_retailer_locations_retailer_location_id_foreign" foreign key ("retailer_location_id") references "retailer_locations" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "company_retailer_locations" add constraint "company_retailer_locations_territory_id_foreign" foreign key ("territory_id") references "territories" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "company_retailer_locations" add constraint "company_retailer_locations_company_store_type_id_foreign" foreign key ("company_store_type_id") references "company_store_types" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "company_retailer_locations" add constraint "company_retailer_locations_physical_address_id_foreign" foreign key ("physical_address_id") references "locations" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "company_retailer_locations" add constraint "company_retailer_locations_general_email_id_foreign" foreign key ("general_email_id") references "emails" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "company_retailer_locations" add constraint "company_retailer_locations_general_phone_number_id_foreign" foreign key ("general_phone_number_id") references "phone_numbers" ("id") on update cascade on delete set null;`);
+    this.addSql(`alter table "stocks" add constraint "stocks_company_retailer_location_id_foreign" foreign key ("company_retailer_location_id") references "company_retailer_locations" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "stocks" add constraint "stocks_product_id_foreign" foreign key ("product_id") references "products" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "hours" add constraint "hours_retailer_location_id_foreign" foreign key ("retailer_location_id") references "retailer_locations" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "hours" add constraint "hours_company_retailer_location_id_foreign" foreign key ("company_retailer_location_id") references "company_retailer_locations" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "delivery_areas" add constraint "delivery_areas_company_retailer_location_id_foreign" foreign key ("company_retailer_location_id") references "company_retailer_locations" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "api_keys" add constraint "api_keys_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "user_company_retailer_locations" add constraint "user_company_retailer_locations_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "user_company_retailer_locations" add constraint "user_company_retailer_locations_company_retailer_5a447_foreign" foreign key ("company_retailer_location_id") references "company_retailer_locations" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "user_company_retailers" add constraint "user_company_retailers_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "user_company_retailers" add constraint "user_company_retailers_company_retailer_id_foreign" foreign key ("company_retailer_id") references "company_retailers" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "user_retailer_locations" add constraint "user_retailer_locations_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "user_retailer_locations" add constraint "user_retailer_locations_retailer_location_id_foreign" foreign key ("retailer_location_id") references "retailer_locations" ("id") on update cascade on delete cascade;`);
+    this.addSql(`alter table "lead_activities" add constraint "lead_activities_type_check" check ("type" in ('LeadActivity::InboundCall', 'LeadActivity::OutboundCall', 'LeadActivity::OutboundEmail', 'LeadActivity::Voicemail', 'LeadActivity::Note', 'LeadActivity::SampleRequest', 'LeadActivity::QuoteRequest', 'LeadActivity::Referral', 'LeadActivity::Purchase', 'LeadActivity::Assignment', 'LeadActivity::StatusChange'));`);
+    this.addSql(`alter table "leads" add constraint "leads_owner_check" check (num_nonnulls("owner_company_id", "owner_retailer_id") = 1);`);
+    this.addSql(`alter table "hours" add constraint "hours_day_check" check ("day" in ('monday','tuesday','wednesday','thursday','friday','saturday','sunday'));`);
+    this.addSql(`alter table "hours" add constraint "hours_owner_check" check (num_nonnulls("retailer_location_id", "company_retailer_location_id") = 1);`);
+    this.addSql(`create unique index "hours_retailer_location_day_unique" on "hours" ("retailer_location_id", "day") where "retailer_location_id" is not null;`);
+    this.addSql(`create unique index "hours_crl_day_unique" on "hours" ("company_retailer_location_id", "day") where "company_retailer_location_id" is not null;`);
+    this.addSql(`alter table "users" add constraint "users_membership_check" check (num_nonnulls("company_id", "retailer_id") <= 1);`);
+    this.addSql(`create index "emails_lower_email_index" on "emails" (lower("email"));`);
+    this.addSql(`create index "phone_numbers_phone_number_index" on "phone_numbers" ("phone_number");`);
+    // Text search helpers: accent- and case-folded text (immutable, so indexes can use it) and a
+    // regex escape for user words.
+    this.addSql(String.raw`create or replace function leadnet_search_text(t text) returns text
+      language sql immutable parallel safe
+      as $$ select lower(public.unaccent('public.unaccent'::regdictionary, coalesce(t, ''))) $$;`);
+    this.addSql(String.raw`create or replace function leadnet_regex_escape(t text) returns text
+      language sql immutable parallel safe
+      as $$ select regexp_replace(t, '([^[:alnum:][:space:]])', '\\\1', 'g') $$;`);
+  }
+}

@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000000_initial } from './Migration20261122000000_initial';
+
+/** Every migration in order. A new migration file is added here too. */
+export const migrationsList: MigrationObject[] = [
+  { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
+];

@@ -1,0 +1,7 @@
+// Writes schema/schema.graphql from the resolvers (`npm run schema:emit`).
+import 'reflect-metadata';
+import fs from 'node:fs';
+import { printedSchema, SCHEMA_FILE } from '../src/graphql/schema';
+
+fs.writeFileSync(SCHEMA_FILE, printedSchema());
+console.log(`wrote ${SCHEMA_FILE}`);

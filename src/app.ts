@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import express, { type Express } from 'express';
+import { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import type { GraphQLFormattedError } from 'graphql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config';
+import { logger } from './logger';
+import { buildContext, type ContextDeps } from './context';
+import { buildSchema } from './graphql/schema';
+import { restRouter } from './rest/router';
+import { createSearchBackend } from './search/factory';
+
+export interface App {
+  app: Express;
+  /** Stops Apollo; the caller closes the ORM. */
+  stop(): Promise<void>;
+}
+
+/** Masks unexpected errors; errors of the service's vocabulary keep their code and details. */
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const code = formatted.extensions?.code;
+  if (code === 'INTERNAL_SERVER_ERROR' || code === undefined) {
+    logger.error({ err: (error as any)?.originalError ?? error }, 'GraphQL error');
+    return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  }
+  return formatted;
+}
+
+/** express with /graphql (Apollo), /v1 (REST facade), /healthz and /readyz; no listen. */
+export async function buildApp(config: Config, orm: MikroORM): Promise<App> {
+  const schema = buildSchema();
+  const deps: ContextDeps = { orm, config, search: createSearchBackend(config, orm) };
+  const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
+  await apollo.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await orm.em.getConnection().execute('select 1');
+      res.json({ status: 'ok', database: 'up' });
+    } catch {
+      res.status(503).json({ status: 'unavailable', database: 'down' });
+    }
+  });
+  app.use(
+    '/graphql',
+    express.json({ limit: '1mb' }),
+    expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
+  );
+  app.use('/v1', restRouter(schema, deps));
+  app.use((req, res) => {
+    res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
+  });
+  return { app, stop: () => apollo.stop() };
+}

@@ -1,0 +1,63 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Caller } from './caller';
+import type { Role } from '../modules/user/role';
+
+const KEY_PREFIX = 'lnk_';
+
+/** A new plain key: 32 random bytes, base64url (never contains `:`). */
+export function generatePlainKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function hashKey(plain: string): string {
+  return createHash('sha256').update(plain, 'utf8').digest('hex');
+}
+
+/** The first characters of a key, kept to tell keys apart in listings. */
+export function keyPrefix(plain: string): string {
+  return plain.slice(0, KEY_PREFIX.length + 6);
+}
+
+/** SPEC 5: the header is `<key>` or `<identifier>:<key>`; the key is what follows the last `:`. */
+export function keyFromHeader(header: string | undefined): string | null {
+  if (typeof header !== 'string') return null;
+  const key = header.slice(header.lastIndexOf(':') + 1).trim();
+  return /^[A-Za-z0-9_-]{16,200}$/.test(key) ? key : null;
+}
+
+/**
+ * Resolves a key to its caller in one statement (user, scope assignments, and a last-used stamp
+ * written at most once a minute). Unknown, revoked and malformed keys all give null.
+ */
+export async function authenticate(em: EntityManager, header: string | undefined): Promise<Caller | null> {
+  const plain = keyFromHeader(header);
+  if (!plain) return null;
+  const hash = hashKey(plain);
+  const rows: any[] = await em.getConnection().execute(
+    `with k as (
+       select id, user_id, key_hash from api_keys where key_hash = ? and revoked_at is null
+     ), touch as (
+       update api_keys set last_used_at = now()
+        where id in (select id from k) and (last_used_at is null or last_used_at < now() - interval '60 seconds')
+     )
+     select k.key_hash, u.id, u.role, u.company_id, u.retailer_id, u.territory_id,
+            array(select company_retailer_id from user_company_retailers where user_id = u.id) as cr_ids,
+            array(select company_retailer_location_id from user_company_retailer_locations where user_id = u.id) as crl_ids,
+            array(select retailer_location_id from user_retailer_locations where user_id = u.id) as rl_ids
+       from k join users u on u.id = k.user_id`,
+    [hash],
+  );
+  const row = rows[0];
+  if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+  return {
+    userId: row.id,
+    role: row.role as Role,
+    companyId: row.company_id,
+    retailerId: row.retailer_id,
+    territoryId: row.territory_id,
+    companyRetailerIds: row.cr_ids ?? [],
+    companyRetailerLocationIds: row.crl_ids ?? [],
+    retailerLocationIds: row.rl_ids ?? [],
+  };
+}

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  STRICT_PARAMS: bool.default(false),
+  SEED_DEMO: bool.default(true),
+  SEARCH_BACKEND: z.enum(['postgres', 'elasticsearch']).default('postgres'),
+  ELASTICSEARCH_URL: z.string().url().optional(),
+});
+
+export interface Config {
+  port: number;
+  /** External PostgreSQL; when absent an embedded one is started under `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  embeddedPgPort: number;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  /** Unpermitted attributes give 422 `unpermitted` instead of being dropped. */
+  strictParams: boolean;
+  seedDemo: boolean;
+  searchBackend: 'postgres' | 'elasticsearch';
+  elasticsearchUrl?: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses and validates the environment; a bad value throws a message naming the variable. */
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = result.data;
+  if (e.SEARCH_BACKEND === 'elasticsearch' && !e.ELASTICSEARCH_URL) {
+    throw new ConfigError('Invalid configuration: ELASTICSEARCH_URL is required when SEARCH_BACKEND=elasticsearch');
+  }
+  return {
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    logLevel: e.LOG_LEVEL,
+    strictParams: e.STRICT_PARAMS,
+    seedDemo: e.SEED_DEMO,
+    searchBackend: e.SEARCH_BACKEND,
+    elasticsearchUrl: e.ELASTICSEARCH_URL,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process-wide configuration, parsed once. */
+export function config(): Config {
+  return (cached ??= parseConfig());
+}
+
+/** Forget the parsed configuration (tests change the environment between cases). */
+export function resetConfig(): void {
+  cached = undefined;
+}

@@ -1,0 +1,27 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config';
+import type { Caller } from './auth/caller';
+import { authenticate } from './auth/api-keys';
+import { Loaders } from './graphql/loaders';
+import type { SearchBackend } from './search/types';
+
+/** Everything a resolver may use, built fresh for every request (GraphQL or REST). */
+export interface Context {
+  em: EntityManager;
+  caller: Caller | null;
+  loaders: Loaders;
+  config: Config;
+  search: SearchBackend;
+}
+
+export interface ContextDeps {
+  orm: MikroORM;
+  config: Config;
+  search: SearchBackend;
+}
+
+export async function buildContext(deps: ContextDeps, apiKeyHeader: string | undefined): Promise<Context> {
+  const em = deps.orm.em.fork() as EntityManager;
+  const caller = await authenticate(em, apiKeyHeader);
+  return { em, caller, loaders: new Loaders(em), config: deps.config, search: deps.search };
+}

@@ -1,0 +1,26 @@
+import { UniqueConstraintViolationException, ForeignKeyConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { invalid, validationDetail } from '../errors';
+
+/** Maps a unique index name to the attribute it protects, for `taken` errors. */
+export type UniqueFields = Record<string, string>;
+
+/**
+ * Runs a write in one transaction. A unique violation (a race lost to a concurrent writer) becomes
+ * 422 `taken` on the attribute the index protects, never a 500.
+ */
+export async function transactional<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>, unique: UniqueFields = {}): Promise<T> {
+  try {
+    return await em.transactional((tx) => work(tx as EntityManager));
+  } catch (e) {
+    if (e instanceof UniqueConstraintViolationException) {
+      const constraint = (e as any).constraint ?? '';
+      const field = unique[constraint] ?? Object.values(unique)[0] ?? 'base';
+      throw invalid([validationDetail(field, 'taken')]);
+    }
+    if (e instanceof ForeignKeyConstraintViolationException) {
+      throw invalid([validationDetail('base', 'invalid', 'refers to a record that does not exist')]);
+    }
+    throw e;
+  }
+}

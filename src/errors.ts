@@ -1,0 +1,88 @@
+import { GraphQLError } from 'graphql';
+
+/** A validation problem on one attribute (`base` for the record as a whole). */
+export interface ErrorDetail {
+  field: string;
+  code: string;
+  message: string;
+  fullMessage: string;
+}
+
+export type ErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'BAD_USER_INPUT'
+  | 'BAD_REQUEST'
+  | 'INTERNAL_SERVER_ERROR';
+
+/**
+ * The one error vocabulary of the service. Resolvers and services throw these; `toGraphQLError`
+ * gives the GraphQL form and `src/rest/envelopes.ts` the HTTP status and body.
+ */
+export class AppError extends GraphQLError {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message, { extensions: { code, ...(details.length ? { details } : {}) } });
+  }
+}
+
+export const unauthenticated = () => new AppError('UNAUTHENTICATED', 'Unauthorized');
+export const forbidden = () => new AppError('FORBIDDEN', 'Unauthorized');
+export const badRequest = (message: string) => new AppError('BAD_REQUEST', message);
+
+/** `Couldn't find Lead with 'id'=<id>`, the message partners already match on. */
+export const notFound = (type: string, id: string) =>
+  new AppError('NOT_FOUND', `Couldn't find ${type} with 'id'=${id}`);
+
+/** Rails-style humanized attribute name: `company_id` -> `Company`, `sku` -> `Sku`. */
+export function humanize(field: string): string {
+  if (field === 'base') return '';
+  const words = field.replace(/_id$/, '').replace(/\./g, ' ').replace(/_/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function detail(field: string, code: string, message: string): ErrorDetail {
+  const name = humanize(field);
+  return { field, code, message, fullMessage: name ? `${name} ${message}` : message };
+}
+
+const MESSAGES: Record<string, string> = {
+  blank: "can't be blank",
+  taken: 'has already been taken',
+  invalid: 'is invalid',
+  missing: 'is missing',
+  unpermitted: 'is not permitted',
+  too_long: 'is too long',
+  too_short: 'is too short',
+  inclusion: 'is not included in the list',
+  restrict_dependent_destroy: 'Failed to destroy the record',
+};
+
+export function validationDetail(field: string, code: string, message = MESSAGES[code] ?? 'is invalid'): ErrorDetail {
+  return detail(field, code, message);
+}
+
+/** A 422: one or more attribute errors. */
+export function invalid(details: ErrorDetail[]): AppError {
+  const message = details.map((d) => d.fullMessage).join(', ');
+  return new AppError('BAD_USER_INPUT', `Validation failed: ${message}`, details);
+}
+
+/** Collects attribute errors and throws them all at once. */
+export class Validator {
+  readonly details: ErrorDetail[] = [];
+  add(field: string, code: string, message?: string): this {
+    this.details.push(validationDetail(field, code, message));
+    return this;
+  }
+  get ok(): boolean {
+    return this.details.length === 0;
+  }
+  throwIfAny(): void {
+    if (!this.ok) throw invalid(this.details);
+  }
+}

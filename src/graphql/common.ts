@@ -1,0 +1,63 @@
+import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { GraphQLJSON, GraphQLUUID } from 'graphql-scalars';
+
+export { GraphQLJSON as JSONScalar, GraphQLUUID as UUIDScalar };
+
+/** SPEC 2.8 `SearchMeta`. */
+@ObjectType()
+export class SearchMeta {
+  @Field(() => Int)
+  total!: number;
+
+  @Field(() => Int)
+  page!: number;
+
+  @Field(() => Int)
+  perPage!: number;
+
+  @Field(() => Int)
+  totalPages!: number;
+
+  @Field(() => GraphQLJSON)
+  aggs!: Record<string, unknown>;
+}
+
+/** The list arguments every list field takes (PRODUCT.md section 6). */
+@ArgsType()
+export class ListArgs {
+  @Field(() => String, { nullable: true, description: 'Full-text query; `*` or absent matches all.' })
+  q?: string | null;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: 'Filters, e.g. `{"status": "New", "created_at": {"gte": "2026-01-01"}}`.' })
+  where?: unknown;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: '`{"created_at": "desc"}`, a list of such pairs, or a field name.' })
+  order?: unknown;
+
+  @Field(() => Int, { nullable: true, description: 'Page number, from 1.' })
+  page?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Page size, default 50, at most 500.' })
+  perPage?: number | null;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: 'Fields to aggregate: a list, or `{field: {limit, where, order, min_doc_count}}`.' })
+  aggs?: unknown;
+}
+
+export interface Page<T> {
+  nodes: T[];
+  meta: SearchMeta;
+}
+
+/** `{ nodes: [T], meta: SearchMeta }` for one node type. */
+export function PageType<T extends object>(node: ClassType<T>, name: string) {
+  @ObjectType(name)
+  class PageClass implements Page<T> {
+    @Field(() => [node])
+    nodes!: T[];
+
+    @Field(() => SearchMeta)
+    meta!: SearchMeta;
+  }
+  return PageClass;
+}

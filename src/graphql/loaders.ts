@@ -1,0 +1,49 @@
+import DataLoader from 'dataloader';
+import type { EntityClass, EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+
+/**
+ * Per-request DataLoaders, created on first use. Every association a resolver embeds goes through
+ * one of these, so a page costs one statement per association, whatever its size.
+ */
+export class Loaders {
+  private readonly loaders = new Map<string, DataLoader<any, any>>();
+
+  constructor(private readonly em: EntityManager) {}
+
+  /** Entities by primary key (null when missing). */
+  byId<T extends { id: string }>(entity: EntityClass<T>): DataLoader<string, T | null> {
+    return this.get(`id:${entity.name}`, async (ids: readonly string[]) => {
+      const rows = await this.em.find(entity, { id: { $in: [...ids] } } as unknown as FilterQuery<T>);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return ids.map((id) => byId.get(id) ?? null);
+    });
+  }
+
+  /** Children by the id of their parent (`fk` is the ManyToOne property pointing to it). */
+  manyBy<T extends object>(
+    entity: EntityClass<T>,
+    fk: string,
+    orderBy: Record<string, 'asc' | 'desc'> = { createdAt: 'asc', id: 'asc' },
+  ): DataLoader<string, T[]> {
+    return this.get(`many:${entity.name}.${fk}:${JSON.stringify(orderBy)}`, async (ids: readonly string[]) => {
+      const rows = await this.em.find(entity, { [fk]: { $in: [...ids] } } as unknown as FilterQuery<T>, { orderBy: orderBy as any });
+      const groups = new Map<string, T[]>(ids.map((id) => [id, []]));
+      for (const row of rows) groups.get(((row as any)[fk] as { id: string }).id)?.push(row);
+      return ids.map((id) => groups.get(id)!);
+    });
+  }
+
+  /** Any other batch, cached under `name` for this request. */
+  custom<K, V>(name: string, batch: (keys: readonly K[]) => Promise<V[]>): DataLoader<K, V> {
+    return this.get(`custom:${name}`, batch);
+  }
+
+  private get<K, V>(key: string, batch: (keys: readonly K[]) => Promise<(V | Error)[]>): DataLoader<K, V> {
+    let loader = this.loaders.get(key);
+    if (!loader) {
+      loader = new DataLoader<K, V>(batch, { maxBatchSize: 1000 });
+      this.loaders.set(key, loader);
+    }
+    return loader;
+  }
+}

@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { config, ConfigError } from './config';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
+import { initOrm } from './db/orm';
+import { buildApp } from './app';
+import { logger } from './logger';
+
+async function main(): Promise<void> {
+  const cfg = config();
+  let embedded: EmbeddedDatabase | undefined;
+  let url = cfg.databaseUrl;
+  if (!url) {
+    logger.info({ dir: cfg.dataDir, port: cfg.embeddedPgPort }, 'starting embedded PostgreSQL');
+    embedded = await startEmbeddedPostgres(path.join(cfg.dataDir, 'pg'), cfg.embeddedPgPort);
+    url = embedded.url;
+  }
+  const orm = await initOrm(url);
+  const { app, stop } = await buildApp(cfg, orm);
+  const server: Server = app.listen(cfg.port, () => {
+    logger.info(`leadnet listening on http://localhost:${cfg.port} (GraphQL /graphql, REST /v1)`);
+  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await stop();
+    await orm.close();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((e) => {
+  if (e instanceof ConfigError) console.error(e.message);
+  else logger.fatal({ err: e }, 'start failed');
+  process.exit(1);
+});

@@ -1,0 +1,114 @@
+import { Collection as OrmCollection, Entity, Index, ManyToOne, OneToMany, Property, type Opt } from '@mikro-orm/core';
+import { Field, Float, ID, ObjectType } from 'type-graphql';
+import { BaseEntity } from '../../db/base.entity';
+import { Company } from '../company/company.entity';
+import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
+import { RetailerLocation } from '../retailer-location/retailer-location.entity';
+import { Territory } from '../territory/territory.entity';
+import { CompanyStoreType } from '../company-store-type/company-store-type.entity';
+import { Location } from '../contact/location.entity';
+import { Email } from '../contact/email.entity';
+import { PhoneNumber } from '../contact/phone-number.entity';
+import { Hour } from '../retailer-location/hour.entity';
+import { DeliveryArea } from './delivery-area.entity';
+
+/**
+ * The per-store join of a company retailer and a retailer location: the routing target of leads.
+ * Address, email, phone and hours live on the linked retailer location when there is one.
+ */
+@ObjectType()
+@Entity({ tableName: 'company_retailer_locations' })
+export class CompanyRetailerLocation extends BaseEntity {
+  @Index()
+  @ManyToOne(() => Company, { deleteRule: 'cascade' })
+  company!: Company;
+
+  @Index()
+  @ManyToOne(() => CompanyRetailer, { deleteRule: 'restrict' })
+  companyRetailer!: CompanyRetailer;
+
+  @Index()
+  @ManyToOne(() => RetailerLocation, { nullable: true, deleteRule: 'set null' })
+  retailerLocation?: RetailerLocation | null;
+
+  @Property({ type: 'string', nullable: true })
+  name?: string | null;
+
+  @Field(() => Boolean)
+  @Property({ type: 'boolean', default: true })
+  sendingLeads: boolean & Opt = true;
+
+  @Field(() => Boolean)
+  @Property({ type: 'boolean', default: true })
+  receivingLeads: boolean & Opt = true;
+
+  /** Miles. */
+  @Field(() => Float, { nullable: true })
+  @Property({ type: 'double', nullable: true })
+  deliveryRadius?: number | null;
+
+  @Property({ type: 'string', nullable: true })
+  website?: string | null;
+
+  @Field(() => Boolean)
+  @Property({ type: 'boolean', default: false })
+  recordCalls: boolean & Opt = false;
+
+  @Field(() => Boolean)
+  @Property({ type: 'boolean', default: false })
+  maskEmails: boolean & Opt = false;
+
+  @Property({ type: 'string', nullable: true })
+  placeId?: string | null;
+
+  @Property({ type: 'string', nullable: true })
+  timezone?: string | null;
+
+  @Index()
+  @ManyToOne(() => Territory, { nullable: true, deleteRule: 'set null' })
+  territory?: Territory | null;
+
+  @Index()
+  @ManyToOne(() => CompanyStoreType, { nullable: true, deleteRule: 'set null' })
+  companyStoreType?: CompanyStoreType | null;
+
+  @ManyToOne(() => Location, { nullable: true, deleteRule: 'set null' })
+  physicalAddress?: Location | null;
+
+  @ManyToOne(() => Email, { nullable: true, deleteRule: 'set null' })
+  generalEmail?: Email | null;
+
+  @ManyToOne(() => PhoneNumber, { nullable: true, deleteRule: 'set null' })
+  generalPhoneNumber?: PhoneNumber | null;
+
+  @OneToMany(() => DeliveryArea, (d) => d.companyRetailerLocation)
+  deliveryAreas = new OrmCollection<DeliveryArea>(this);
+
+  @OneToMany(() => Hour, (h) => h.companyRetailerLocation)
+  hours = new OrmCollection<Hour>(this);
+
+  @Field(() => ID)
+  get companyId(): string & Opt {
+    return this.company.id;
+  }
+
+  @Field(() => ID)
+  get companyRetailerId(): string & Opt {
+    return this.companyRetailer.id;
+  }
+
+  @Field(() => ID, { nullable: true })
+  get retailerLocationId(): string | null {
+    return this.retailerLocation?.id ?? null;
+  }
+
+  @Field(() => ID, { nullable: true })
+  get territoryId(): string | null {
+    return this.territory?.id ?? null;
+  }
+
+  @Field(() => ID, { nullable: true })
+  get companyStoreTypeId(): string | null {
+    return this.companyStoreType?.id ?? null;
+  }
+}

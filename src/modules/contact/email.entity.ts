@@ -1,0 +1,17 @@
+import { Entity, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { Field, ObjectType } from 'type-graphql';
+import { BaseEntity } from '../../db/base.entity';
+import { Lead } from '../lead/lead.entity';
+
+/** An email address: one of a lead's, or the general email of a store (referenced from it). */
+@ObjectType()
+@Entity({ tableName: 'emails' })
+export class Email extends BaseEntity {
+  @Field(() => String)
+  @Property({ type: 'string' })
+  email!: string;
+
+  @Index()
+  @ManyToOne(() => Lead, { nullable: true, deleteRule: 'cascade' })
+  lead?: Lead | null;
+}

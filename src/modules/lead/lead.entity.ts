@@ -1,0 +1,59 @@
+import { Collection as OrmCollection, Entity, Index, ManyToOne, OneToMany, Property, type Opt } from '@mikro-orm/core';
+import { Field, ObjectType } from 'type-graphql';
+import { BaseEntity } from '../../db/base.entity';
+import { Company } from '../company/company.entity';
+import { Retailer } from '../retailer/retailer.entity';
+import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
+import { Location } from '../contact/location.entity';
+import { Email } from '../contact/email.entity';
+import { PhoneNumber } from '../contact/phone-number.entity';
+import { User } from '../user/user.entity';
+import { LeadActivity } from './lead-activity.entity';
+
+/** A sales prospect owned by a company or a retailer, optionally assigned to a CRL. */
+@ObjectType()
+@Entity({ tableName: 'leads' })
+@Index({ properties: ['createdAt'] })
+export class Lead extends BaseEntity {
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'string', nullable: true })
+  name?: string | null;
+
+  @Field(() => String)
+  @Property({ type: 'string', length: 64, default: 'New' })
+  status: string & Opt = 'New';
+
+  @Index()
+  @ManyToOne(() => Company, { nullable: true, deleteRule: 'cascade' })
+  ownerCompany?: Company | null;
+
+  @Index()
+  @ManyToOne(() => Retailer, { nullable: true, deleteRule: 'cascade' })
+  ownerRetailer?: Retailer | null;
+
+  @Index()
+  @ManyToOne(() => CompanyRetailerLocation, { nullable: true, deleteRule: 'restrict' })
+  assignee?: CompanyRetailerLocation | null;
+
+  @Property({ type: 'string', nullable: true })
+  sourceType?: string | null;
+
+  @Property({ type: 'uuid', nullable: true })
+  sourceId?: string | null;
+
+  @ManyToOne(() => Location, { nullable: true, deleteRule: 'set null' })
+  location?: Location | null;
+
+  @Index()
+  @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
+  createdBy?: User | null;
+
+  @OneToMany(() => Email, (e) => e.lead, { orphanRemoval: true })
+  emails = new OrmCollection<Email>(this);
+
+  @OneToMany(() => PhoneNumber, (p) => p.lead, { orphanRemoval: true })
+  phoneNumbers = new OrmCollection<PhoneNumber>(this);
+
+  @OneToMany(() => LeadActivity, (a) => a.lead, { orphanRemoval: true })
+  leadActivities = new OrmCollection<LeadActivity>(this);
+}

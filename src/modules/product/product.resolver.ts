@@ -1,0 +1,37 @@
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs, PageType } from '../../graphql/common';
+import { Product } from './product.entity';
+import { ProductInput } from './product.input';
+import { ProductService } from './product.service';
+
+export const ProductPage = PageType(Product, 'ProductPage');
+
+@Resolver(() => Product)
+export class ProductResolver {
+  @Query(() => ProductPage, { description: 'Products visible to the caller.' })
+  products(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return new ProductService(ctx).list(args);
+  }
+
+  @Query(() => Product)
+  product(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return new ProductService(ctx).get(id);
+  }
+
+  @Mutation(() => Product)
+  createProduct(@Arg('input', () => ProductInput) input: ProductInput, @Ctx() ctx: Context) {
+    return new ProductService(ctx).create(input);
+  }
+
+  @Mutation(() => Product)
+  updateProduct(@Arg('id', () => ID) id: string, @Arg('input', () => ProductInput) input: ProductInput, @Ctx() ctx: Context) {
+    return new ProductService(ctx).update(id, input);
+  }
+
+  @Mutation(() => ID, { description: 'Deletes the product and returns its id.' })
+  async deleteProduct(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await new ProductService(ctx).delete(id);
+    return id;
+  }
+}

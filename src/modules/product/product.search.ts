@@ -1,0 +1,29 @@
+import type { Caller } from '../../auth/caller';
+import type { SearchDocument, Where } from '../../search/types';
+import { isCompanyRole, isRetailerRole } from '../user/role';
+
+/** What a product list can search, filter, order and aggregate on. */
+export const productSearch: SearchDocument = {
+  name: 'products',
+  from: 'products p',
+  alias: 'p',
+  fields: {
+    id: { sql: 'p.id', type: 'uuid' },
+    sku: { sql: 'p.sku', type: 'string', text: true },
+    name: { sql: 'p.name', type: 'string', text: true },
+    category: { sql: 'p.category', type: 'string', text: true },
+    url: { sql: 'p.url', type: 'string' },
+    external_id: { sql: 'p.external_id', type: 'string', text: true },
+    collection_id: { sql: 'p.collection_id', type: 'uuid' },
+    company_id: { sql: 'p.company_id', type: 'uuid' },
+    created_at: { sql: 'p.created_at', type: 'date' },
+    updated_at: { sql: 'p.updated_at', type: 'date' },
+  },
+};
+
+/** PRODUCT.md section 3: company users see their company's products, retailer users all of them. */
+export function productScope(caller: Caller): Where {
+  if (isCompanyRole(caller.role)) return { company_id: caller.companyId };
+  if (isRetailerRole(caller.role)) return {};
+  return { id: [] };
+}

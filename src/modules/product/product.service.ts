@@ -1,0 +1,98 @@
+import type { Context } from '../../context';
+import type { ListArgs, Page } from '../../graphql/common';
+import { forbidden, Validator } from '../../errors';
+import { transactional } from '../../db/write';
+import { findInScope, listPage } from '../../search/list';
+import { Company } from '../company/company.entity';
+import { Collection } from '../collection/collection.entity';
+import { Role } from '../user/role';
+import { Product } from './product.entity';
+import type { ProductInput } from './product.input';
+import { productScope, productSearch } from './product.search';
+
+const UNIQUE = { products_company_id_sku_unique: 'sku' };
+
+/** Products: visible per PRODUCT.md section 3, written by company admins only (section 4). */
+export class ProductService {
+  constructor(private readonly ctx: Context) {}
+
+  private get caller() {
+    return this.ctx.caller!;
+  }
+
+  list(args: ListArgs): Promise<Page<Product>> {
+    return listPage(this.ctx, productSearch, Product, productScope(this.caller), args);
+  }
+
+  get(id: string): Promise<Product> {
+    return findInScope(this.ctx, productSearch, Product, productScope(this.caller), id, 'Product');
+  }
+
+  async create(input: ProductInput): Promise<Product> {
+    this.assertWriter();
+    const companyId = input.companyId ?? this.caller.companyId;
+    if (companyId !== this.caller.companyId) throw forbidden();
+    return transactional(
+      this.ctx.em,
+      async (em) => {
+        const product = em.create(Product, { company: em.getReference(Company, companyId!), sku: '', name: '' });
+        await this.assign(product, input, true);
+        await em.flush();
+        return product;
+      },
+      UNIQUE,
+    );
+  }
+
+  async update(id: string, input: ProductInput): Promise<Product> {
+    const product = await this.get(id);
+    this.assertWriter();
+    if (input.companyId !== undefined && input.companyId !== this.caller.companyId) throw forbidden();
+    return transactional(
+      this.ctx.em,
+      async (em) => {
+        await this.assign(product, input, false);
+        await em.flush();
+        return product;
+      },
+      UNIQUE,
+    );
+  }
+
+  async delete(id: string): Promise<void> {
+    const product = await this.get(id);
+    this.assertWriter();
+    await transactional(this.ctx.em, async (em) => em.remove(product).flush());
+  }
+
+  private assertWriter(): void {
+    if (this.caller.role !== Role.CompanyAdmin) throw forbidden();
+  }
+
+  private async assign(product: Product, input: ProductInput, creating: boolean): Promise<void> {
+    const v = new Validator();
+    for (const field of ['sku', 'name'] as const) {
+      const value = input[field];
+      if (value === undefined && !creating) continue;
+      const trimmed = typeof value === 'string' ? value.trim() : '';
+      if (!trimmed) v.add(field, 'blank');
+      else if (trimmed.length > 255) v.add(field, 'too_long', 'is too long (maximum is 255 characters)');
+      else product[field] = trimmed;
+    }
+    for (const field of ['category', 'url', 'externalId'] as const) {
+      const value = input[field];
+      if (value === undefined) continue;
+      if (typeof value === 'string' && value.length > 255) v.add(field === 'externalId' ? 'external_id' : field, 'too_long', 'is too long (maximum is 255 characters)');
+      else product[field] = value === null || value === '' ? null : value;
+    }
+    if (input.collectionId !== undefined) {
+      if (input.collectionId === null) product.collection = null;
+      else {
+        const collection = await this.ctx.em.findOne(Collection, { id: input.collectionId, company: product.company.id });
+        if (collection) product.collection = collection;
+        else v.add('collection_id', 'invalid', 'is not a collection of the company');
+      }
+    }
+    v.throwIfAny();
+  }
+}

@@ -1,0 +1,59 @@
+import type { GraphQLError } from 'graphql';
+import type { ErrorCode, ErrorDetail } from '../errors';
+
+export interface HttpError {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export const unauthorizedBody = { error: 'Unauthorized' };
+
+export function notFoundBody(message: string) {
+  return { status: 404, error: 'Not Found', message };
+}
+
+export function badRequestBody(message: string) {
+  return { status: 400, error: 'Bad Request', message };
+}
+
+/** SPEC 7's 422 envelope: `errors` (field -> short messages) for older clients, and `details`. */
+export function unprocessableBody(message: string, details: ErrorDetail[]) {
+  const errors: Record<string, string[]> = {};
+  for (const d of details) (errors[d.field] ??= []).push(d.message);
+  return {
+    status: 422,
+    error: 'Unprocessable Entity',
+    message,
+    errors,
+    details: details.map((d) => ({ field: d.field, code: d.code, message: d.message, full_message: d.fullMessage })),
+  };
+}
+
+/** The one mapping from the error vocabulary (`src/errors.ts`) to HTTP status and SPEC 7 body. */
+export function httpError(code: ErrorCode, message: string, details: ErrorDetail[] = []): HttpError {
+  switch (code) {
+    case 'UNAUTHENTICATED':
+      return { status: 401, body: unauthorizedBody };
+    case 'FORBIDDEN':
+      return { status: 403, body: { error: 'Unauthorized', status: 403 } };
+    case 'NOT_FOUND':
+      return { status: 404, body: notFoundBody(message) };
+    case 'BAD_REQUEST':
+      return { status: 400, body: badRequestBody(message) };
+    case 'BAD_USER_INPUT':
+      return { status: 422, body: unprocessableBody(message, details) };
+    case 'INTERNAL_SERVER_ERROR':
+      return { status: 500, body: { status: 500, error: 'Internal Server Error', message: 'Something went wrong' } };
+  }
+}
+
+const KNOWN: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_REQUEST', 'BAD_USER_INPUT']);
+
+/** The HTTP form of the first error of a GraphQL result. */
+export function httpErrorFromGraphQL(error: GraphQLError): HttpError {
+  const code = error.extensions?.code;
+  if (typeof code === 'string' && KNOWN.has(code)) {
+    return httpError(code as ErrorCode, error.message, (error.extensions.details as ErrorDetail[]) ?? []);
+  }
+  return httpError('INTERNAL_SERVER_ERROR', error.message);
+}

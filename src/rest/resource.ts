@@ -1,0 +1,86 @@
+import { Router, type Request, type Response } from 'express';
+import { isInputObjectType, type GraphQLSchema } from 'graphql';
+import { invalid, validationDetail } from '../errors';
+import type { RestExecutor } from './executor';
+import { toGraphQLInput } from './input';
+import { listVariables, parseInclude } from './query';
+
+/** How one SPEC 4.2 resource maps onto its GraphQL operations (each aliases its root field `result`). */
+export interface RestResource {
+  path: string;
+  /** Body root key of create and update, e.g. `product`. */
+  root: string;
+  /** List envelope key, e.g. `products`. */
+  plural: string;
+  /** The GraphQL input type of create/update bodies. */
+  inputType: string;
+  operations: {
+    list?: string;
+    show?: string;
+    create?: string;
+    update?: string;
+    replace?: string;
+    destroy?: string;
+  };
+  /** Associations `include` can name; each becomes an `include_<name>` boolean variable. */
+  associations?: readonly string[];
+}
+
+export type Handler = (req: Request, res: Response) => Promise<void>;
+
+/** The CRUD routes of a resource. Errors propagate to the facade's error handler. */
+export function resourceRouter(resource: RestResource, schema: GraphQLSchema, executor: RestExecutor, strict: () => boolean): Router {
+  const router = Router();
+  const ops = resource.operations;
+  const include = (req: Request) =>
+    Object.fromEntries(
+      Object.entries(parseInclude(req.query.include, resource.associations ?? [])).map(([k, v]) => [`include_${k}`, v]),
+    );
+  const input = (req: Request) => {
+    const body = req.body;
+    const root = body && typeof body === 'object' && !Array.isArray(body) ? body[resource.root] : undefined;
+    if (!root || typeof root !== 'object' || Array.isArray(root)) {
+      throw invalid([validationDetail(resource.root, 'missing', `param is missing or the value is empty: ${resource.root}`)]);
+    }
+    const type = schema.getType(resource.inputType);
+    if (!isInputObjectType(type)) throw new Error(`${resource.inputType} is not an input type`);
+    return toGraphQLInput(root, type, strict());
+  };
+
+  if (ops.list) {
+    const name = ops.list;
+    router.get(resource.path, async (req, res) => {
+      const ctx = await executor.authenticated(req);
+      const page = await executor.run(ctx, name, { ...listVariables(req.query as Record<string, unknown>), ...include(req) });
+      res.json({ [resource.plural]: page.nodes, meta: page.meta });
+    });
+  }
+  if (ops.show) {
+    const name = ops.show;
+    router.get(`${resource.path}/:id`, async (req, res) => {
+      res.json(await executor.run(await executor.authenticated(req), name, { id: req.params.id, ...include(req) }));
+    });
+  }
+  if (ops.create) {
+    const name = ops.create;
+    router.post(resource.path, async (req, res) => {
+      const ctx = await executor.authenticated(req);
+      res.status(201).json(await executor.run(ctx, name, { input: input(req), ...include(req) }));
+    });
+  }
+  for (const [method, name] of [['patch', ops.update], ['put', ops.replace]] as const) {
+    if (!name) continue;
+    router[method](`${resource.path}/:id`, async (req, res) => {
+      const ctx = await executor.authenticated(req);
+      res.json(await executor.run(ctx, name, { id: req.params.id, input: input(req), ...include(req) }));
+    });
+  }
+  if (ops.destroy) {
+    const name = ops.destroy;
+    router.delete(`${resource.path}/:id`, async (req, res) => {
+      await executor.run(await executor.authenticated(req), name, { id: req.params.id });
+      res.status(204).end();
+    });
+  }
+  return router;
+}

@@ -1,0 +1,61 @@
+import type { EntityClass, FilterQuery } from '@mikro-orm/postgresql';
+import type { Context } from '../context';
+import type { ListArgs, Page } from '../graphql/common';
+import { notFound } from '../errors';
+import { normalizePage } from './options';
+import { compileWhere } from './where';
+import type { SearchDocument, Where } from './types';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID_RE.test(id);
+
+/**
+ * A list page of any resource: search (scope included) for the ids, then load those entities in one
+ * statement and keep the search order.
+ */
+export async function listPage<T extends { id: string }>(
+  ctx: Context,
+  doc: SearchDocument,
+  entity: EntityClass<T>,
+  scope: Where,
+  args: ListArgs,
+): Promise<Page<T>> {
+  const { page, perPage } = normalizePage(args.page, args.perPage);
+  const result = await ctx.search.search(doc, {
+    q: args.q,
+    where: args.where as Where,
+    order: args.order as any,
+    aggs: args.aggs as any,
+    page,
+    perPage,
+    scope,
+  });
+  const rows = result.ids.length ? await ctx.em.find(entity, { id: { $in: result.ids } } as unknown as FilterQuery<T>) : [];
+  const byId = new Map((rows as T[]).map((r) => [r.id, r]));
+  return {
+    nodes: result.ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined),
+    meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: result.aggs },
+  };
+}
+
+/**
+ * The record with this id when the caller's scope (the same `Where` that filters its lists) covers it;
+ * otherwise 404, as for an id that does not exist or is not a UUID.
+ */
+export async function findInScope<T extends { id: string }>(
+  ctx: Context,
+  doc: SearchDocument,
+  entity: EntityClass<T>,
+  scope: Where,
+  id: string,
+  typeName: string,
+): Promise<T> {
+  if (!isUuid(id)) throw notFound(typeName, id);
+  const cond = compileWhere(doc, scope);
+  const visible = await ctx.em
+    .getConnection()
+    .execute(`select 1 from ${doc.from} where ${doc.alias}.id = ? and (${cond.sql}) limit 1`, [id, ...cond.bindings] as any[]);
+  const record = visible.length ? await ctx.em.findOne(entity, { id } as unknown as FilterQuery<T>) : null;
+  if (!record) throw notFound(typeName, id);
+  return record as T;
+}

@@ -1,0 +1,79 @@
+import { badRequest } from '../errors';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, type Aggs, type Order } from './types';
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+}
+
+/** PRODUCT.md section 6: page and per_page below 1 are 400; per_page above 500 is lowered to 500. */
+export function normalizePage(page: unknown, perPage: unknown): PageRequest {
+  const p = page === undefined || page === null || page === '' ? 1 : toInteger(page, 'page');
+  const pp = perPage === undefined || perPage === null || perPage === '' ? DEFAULT_PER_PAGE : toInteger(perPage, 'per_page');
+  if (p < 1) throw badRequest('opts[page] must be an integer of at least 1');
+  if (pp < 1) throw badRequest('opts[per_page] must be an integer of at least 1');
+  return { page: p, perPage: Math.min(pp, MAX_PER_PAGE) };
+}
+
+function toInteger(value: unknown, name: string): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw badRequest(`opts[${name}] must be an integer of at least 1`);
+  return n;
+}
+
+/** `{a: 'desc', b: 'asc'}`, `[{a: 'desc'}]` or `'a'` -> ordered `[field, direction]` pairs. */
+export function normalizeOrder(order: Order | null | undefined | unknown): Array<[string, 'asc' | 'desc']> {
+  if (order === null || order === undefined || order === '') return [];
+  if (typeof order === 'string') return [[order, 'asc']];
+  const list = Array.isArray(order) ? order : [order];
+  const pairs: Array<[string, 'asc' | 'desc']> = [];
+  for (const item of list) {
+    if (typeof item === 'string') {
+      pairs.push([item, 'asc']);
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) throw badRequest('opts[order] is invalid');
+    for (const [field, dir] of Object.entries(item)) {
+      const direction = typeof dir === 'string' ? dir.toLowerCase() : isDirectionObject(dir) ? String(dir.order).toLowerCase() : '';
+      if (direction !== 'asc' && direction !== 'desc') throw badRequest(`opts[order][${field}] must be asc or desc`);
+      pairs.push([field, direction]);
+    }
+  }
+  return pairs;
+}
+
+function isDirectionObject(v: unknown): v is { order: unknown } {
+  return typeof v === 'object' && v !== null && 'order' in v;
+}
+
+export interface AggRequest {
+  field: string;
+  limit: number;
+  minDocCount: number;
+  where: unknown;
+  orderByKey: boolean;
+  direction: 'asc' | 'desc';
+}
+
+/** `['status']` or `{status: {limit, where, order, min_doc_count}}` -> one request per field. */
+export function normalizeAggs(aggs: Aggs | null | undefined | unknown): AggRequest[] {
+  if (aggs === null || aggs === undefined || aggs === '') return [];
+  const entries: Array<[string, Record<string, unknown>]> =
+    typeof aggs === 'string'
+      ? [[aggs, {}]]
+      : Array.isArray(aggs)
+        ? aggs.map((f) => [String(f), {}])
+        : typeof aggs === 'object'
+          ? Object.entries(aggs as Record<string, unknown>).map(([f, o]) => [f, typeof o === 'object' && o !== null ? (o as Record<string, unknown>) : {}])
+          : [];
+  if (!entries.length && typeof aggs !== 'object') throw badRequest('opts[aggs] is invalid');
+  return entries.map(([field, o]) => {
+    const limit = o.limit === undefined ? 1000 : Number(o.limit);
+    const minDocCount = o.min_doc_count === undefined ? 1 : Number(o.min_doc_count);
+    if (!Number.isInteger(limit) || limit < 1) throw badRequest(`opts[aggs][${field}][limit] must be a positive integer`);
+    if (!Number.isInteger(minDocCount) || minDocCount < 0) throw badRequest(`opts[aggs][${field}][min_doc_count] must be a non-negative integer`);
+    const [[orderKey, direction] = ['_count', 'desc'] as [string, 'asc' | 'desc']] = normalizeOrder(o.order ?? null);
+    if (orderKey !== '_count' && orderKey !== '_key') throw badRequest(`opts[aggs][${field}][order] must be on _count or _key`);
+    return { field, limit: Math.min(limit, 10000), minDocCount: Math.max(minDocCount, 1), where: o.where ?? null, orderByKey: orderKey === '_key', direction };
+  });
+}

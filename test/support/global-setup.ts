@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { Client } from 'pg';
+import { execFileSync } from 'node:child_process';
+import { startEmbeddedPostgres } from '../../src/db/embedded';
+
+/**
+ * Starts one PostgreSQL for the run (embedded, or `TEST_DATABASE_URL`), migrates a template database,
+ * and lets each test file clone it (`test/support/database.ts`).
+ */
+export default async function globalSetup(): Promise<void> {
+  let serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-test-'));
+    const port = 55000 + Math.floor(Math.random() * 5000);
+    const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, false);
+    (globalThis as any).__leadnetDb = db;
+    serverUrl = db.url;
+  }
+  const template = `leadnet_template_${process.pid}`;
+  const admin = new Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await admin.connect();
+  await admin.query(`drop database if exists ${template}`);
+  await admin.query(`create database ${template}`);
+  await admin.end();
+  // MikroORM is kept out of this process: its global metadata would leak into the test sandboxes.
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'scripts', 'migrate.ts')], {
+    env: { ...process.env, DATABASE_URL: withDatabase(serverUrl, template) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  process.env.LEADNET_TEST_SERVER_URL = serverUrl;
+  process.env.LEADNET_TEST_TEMPLATE = template;
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
