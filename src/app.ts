@@ -10,6 +10,7 @@ import { buildContext, type ContextDeps } from './context';
 import { buildSchema } from './graphql/schema';
 import { restRouter } from './rest/router';
 import { createSearchBackend } from './search/factory';
+import { NullGeocoder } from './geo/geocoder';
 
 export interface App {
   app: Express;
@@ -30,7 +31,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 /** express with /graphql (Apollo), /v1 (REST facade), /healthz and /readyz; no listen. */
 export async function buildApp(config: Config, orm: MikroORM): Promise<App> {
   const schema = buildSchema();
-  const deps: ContextDeps = { orm, config, search: createSearchBackend(config, orm) };
+  const deps: ContextDeps = { orm, config, search: createSearchBackend(config, orm), geocoder: new NullGeocoder() };
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
 

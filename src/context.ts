@@ -4,6 +4,7 @@ import type { Caller } from './auth/caller';
 import { authenticate } from './auth/api-keys';
 import { Loaders } from './graphql/loaders';
 import type { SearchBackend } from './search/types';
+import type { Geocoder } from './geo/geocoder';
 
 /** Everything a resolver may use, built fresh for every request (GraphQL or REST). */
 export interface Context {
@@ -12,16 +13,18 @@ export interface Context {
   loaders: Loaders;
   config: Config;
   search: SearchBackend;
+  geocoder: Geocoder;
 }
 
 export interface ContextDeps {
   orm: MikroORM;
   config: Config;
   search: SearchBackend;
+  geocoder: Geocoder;
 }
 
 export async function buildContext(deps: ContextDeps, apiKeyHeader: string | undefined): Promise<Context> {
   const em = deps.orm.em.fork() as EntityManager;
   const caller = await authenticate(em, apiKeyHeader);
-  return { em, caller, loaders: new Loaders(em), config: deps.config, search: deps.search };
+  return { em, caller, loaders: new Loaders(em), config: deps.config, search: deps.search, geocoder: deps.geocoder };
 }
