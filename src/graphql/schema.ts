@@ -30,6 +30,11 @@ export function mergePermissions(maps: Array<Record<string, any>>): Record<strin
   return merged;
 }
 
+/** Every resource's rules in one map. */
+export function policies(): Record<string, any> {
+  return mergePermissions(permissionMaps);
+}
+
 /** The executable schema without policies (for emitting SDL). */
 export function buildBareSchema(): GraphQLSchema {
   return buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false });
@@ -37,7 +42,7 @@ export function buildBareSchema(): GraphQLSchema {
 
 /** The executable schema with graphql-shield applied: default deny, errors passed through. */
 export function buildSchema(): GraphQLSchema {
-  const permissions = shield(mergePermissions(permissionMaps), {
+  const permissions = shield(policies(), {
     fallbackRule: deny,
     allowExternalErrors: true,
     fallbackError: () => forbidden(),

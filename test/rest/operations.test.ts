@@ -1,0 +1,18 @@
+import { buildSchema } from '../../src/graphql/schema';
+import { OperationRegistry, restDocumentFiles } from '../../src/rest/operations';
+
+test('every REST operation document parses and validates against the schema', () => {
+  const files = restDocumentFiles();
+  expect(files.length).toBeGreaterThan(0);
+  const registry = new OperationRegistry(buildSchema(), files);
+  expect(registry.names()).toEqual(expect.arrayContaining(['ListProducts', 'ShowProduct', 'CreateProduct', 'UpdateProduct', 'DeleteProduct']));
+});
+
+test('an invalid document stops the start with a message naming it', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-')), 'bad.rest.graphql');
+  fs.writeFileSync(file, 'query Bad { result: products { nodes { nope } } }');
+  expect(() => new OperationRegistry(buildSchema(), [file])).toThrow(/bad\.rest\.graphql: .*nope/);
+});
