@@ -6,7 +6,7 @@ import { withDatabase } from './global-setup';
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const server = process.env.LEADNET_TEST_SERVER_URL!;
   const template = process.env.LEADNET_TEST_TEMPLATE!;
-  const name = `leadnet_t_${randomBytes(6).toString('hex')}`;
+  const name = `${template}_t_${randomBytes(6).toString('hex')}`;
   const admin = new Client({ connectionString: withDatabase(server, 'postgres') });
   await admin.connect();
   await admin.query(`create database ${name} template ${template}`);

@@ -12,7 +12,7 @@ export default async function globalTeardown(): Promise<void> {
   const admin = new Client({ connectionString: withDatabase(url, 'postgres') });
   await admin.connect();
   const { rows } = await admin.query(
-    `select datname from pg_database where datname like 'leadnet_t\\_%' or datname = $1`,
+    `select datname from pg_database where datname like $1 || '\\_t\\_%' or datname = $1`,
     [process.env.LEADNET_TEST_TEMPLATE],
   );
   for (const r of rows) await admin.query(`drop database if exists "${r.datname}" with (force)`);
