@@ -9,6 +9,7 @@ import { logger } from './logger';
 import { buildContext, type ContextDeps } from './context';
 import { buildSchema } from './graphql/schema';
 import { restRouter } from './rest/router';
+import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
 import { NullGeocoder } from './geo/geocoder';
 
@@ -54,7 +55,7 @@ export async function buildApp(config: Config, orm: MikroORM): Promise<App> {
     express.json({ limit: '1mb' }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
   );
-  app.use('/v1', restRouter(schema, deps));
+  app.use('/v1', restRouter(schema, deps, [openApiRouter()]));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });

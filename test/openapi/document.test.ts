@@ -1,0 +1,136 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { openApiDocument } from '../../src/rest/openapi';
+import { OpenApiValidator } from '../support/openapi';
+
+const doc = openApiDocument();
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'];
+
+/** SPEC 4.2's endpoint table, word for word. */
+const SPEC_ENDPOINTS: Record<string, string[]> = {
+  '/leads': ['get', 'post'],
+  '/leads/{id}': ['get', 'patch', 'put', 'delete'],
+  '/lead_activities': ['get', 'post'],
+  '/lead_activities/{id}': ['get', 'patch', 'put', 'delete'],
+  '/company_retailers': ['get', 'post'],
+  '/company_retailers/{id}': ['get', 'patch', 'put', 'delete'],
+  '/company_retailer_locations': ['get', 'post'],
+  '/company_retailer_locations/{id}': ['get', 'patch', 'delete'],
+  '/products': ['get', 'post'],
+  '/products/{id}': ['get', 'patch', 'delete'],
+  '/store_locator': ['get'],
+  '/store_locator/{id}': ['get'],
+};
+
+function operations() {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] })),
+  );
+}
+
+test('is a valid OpenAPI 3.1 document with every $ref resolvable', async () => {
+  await expect(SwaggerParser.validate(structuredClone(doc) as any)).resolves.toBeDefined();
+  expect(doc.openapi).toMatch(/^3\.1\./);
+});
+
+test('the validity check does fail on a broken document', async () => {
+  const broken: any = structuredClone(doc);
+  broken.paths['/products'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Nope' };
+  await expect(SwaggerParser.validate(broken)).rejects.toThrow();
+});
+
+test('title and version per SPEC 9, paths under /v1', () => {
+  expect(doc.info.title).toMatch(/V1$/);
+  expect(doc.info.version).toBe('1.0.0');
+  expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
+});
+
+test('documents exactly the paths and methods of SPEC 4.2', () => {
+  const documented = Object.fromEntries(Object.entries(doc.paths).map(([p, item]) => [p, METHODS.filter((m) => item[m])]));
+  const sorted = (o: Record<string, string[]>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, [...v].sort()]));
+  expect(sorted(documented)).toEqual(sorted(SPEC_ENDPOINTS));
+});
+
+test('store locator is public, every other operation needs X-Api-Key and documents 401', () => {
+  expect(doc.components.securitySchemes.api_key).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }));
+  expect(doc.security).toEqual([{ api_key: [] }]);
+  for (const { path, op } of operations()) {
+    if (path.startsWith('/store_locator')) {
+      expect(op.security).toEqual([]);
+      expect(op.responses['401']).toBeUndefined();
+    } else {
+      expect(op.security).toBeUndefined();
+      expect(op.responses['401']).toBeDefined();
+    }
+  }
+});
+
+test('status codes per the SPEC 4.2 table', () => {
+  const expected: Record<string, string[]> = {
+    list: ['200', '401'],
+    show: ['200', '401', '404'],
+    create: ['201', '400', '401', '422'],
+    update: ['200', '400', '401', '404', '422'],
+    replace: ['200', '400', '401', '404', '422'],
+    delete: ['204', '401', '404', '422'],
+  };
+  for (const { path, method, op } of operations()) {
+    if (path.startsWith('/store_locator')) continue;
+    const kind = op.operationId.match(/^(list|show|create|update|replace|delete)/)![1];
+    const codes = Object.keys(op.responses);
+    expect({ path, method, codes: expected[kind].filter((c) => codes.includes(c)) }).toEqual({ path, method, codes: expected[kind] });
+    // 403: CRLs and products by SPEC 4.2, leads by SPEC 4.3, every resource for platform operators (PRODUCT 2).
+    expect({ path, method, has403: codes.includes('403') }).toEqual({ path, method, has403: true });
+  }
+  const search = doc.paths['/store_locator'].get.responses;
+  expect(Object.keys(search).sort()).toEqual(['200', '400', '404']);
+  expect(Object.keys(doc.paths['/store_locator/{id}'].get.responses).sort()).toEqual(['200', '400', '404']);
+});
+
+test('list endpoints take q, include and opts (deepObject) and answer the list envelope', () => {
+  const roots: Record<string, string> = {
+    '/leads': 'leads',
+    '/lead_activities': 'lead_activities',
+    '/company_retailers': 'company_retailers',
+    '/company_retailer_locations': 'company_retailer_locations',
+    '/products': 'products',
+  };
+  for (const [path, root] of Object.entries(roots)) {
+    const op = doc.paths[path].get;
+    const names = op.parameters.map((p: any) => (p.$ref ? p.$ref.split('/').pop() : p.name));
+    expect(names).toEqual(['q', 'include', 'opts']);
+    const ref: string = op.responses['200'].content['application/json'].schema.$ref;
+    const list = doc.components.schemas[ref.split('/').pop()!];
+    expect(Object.keys(list.properties).sort()).toEqual(['meta', root].sort());
+    expect(list.required.sort()).toEqual(['meta', root].sort());
+  }
+  expect(doc.components.parameters.opts).toEqual(expect.objectContaining({ in: 'query', style: 'deepObject', explode: true }));
+});
+
+test('every response schema compiles, and every example in the document matches its schema', () => {
+  const validator = new OpenApiValidator(doc);
+  const compile = (schema: unknown) => validator.compile(schema);
+  let examples = 0;
+  const check = (where: string, schema: unknown, value: unknown) => {
+    const validate = compile(schema);
+    expect({ where, errors: validate(value) ? null : validate.errors }).toEqual({ where, errors: null });
+    examples++;
+  };
+  for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
+    compile(schema);
+    for (const [i, example] of (schema.examples ?? []).entries()) check(`schema ${name} example ${i}`, schema, example);
+  }
+  const contents = (x: any) => Object.values<any>(x?.content ?? {});
+  for (const { path, method, op } of operations()) {
+    for (const media of contents(op.requestBody)) {
+      for (const [name, ex] of Object.entries<any>(media.examples ?? {})) check(`${method} ${path} request ${name}`, media.schema, ex.value);
+    }
+    for (const [code, r] of Object.entries<any>(op.responses)) {
+      const response = r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r;
+      for (const media of contents(response)) {
+        compile(media.schema);
+        for (const [name, ex] of Object.entries<any>(media.examples ?? {})) check(`${method} ${path} ${code} ${name}`, media.schema, ex.value);
+      }
+    }
+  }
+  expect(examples).toBeGreaterThan(10);
+});
