@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { api, createTestApp, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
@@ -109,7 +110,7 @@ describe('errors (SPEC 7)', () => {
   });
 
   test('an unknown route is a JSON 404', async () => {
-    const res = await api(t, 'get', '/v1/nothing-here', { key: admin() });
+    const res = await request(t.app).get('/v1/nothing-here').set('X-Api-Key', admin());
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ status: 404, error: 'Not Found' });
   });
