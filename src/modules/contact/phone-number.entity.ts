@@ -20,6 +20,10 @@ export class PhoneNumber extends BaseEntity {
   @ManyToOne(() => Lead, { nullable: true, deleteRule: 'cascade' })
   lead?: Lead | null;
 
+  /** Insertion order: keeps the items of one write in the order they were sent. */
+  @Property({ type: 'bigint', generated: 'by default as identity' })
+  seq!: string & Opt;
+
   /** International format (`+1 503 555 0123`); the stored value when it cannot be parsed. */
   @Field(() => String)
   get formatted(): string & Opt {

@@ -58,7 +58,7 @@ export class LeadActivity extends BaseEntity {
   crmDataCache?: Record<string, unknown> | null;
 
   /** Insertion order: breaks created_at ties so a timeline reads the same every time. */
-  @Property({ type: 'bigint', generated: 'by default as identity', lazy: false })
+  @Property({ type: 'bigint', generated: 'by default as identity' })
   seq!: string & Opt;
 
   @Field(() => ID)

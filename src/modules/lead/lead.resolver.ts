@@ -10,7 +10,7 @@ import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadInput } from './lead.input';
 import { LeadAssignee, LeadPage } from './lead.types';
-import { ASSIGNEE_TYPE, LeadService, TIMELINE_ORDER } from './lead.service';
+import { ASSIGNEE_TYPE, INSERTION_ORDER, LeadService, TIMELINE_ORDER } from './lead.service';
 
 @Resolver(() => Lead)
 export class LeadResolver {
@@ -52,12 +52,12 @@ export class LeadResolver {
 
   @FieldResolver(() => [PhoneNumber])
   phoneNumbers(@Root() lead: Lead, @Ctx() ctx: Context) {
-    return ctx.loaders.manyBy(PhoneNumber, 'lead').load(lead.id);
+    return ctx.loaders.manyBy(PhoneNumber, 'lead', INSERTION_ORDER).load(lead.id);
   }
 
   @FieldResolver(() => [Email])
   emails(@Root() lead: Lead, @Ctx() ctx: Context) {
-    return ctx.loaders.manyBy(Email, 'lead').load(lead.id);
+    return ctx.loaders.manyBy(Email, 'lead', INSERTION_ORDER).load(lead.id);
   }
 
   @FieldResolver(() => Location, { nullable: true })

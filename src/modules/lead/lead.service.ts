@@ -176,8 +176,8 @@ export class LeadService {
 
     await transactional(this.ctx.em, async (tx) => {
       const lead = await tx.findOneOrFail(Lead, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-      const storedEmails = await tx.find(Email, { lead: id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      const storedPhones = await tx.find(PhoneNumber, { lead: id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      const storedEmails = await tx.find(Email, { lead: id }, { orderBy: INSERTION_ORDER });
+      const storedPhones = await tx.find(PhoneNumber, { lead: id }, { orderBy: INSERTION_ORDER });
       const storedLocation = lead.location ? await tx.findOne(Location, { id: lead.location.id }, { refresh: true }) : null;
       const activityIds = (input.leadActivities ?? []).map((a) => a.id).filter(isUuid);
       const storedActivities = activityIds.length ? await tx.find(LeadActivity, { id: { $in: activityIds }, lead: id }) : [];
@@ -315,6 +315,8 @@ export class LeadService {
 
 /** Newest first; `seq` (insertion order) breaks ties between activities of one write. */
 export const TIMELINE_ORDER: Record<string, 'asc' | 'desc'> = { createdAt: 'desc', seq: 'desc' };
+/** Emails and phone numbers: oldest first, those of one write in the order they were sent. */
+export const INSERTION_ORDER: Record<string, 'asc' | 'desc'> = { createdAt: 'asc', seq: 'asc' };
 
 function addActivity(tx: EntityManager, lead: Lead, a: NewActivity): LeadActivity {
   return tx.create(LeadActivity, {
