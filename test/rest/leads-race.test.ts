@@ -62,4 +62,22 @@ describe('concurrent creates of one person', () => {
     expect(responses.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(new Set(responses.map((r) => r.body.id)).size).toBe(10);
   });
+
+  test('parallel status changes of one lead form one unbroken chain of StatusChange activities', async () => {
+    const em = t.em();
+    const acme = await f.company(em);
+    const admin = await f.userWithKey(em, Role.CompanyAdmin, acme);
+    const lead = (await api(t, 'post', '/v1/leads', { key: admin.key, body: quoteRequest() })).body;
+    const statuses = Array.from({ length: 10 }, (_, i) => `Step ${i}`);
+    const responses = await Promise.all(statuses.map((status) => api(t, 'patch', `/v1/leads/${lead.id}`, { key: admin.key, body: { lead: { status } } })));
+    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const final = (await api(t, 'get', `/v1/leads/${lead.id}`, { key: admin.key })).body;
+    const changes = final.lead_activities.filter((a: any) => a.type === 'LeadActivity::StatusChange').reverse();
+    expect(changes).toHaveLength(10);
+    expect(changes[0].data.from).toBe('New');
+    for (let i = 1; i < changes.length; i++) expect(changes[i].data.from).toBe(changes[i - 1].data.to);
+    expect(changes[9].data.to).toBe(final.status);
+    expect(new Set(changes.map((c: any) => c.data.to))).toEqual(new Set(statuses));
+  });
 });
+

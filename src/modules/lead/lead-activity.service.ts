@@ -1,7 +1,7 @@
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
-import { forbidden, Validator } from '../../errors';
+import { forbidden, notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { reloadAfterWrite } from './lead.reload';
 import { findInScope, isUuid, listPage } from '../../search/list';
@@ -65,7 +65,8 @@ export class LeadActivityService {
     const fields = this.attributes(input, replace, v);
     v.throwIfAny();
     await transactional(this.ctx.em, async (tx) => {
-      const row = await tx.findOneOrFail(LeadActivity, { id }, { refresh: true });
+      const row = await tx.findOne(LeadActivity, { id }, { refresh: true });
+      if (!row) throw notFound('LeadActivity', id); // destroyed since the scope check
       if (leadId) row.lead = tx.getReference(Lead, leadId);
       if (type) row.type = type;
       row.data = data as Record<string, unknown> | null;

@@ -1,6 +1,7 @@
 import type { EntityClass, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import { Loaders } from '../../graphql/loaders';
+import { notFound } from '../../errors';
 
 /**
  * The record as committed, for the response of a write. The request's identity map and DataLoaders
@@ -9,5 +10,8 @@ import { Loaders } from '../../graphql/loaders';
 export async function reloadAfterWrite<T extends { id: string }>(ctx: Context, entity: EntityClass<T>, id: string): Promise<T> {
   ctx.em.clear();
   ctx.loaders = new Loaders(ctx.em);
-  return ctx.em.findOneOrFail(entity, { id } as unknown as FilterQuery<T>);
+  const record = await ctx.em.findOne(entity, { id } as unknown as FilterQuery<T>);
+  // Destroyed by a concurrent request right after this write committed.
+  if (!record) throw notFound(entity.name, id);
+  return record;
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
-import { forbidden, Validator } from '../../errors';
+import { forbidden, notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { reloadAfterWrite } from './lead.reload';
 import { logger } from '../../logger';
@@ -122,7 +122,8 @@ export class LeadService {
       ]);
       const duplicateId = await this.findDuplicate(tx, owner, emailValues, phoneValues);
       if (duplicateId) {
-        const lead = await tx.findOneOrFail(Lead, { id: duplicateId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+        // Locked by findDuplicate, so it cannot have gone since.
+        const lead = await tx.findOneOrFail(Lead, { id: duplicateId }, { refresh: true });
         const have = {
           emails: new Set((await tx.find(Email, { lead: lead.id })).map((e) => e.email)),
           phones: new Set((await tx.find(PhoneNumber, { lead: lead.id })).map((p) => p.phoneNumber)),
@@ -175,7 +176,8 @@ export class LeadService {
     if (input.leadActivities?.some((a) => a.id && a._destroy) && !mayDestroyLeads(this.caller)) throw forbidden();
 
     await transactional(this.ctx.em, async (tx) => {
-      const lead = await tx.findOneOrFail(Lead, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      const lead = await tx.findOne(Lead, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      if (!lead) throw notFound('Lead', id); // destroyed since the scope check
       const storedEmails = await tx.find(Email, { lead: id }, { orderBy: INSERTION_ORDER });
       const storedPhones = await tx.find(PhoneNumber, { lead: id }, { orderBy: INSERTION_ORDER });
       const storedLocation = lead.location ? await tx.findOne(Location, { id: lead.location.id }, { refresh: true }) : null;
@@ -274,6 +276,7 @@ export class LeadService {
     return input.assigneeId;
   }
 
+  /** The oldest visible lead of the owner sharing an email or phone, row-locked for the merge. */
   private async findDuplicate(tx: EntityManager, owner: Owner, emails: string[], phones: string[]): Promise<string | null> {
     const ownerWhere = 'company' in owner ? { owner_company_id: owner.company } : { owner_retailer_id: owner.retailer };
     const cond = compileWhere(leadSearch, { ...ownerWhere, ...leadScope(this.caller) });
@@ -282,7 +285,8 @@ export class LeadService {
         where l.id in (select lead_id from emails where lower(email) = any(array[?]::text[])
                        union select lead_id from phone_numbers where phone_number = any(array[?]::text[]))
           and (${cond.sql})
-        order by l.created_at asc, l.id asc limit 1`,
+        order by l.created_at asc, l.id asc limit 1
+          for update of l`,
       [emails, phones, ...cond.bindings],
     );
     return rows[0]?.id ?? null;
