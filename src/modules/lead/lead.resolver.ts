@@ -39,7 +39,13 @@ export class LeadResolver {
     return new LeadService(ctx).update(id, input, false);
   }
 
-  @Mutation(() => Lead, { description: 'Replaces the lead: absent attributes are cleared, emails, phone numbers and location replaced.' })
+  @Mutation(() => Lead, {
+    description:
+      'Replaces the lead (REST PUT). Attributes not sent are cleared (`name` stays required, `status` is kept unless sent). ' +
+      '`emails` and `phoneNumbers` become exactly the sent list: items with `id` are kept and updated, items without `id` added, ' +
+      'every other stored item removed. `location` becomes the sent one, or none. `leadActivities` behave as in `updateLead`: ' +
+      'the timeline is history and is never replaced.',
+  })
   replaceLead(@Arg('id', () => ID) id: string, @Arg('input', () => LeadInput) input: LeadInput, @Ctx() ctx: Context) {
     return new LeadService(ctx).update(id, input, true);
   }

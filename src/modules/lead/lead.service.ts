@@ -228,6 +228,7 @@ export class LeadService {
         const target = storedLocation ?? tx.create(Location, {});
         const before = addressOf(target);
         Object.assign(target, location.fields);
+        // Geocoded inside the transaction: the address to place is the merged one read under the row lock.
         if (!storedLocation || before !== addressOf(target)) await this.placeLocation(target);
         lead.location = target;
       }
