@@ -6,12 +6,16 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { forbidden } from '../errors';
 import { ProductResolver } from '../modules/product/product.resolver';
 import { productPermissions } from '../modules/product/product.permissions';
+import { LeadResolver } from '../modules/lead/lead.resolver';
+import { LeadActivityResolver } from '../modules/lead/lead-activity.resolver';
+import { leadPermissions } from '../modules/lead/lead.permissions';
 
 /** Every resolver class of the schema. */
-const resolvers: NonEmptyArray<Function> = [ProductResolver];
+const resolvers: NonEmptyArray<Function> = [LeadResolver, LeadActivityResolver, ProductResolver];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
 const permissionMaps: Array<Record<string, any>> = [
+  leadPermissions,
   productPermissions,
   { SearchMeta: allow },
 ];

@@ -1,4 +1,4 @@
-import { Entity, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, Property, type Opt } from '@mikro-orm/core';
 import { Field, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../db/base.entity';
 import { Lead } from '../lead/lead.entity';
@@ -14,4 +14,8 @@ export class Email extends BaseEntity {
   @Index()
   @ManyToOne(() => Lead, { nullable: true, deleteRule: 'cascade' })
   lead?: Lead | null;
+
+  /** Insertion order: keeps the items of one write in the order they were sent. */
+  @Property({ type: 'bigint', generated: 'by default as identity' })
+  seq!: string & Opt;
 }

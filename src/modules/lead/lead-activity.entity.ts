@@ -1,6 +1,7 @@
-import { Entity, Index, ManyToOne, Property } from '@mikro-orm/core';
-import { ObjectType } from 'type-graphql';
+import { Entity, Index, ManyToOne, Property, type Opt } from '@mikro-orm/core';
+import { Field, ID, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../db/base.entity';
+import { JSONScalar } from '../../graphql/common';
 import { Lead } from './lead.entity';
 
 /** The `type` discriminator values of SPEC 2.2 (single-table; a CHECK constraint holds the list). */
@@ -27,25 +28,41 @@ export class LeadActivity extends BaseEntity {
   @ManyToOne(() => Lead, { deleteRule: 'cascade' })
   lead!: Lead;
 
+  @Field(() => String, { description: 'One of the SPEC 2.2 types, e.g. `LeadActivity::QuoteRequest`.' })
   @Index()
   @Property({ type: 'string' })
   type!: LeadActivityType;
 
+  @Field(() => JSONScalar, { nullable: true, description: 'Type-specific payload, exactly as stored.' })
   @Property({ type: 'json', nullable: true })
   data?: Record<string, unknown> | null;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'string', nullable: true })
   sourceType?: string | null;
 
+  @Field(() => ID, { nullable: true })
   @Property({ type: 'uuid', nullable: true })
   sourceId?: string | null;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'string', nullable: true })
   crmId?: string | null;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'string', nullable: true })
   crmProvider?: string | null;
 
+  @Field(() => JSONScalar, { nullable: true })
   @Property({ type: 'json', nullable: true })
   crmDataCache?: Record<string, unknown> | null;
+
+  /** Insertion order: breaks created_at ties so a timeline reads the same every time. */
+  @Property({ type: 'bigint', generated: 'by default as identity' })
+  seq!: string & Opt;
+
+  @Field(() => ID)
+  get leadId(): string & Opt {
+    return this.lead.id;
+  }
 }

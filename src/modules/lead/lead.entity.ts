@@ -1,5 +1,5 @@
 import { Collection as OrmCollection, Entity, Index, ManyToOne, OneToMany, Property, type Opt } from '@mikro-orm/core';
-import { Field, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../db/base.entity';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
@@ -35,9 +35,11 @@ export class Lead extends BaseEntity {
   @ManyToOne(() => CompanyRetailerLocation, { nullable: true, deleteRule: 'restrict' })
   assignee?: CompanyRetailerLocation | null;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'string', nullable: true })
   sourceType?: string | null;
 
+  @Field(() => ID, { nullable: true })
   @Property({ type: 'uuid', nullable: true })
   sourceId?: string | null;
 
@@ -56,4 +58,25 @@ export class Lead extends BaseEntity {
 
   @OneToMany(() => LeadActivity, (a) => a.lead, { orphanRemoval: true })
   leadActivities = new OrmCollection<LeadActivity>(this);
+
+  /** `Company` or `Retailer`: the caller's organisation when the lead was created. */
+  @Field(() => String)
+  get ownerType(): string & Opt {
+    return this.ownerCompany ? 'Company' : 'Retailer';
+  }
+
+  @Field(() => ID)
+  get ownerId(): string & Opt {
+    return (this.ownerCompany ?? this.ownerRetailer)!.id;
+  }
+
+  @Field(() => ID, { nullable: true })
+  get assigneeId(): string | null {
+    return this.assignee?.id ?? null;
+  }
+
+  @Field(() => ID, { nullable: true })
+  get createdById(): string | null {
+    return this.createdBy?.id ?? null;
+  }
 }

@@ -1,0 +1,47 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs } from '../../graphql/common';
+import { Lead } from './lead.entity';
+import { LeadActivity } from './lead-activity.entity';
+import { LeadActivityInput } from './lead.input';
+import { LeadActivityPage } from './lead.types';
+import { LeadActivityService } from './lead-activity.service';
+
+@Resolver(() => LeadActivity)
+export class LeadActivityResolver {
+  @Query(() => LeadActivityPage, { description: 'Activities of the leads visible to the caller.' })
+  leadActivities(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return new LeadActivityService(ctx).list(args);
+  }
+
+  @Query(() => LeadActivity)
+  leadActivity(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return new LeadActivityService(ctx).get(id);
+  }
+
+  @Mutation(() => LeadActivity)
+  createLeadActivity(@Arg('input', () => LeadActivityInput) input: LeadActivityInput, @Ctx() ctx: Context) {
+    return new LeadActivityService(ctx).create(input);
+  }
+
+  @Mutation(() => LeadActivity, { description: 'Changes the sent attributes, typically `crmId`, `crmProvider`, `crmDataCache`.' })
+  updateLeadActivity(@Arg('id', () => ID) id: string, @Arg('input', () => LeadActivityInput) input: LeadActivityInput, @Ctx() ctx: Context) {
+    return new LeadActivityService(ctx).update(id, input, false);
+  }
+
+  @Mutation(() => LeadActivity, { description: 'Replaces the attributes: absent ones become null (`leadId` and `type` stay unless sent).' })
+  replaceLeadActivity(@Arg('id', () => ID) id: string, @Arg('input', () => LeadActivityInput) input: LeadActivityInput, @Ctx() ctx: Context) {
+    return new LeadActivityService(ctx).update(id, input, true);
+  }
+
+  @Mutation(() => ID, { description: 'Deletes the activity and returns its id.' })
+  async deleteLeadActivity(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await new LeadActivityService(ctx).delete(id);
+    return id;
+  }
+
+  @FieldResolver(() => Lead)
+  async lead(@Root() activity: LeadActivity, @Ctx() ctx: Context) {
+    return ctx.loaders.byId(Lead).load(activity.lead.id);
+  }
+}

@@ -1,0 +1,130 @@
+import type { Context } from '../../context';
+import type { Caller } from '../../auth/caller';
+import type { ListArgs, Page } from '../../graphql/common';
+import { forbidden, notFound, Validator } from '../../errors';
+import { transactional } from '../../db/write';
+import { reloadAfterWrite } from './lead.reload';
+import { findInScope, isUuid, listPage } from '../../search/list';
+import { compileWhere } from '../../search/where';
+import { Lead } from './lead.entity';
+import { LeadActivity } from './lead-activity.entity';
+import type { LeadActivityInput } from './lead.input';
+import { leadActivitySearch, leadScope, leadSearch, mayDestroyLeads } from './lead.search';
+import { checkActivityData, checkActivityType, checkFreeFormObject, optionalString } from './lead.rules';
+
+/**
+ * Lead activities (SPEC 2.2). Authorization is the parent lead's: show follows its visibility, create
+ * and update its update right (everyone who sees it), destroy its destroy right (admins).
+ */
+export class LeadActivityService {
+  constructor(private readonly ctx: Context) {}
+
+  private get caller(): Caller {
+    return this.ctx.caller!;
+  }
+
+  list(args: ListArgs): Promise<Page<LeadActivity>> {
+    return listPage(this.ctx, leadActivitySearch, LeadActivity, leadScope(this.caller), args);
+  }
+
+  get(id: string): Promise<LeadActivity> {
+    return findInScope(this.ctx, leadActivitySearch, LeadActivity, leadScope(this.caller), id, 'LeadActivity');
+  }
+
+  async create(input: LeadActivityInput): Promise<LeadActivity> {
+    const v = new Validator();
+    const leadId = await this.visibleLead(input.leadId, v);
+    const type = checkActivityType(input.type, v);
+    checkActivityData(type, input.data, v);
+    const fields = this.attributes(input, true, v);
+    v.throwIfAny();
+    const id = await transactional(this.ctx.em, async (tx) => {
+      const activity = tx.create(LeadActivity, {
+        lead: tx.getReference(Lead, leadId!),
+        type: type!,
+        data: (input.data ?? null) as Record<string, unknown> | null,
+        ...fields,
+      });
+      await tx.flush();
+      return activity.id;
+    });
+    return this.reload(id);
+  }
+
+  /**
+   * PATCH (`replace` false) changes the sent attributes. PUT (`replace` true) replaces them all: absent
+   * `data`, `source_*`, `crm_*` become null; `lead_id` and `type` stay unless sent.
+   */
+  async update(id: string, input: LeadActivityInput, replace: boolean): Promise<LeadActivity> {
+    const activity = await this.get(id);
+    const v = new Validator();
+    const leadId = input.leadId !== undefined && input.leadId !== activity.lead.id ? await this.visibleLead(input.leadId, v) : undefined;
+    const type = input.type !== undefined ? checkActivityType(input.type, v) : activity.type;
+    const data = input.data !== undefined || replace ? (input.data ?? null) : activity.data;
+    if (input.type !== undefined || input.data !== undefined || replace) checkActivityData(type, data, v);
+    const fields = this.attributes(input, replace, v);
+    v.throwIfAny();
+    await transactional(this.ctx.em, async (tx) => {
+      const row = await tx.findOne(LeadActivity, { id }, { refresh: true });
+      if (!row) throw notFound('LeadActivity', id); // destroyed since the scope check
+      if (leadId) row.lead = tx.getReference(Lead, leadId);
+      if (type) row.type = type;
+      row.data = data as Record<string, unknown> | null;
+      Object.assign(row, fields);
+      await tx.flush();
+    });
+    return this.reload(id);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.get(id);
+    if (!mayDestroyLeads(this.caller)) throw forbidden();
+    await transactional(this.ctx.em, (tx) => tx.nativeDelete(LeadActivity, { id }));
+  }
+
+  /** The sent (with `all`, every) attribute besides lead, type and data, checked. */
+  private attributes(input: LeadActivityInput, all: boolean, v: Validator): Partial<LeadActivity> {
+    const out: Partial<LeadActivity> = {};
+    for (const [key, field] of [
+      ['sourceType', 'source_type'],
+      ['crmId', 'crm_id'],
+      ['crmProvider', 'crm_provider'],
+    ] as const) {
+      if (input[key] === undefined && !all) continue;
+      const value = optionalString(input[key] ?? null, field, v);
+      if (value !== undefined) out[key] = value;
+    }
+    if (input.sourceId !== undefined || all) out.sourceId = input.sourceId ?? null;
+    if (input.crmDataCache !== undefined || all) {
+      checkFreeFormObject(input.crmDataCache, 'crm_data_cache', v);
+      out.crmDataCache = (input.crmDataCache ?? null) as Record<string, unknown> | null;
+    }
+    return out;
+  }
+
+  /**
+   * The lead an activity goes on: required, and one the caller sees (it may then update it). Any other
+   * id is 422 `invalid` on `lead_id`, worded as for a lead that does not exist.
+   */
+  private async visibleLead(leadId: string | null | undefined, v: Validator): Promise<string | undefined> {
+    if (!leadId) {
+      v.add('lead_id', 'blank');
+      return undefined;
+    }
+    const cond = compileWhere(leadSearch, leadScope(this.caller));
+    const rows = isUuid(leadId)
+      ? await this.ctx.em
+          .getConnection()
+          .execute(`select 1 from ${leadSearch.from} where l.id = ? and (${cond.sql}) limit 1`, [leadId, ...cond.bindings] as any[])
+      : [];
+    if (!rows.length) {
+      v.add('lead_id', 'invalid', 'does not refer to a lead');
+      return undefined;
+    }
+    return leadId;
+  }
+
+  private async reload(id: string): Promise<LeadActivity> {
+    return reloadAfterWrite(this.ctx, LeadActivity, id);
+  }
+}

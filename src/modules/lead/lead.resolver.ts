@@ -1,0 +1,94 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs } from '../../graphql/common';
+import { Email } from '../contact/email.entity';
+import { PhoneNumber } from '../contact/phone-number.entity';
+import { Location } from '../contact/location.entity';
+import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
+import { RetailerLocation } from '../retailer-location/retailer-location.entity';
+import { Lead } from './lead.entity';
+import { LeadActivity } from './lead-activity.entity';
+import { LeadInput } from './lead.input';
+import { LeadAssignee, LeadPage } from './lead.types';
+import { ASSIGNEE_TYPE, INSERTION_ORDER, LeadService, TIMELINE_ORDER } from './lead.service';
+
+@Resolver(() => Lead)
+export class LeadResolver {
+  @Query(() => LeadPage, { description: 'Leads visible to the caller.' })
+  leads(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return new LeadService(ctx).list(args);
+  }
+
+  @Query(() => Lead)
+  lead(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return new LeadService(ctx).get(id);
+  }
+
+  @Query(() => [LeadActivity], { description: "A visible lead's whole activity timeline, newest first." })
+  leadTimeline(@Arg('leadId', () => ID) leadId: string, @Ctx() ctx: Context) {
+    return new LeadService(ctx).timeline(leadId);
+  }
+
+  @Mutation(() => Lead, { description: 'Creates a lead, or merges it into the duplicate of the same owner and returns that.' })
+  createLead(@Arg('input', () => LeadInput) input: LeadInput, @Ctx() ctx: Context) {
+    return new LeadService(ctx).create(input);
+  }
+
+  @Mutation(() => Lead, { description: 'Changes the sent attributes; nested items by `id`, `_destroy` removes.' })
+  updateLead(@Arg('id', () => ID) id: string, @Arg('input', () => LeadInput) input: LeadInput, @Ctx() ctx: Context) {
+    return new LeadService(ctx).update(id, input, false);
+  }
+
+  @Mutation(() => Lead, {
+    description:
+      'Replaces the lead (REST PUT). Attributes not sent are cleared (`name` stays required, `status` is kept unless sent). ' +
+      '`emails` and `phoneNumbers` become exactly the sent list: items with `id` are kept and updated, items without `id` added, ' +
+      'every other stored item removed. `location` becomes the sent one, or none. `leadActivities` behave as in `updateLead`: ' +
+      'the timeline is history and is never replaced.',
+  })
+  replaceLead(@Arg('id', () => ID) id: string, @Arg('input', () => LeadInput) input: LeadInput, @Ctx() ctx: Context) {
+    return new LeadService(ctx).update(id, input, true);
+  }
+
+  @Mutation(() => ID, { description: 'Deletes the lead and returns its id.' })
+  async deleteLead(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await new LeadService(ctx).delete(id);
+    return id;
+  }
+
+  @FieldResolver(() => [PhoneNumber])
+  phoneNumbers(@Root() lead: Lead, @Ctx() ctx: Context) {
+    return ctx.loaders.manyBy(PhoneNumber, 'lead', INSERTION_ORDER).load(lead.id);
+  }
+
+  @FieldResolver(() => [Email])
+  emails(@Root() lead: Lead, @Ctx() ctx: Context) {
+    return ctx.loaders.manyBy(Email, 'lead', INSERTION_ORDER).load(lead.id);
+  }
+
+  @FieldResolver(() => Location, { nullable: true })
+  location(@Root() lead: Lead, @Ctx() ctx: Context) {
+    return lead.location ? ctx.loaders.byId(Location).load(lead.location.id) : null;
+  }
+
+  @FieldResolver(() => LeadAssignee, { nullable: true })
+  async assignee(@Root() lead: Lead, @Ctx() ctx: Context): Promise<LeadAssignee | null> {
+    if (!lead.assignee) return null;
+    const crl = await ctx.loaders.byId(CompanyRetailerLocation).load(lead.assignee.id);
+    if (!crl) return null;
+    const own = crl.name?.trim() ? crl.name : null;
+    const store = !own && crl.retailerLocation ? await ctx.loaders.byId(RetailerLocation).load(crl.retailerLocation.id) : null;
+    return {
+      id: crl.id,
+      type: ASSIGNEE_TYPE,
+      name: own ?? store?.name ?? null,
+      companyRetailerId: crl.companyRetailer.id,
+      retailerLocationId: crl.retailerLocation?.id ?? null,
+    };
+  }
+
+  @FieldResolver(() => [LeadActivity], { description: 'The timeline, newest first.' })
+  leadActivities(@Root() lead: Lead, @Ctx() ctx: Context) {
+    return ctx.loaders.manyBy(LeadActivity, 'lead', TIMELINE_ORDER).load(lead.id);
+  }
+}

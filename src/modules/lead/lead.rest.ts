@@ -1,0 +1,17 @@
+import type { RestResource } from '../../rest/resource';
+
+export const leadRest: RestResource = {
+  path: '/leads',
+  root: 'lead',
+  plural: 'leads',
+  inputType: 'LeadInput',
+  operations: {
+    list: 'ListLeads',
+    show: 'ShowLead',
+    create: 'CreateLead',
+    update: 'UpdateLead',
+    replace: 'ReplaceLead',
+    destroy: 'DeleteLead',
+  },
+  associations: ['phone_numbers', 'emails', 'location', 'assignee', 'lead_activities'],
+};

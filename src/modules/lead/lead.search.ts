@@ -1,0 +1,108 @@
+import type { Caller } from '../../auth/caller';
+import type { SearchDocument, SearchField, Where } from '../../search/types';
+import { crlScope } from '../company-retailer-location/company-retailer-location.scope';
+import { Role } from '../user/role';
+
+/** The CRL a lead is assigned to (alias `a`) and its retailer location (`arl`), joined to leads `l`. */
+const ASSIGNEE_JOIN =
+  'left join company_retailer_locations a on a.id = l.assignee_id left join retailer_locations arl on arl.id = a.retailer_location_id';
+
+/** The assignee fields `crlScope(caller, 'assignee_')` reads. */
+const ASSIGNEE_FIELDS: Record<string, SearchField> = {
+  assignee_id: { sql: 'a.id', type: 'uuid' },
+  assignee_company_id: { sql: 'a.company_id', type: 'uuid' },
+  assignee_territory_id: { sql: 'a.territory_id', type: 'uuid' },
+  assignee_company_retailer_id: { sql: 'a.company_retailer_id', type: 'uuid' },
+  assignee_retailer_id: { sql: 'arl.retailer_id', type: 'uuid' },
+  assignee_retailer_location_id: { sql: 'a.retailer_location_id', type: 'uuid' },
+};
+
+/** The lead fields the lead scope reads (owner and creator), over leads `l`. */
+const OWNER_FIELDS: Record<string, SearchField> = {
+  owner_id: { sql: 'coalesce(l.owner_company_id, l.owner_retailer_id)', type: 'uuid' },
+  owner_type: { sql: "case when l.owner_company_id is not null then 'Company' else 'Retailer' end", type: 'string' },
+  owner_company_id: { sql: 'l.owner_company_id', type: 'uuid' },
+  owner_retailer_id: { sql: 'l.owner_retailer_id', type: 'uuid' },
+  created_by_id: { sql: 'l.created_by_id', type: 'uuid' },
+};
+
+/** What a lead list can search, filter, order and aggregate on. */
+export const leadSearch: SearchDocument = {
+  name: 'leads',
+  from: `leads l ${ASSIGNEE_JOIN} left join locations loc on loc.id = l.location_id`,
+  alias: 'l',
+  fields: {
+    id: { sql: 'l.id', type: 'uuid' },
+    name: { sql: 'l.name', type: 'string', text: true },
+    status: { sql: 'l.status', type: 'string', text: true },
+    emails: { sql: 'array(select e.email from emails e where e.lead_id = l.id)', type: 'string', array: true, text: true },
+    phone_numbers: {
+      sql: 'array(select p.phone_number from phone_numbers p where p.lead_id = l.id)',
+      type: 'string',
+      array: true,
+      text: true,
+    },
+    ...OWNER_FIELDS,
+    ...ASSIGNEE_FIELDS,
+    assignee_type: { sql: "case when l.assignee_id is not null then 'CompanyRetailerLocation' end", type: 'string' },
+    territory_id: { sql: 'a.territory_id', type: 'uuid' },
+    source_id: { sql: 'l.source_id', type: 'uuid' },
+    source_type: { sql: 'l.source_type', type: 'string' },
+    city: { sql: 'loc.city', type: 'string', text: true },
+    province: { sql: 'loc.province', type: 'string', text: true },
+    country: { sql: 'loc.country', type: 'string', text: true },
+    postal_code: { sql: 'loc.postal_code', type: 'string', text: true },
+    activity_types: {
+      sql: 'array(select distinct la.type::text from lead_activities la where la.lead_id = l.id)',
+      type: 'string',
+      array: true,
+    },
+    created_at: { sql: 'l.created_at', type: 'date' },
+    updated_at: { sql: 'l.updated_at', type: 'date' },
+  },
+};
+
+/** What a lead activity list can search, filter, order and aggregate on; scoped through its lead. */
+export const leadActivitySearch: SearchDocument = {
+  name: 'lead_activities',
+  from: `lead_activities la join leads l on l.id = la.lead_id ${ASSIGNEE_JOIN}`,
+  alias: 'la',
+  fields: {
+    id: { sql: 'la.id', type: 'uuid' },
+    lead_id: { sql: 'la.lead_id', type: 'uuid' },
+    type: { sql: 'la.type', type: 'string', text: true },
+    crm_provider: { sql: 'la.crm_provider', type: 'string', text: true },
+    crm_id: { sql: 'la.crm_id', type: 'string', text: true },
+    source_type: { sql: 'la.source_type', type: 'string' },
+    source_id: { sql: 'la.source_id', type: 'uuid' },
+    created_at: { sql: 'la.created_at', type: 'date' },
+    updated_at: { sql: 'la.updated_at', type: 'date' },
+    ...OWNER_FIELDS,
+    ...ASSIGNEE_FIELDS,
+  },
+};
+
+/** Company retailer locations as a possible assignee (`crlScope` with the `assignee_` prefix). */
+export const assigneeSearch: SearchDocument = {
+  name: 'lead_assignees',
+  from: 'company_retailer_locations a left join retailer_locations arl on arl.id = a.retailer_location_id',
+  alias: 'a',
+  fields: ASSIGNEE_FIELDS,
+};
+
+/**
+ * PRODUCT.md section 3: a lead is visible when its assignee is a CRL the caller sees, when the caller
+ * is an admin of the lead's owner, or when the caller created it. Activities use it through their lead.
+ */
+export function leadScope(caller: Caller): Where {
+  if (caller.role === Role.PlatformOperator) return { id: [] };
+  const clauses: Where[] = [crlScope(caller, 'assignee_'), { created_by_id: caller.userId }];
+  if (caller.role === Role.CompanyAdmin && caller.companyId) clauses.push({ owner_company_id: caller.companyId });
+  if (caller.role === Role.RetailerAdmin && caller.retailerId) clauses.push({ owner_retailer_id: caller.retailerId });
+  return { _or: clauses };
+}
+
+/** PRODUCT.md section 4: who may destroy a lead (and so its activities) they see. */
+export function mayDestroyLeads(caller: Caller): boolean {
+  return caller.role === Role.CompanyAdmin || caller.role === Role.RetailerAdmin;
+}

@@ -1,0 +1,125 @@
+import { createTestApp, gql, type TestApp } from '../support/app';
+import { createLead, quoteRequest, roles } from '../support/leads';
+
+let t: TestApp;
+let r: Awaited<ReturnType<typeof roles>>;
+beforeAll(async () => {
+  t = await createTestApp();
+  r = await roles(t.em());
+});
+afterAll(() => t.close());
+
+const LEAD_FIELDS = `
+  id name status ownerType ownerId assigneeId createdById sourceType
+  emails { id email }
+  phoneNumbers { id phoneNumber countryCode formatted }
+  location { id city latitude }
+  assignee { id type name companyRetailerId retailerLocationId }
+  leadActivities { id type data leadId }
+`;
+
+describe('leads over GraphQL', () => {
+  test('createLead, updateLead with _destroy, replaceLead and deleteLead', async () => {
+    const created = await gql(t, r.users.companyAdmin.key, `mutation($input: LeadInput!) { createLead(input: $input) { ${LEAD_FIELDS} } }`, {
+      input: {
+        name: 'Graph Q. Lead',
+        emails: [{ email: 'graph@example.com' }, { email: 'second@example.com' }],
+        phoneNumbers: [{ phoneNumber: '503-555-0150', countryCode: 'US' }],
+        assigneeId: r.net.storeNorth.id,
+        assigneeType: 'CompanyRetailerLocation',
+        leadActivities: [{ type: 'LeadActivity::QuoteRequest', data: { products: [{ name: 'Anvil' }] } }],
+      },
+    });
+    expect(created.body.errors).toBeUndefined();
+    const lead = created.body.data.createLead;
+    expect(lead).toMatchObject({
+      name: 'Graph Q. Lead',
+      ownerType: 'Company',
+      ownerId: r.net.company.id,
+      assigneeId: r.net.storeNorth.id,
+      createdById: r.users.companyAdmin.user.id,
+      phoneNumbers: [{ phoneNumber: '+15035550150', formatted: '+1 503 555 0150' }],
+      assignee: { id: r.net.storeNorth.id, type: 'CompanyRetailerLocation' },
+    });
+
+    const updated = await gql(t, r.users.locationUser.key, `mutation($id: ID!, $input: LeadInput!) { updateLead(id: $id, input: $input) { ${LEAD_FIELDS} } }`, {
+      id: lead.id,
+      input: { status: 'Called', emails: [{ id: lead.emails[1].id, _destroy: true }] },
+    });
+    expect(updated.body.errors).toBeUndefined();
+    expect(updated.body.data.updateLead.emails.map((e: any) => e.email)).toEqual(['graph@example.com']);
+    expect(updated.body.data.updateLead.leadActivities[0]).toMatchObject({ type: 'LeadActivity::StatusChange', data: { from: 'New', to: 'Called' } });
+
+    const replaced = await gql(t, r.users.companyAdmin.key, `mutation($id: ID!, $input: LeadInput!) { replaceLead(id: $id, input: $input) { ${LEAD_FIELDS} } }`, {
+      id: lead.id,
+      input: { name: 'Only Phone', phoneNumbers: [{ phoneNumber: '+15035550150' }] },
+    });
+    expect(replaced.body.data.replaceLead).toMatchObject({ name: 'Only Phone', emails: [], assignee: null, status: 'Called' });
+
+    const denied = await gql(t, r.users.locationUser.key, 'mutation($id: ID!) { deleteLead(id: $id) }', { id: lead.id });
+    expect(denied.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const deleted = await gql(t, r.users.companyAdmin.key, 'mutation($id: ID!) { deleteLead(id: $id) }', { id: lead.id });
+    expect(deleted.body.data.deleteLead).toBe(lead.id);
+  });
+
+  test('validation errors carry the 422 details', async () => {
+    const res = await gql(t, r.users.companyAdmin.key, 'mutation($input: LeadInput!) { createLead(input: $input) { id } }', {
+      input: { name: ' ', emails: [{ email: 'a@example.com' }] },
+    });
+    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: [{ field: 'name', code: 'blank' }] });
+  });
+
+  test("a dashboard reads a lead's whole timeline, newest first", async () => {
+    const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeNorth.id }));
+    for (const status of ['Contacted', 'Quoted', 'Won']) {
+      await gql(t, r.users.companyAdmin.key, 'mutation($id: ID!, $s: String) { updateLead(id: $id, input: {status: $s}) { id } }', { id: lead.id, s: status });
+    }
+    const res = await gql(t, r.users.territoryManager.key, 'query($id: ID!) { leadTimeline(leadId: $id) { type data lead { id status } } }', { id: lead.id });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.leadTimeline.map((a: any) => a.data.to ?? a.type)).toEqual(['Won', 'Quoted', 'Contacted', 'LeadActivity::QuoteRequest']);
+    expect(res.body.data.leadTimeline.every((a: any) => a.lead.id === lead.id && a.lead.status === 'Won')).toBe(true);
+    const hidden = await gql(t, r.users.salesAssociate.key, 'query($id: ID!) { leadTimeline(leadId: $id) { id } }', { id: lead.id });
+    expect(hidden.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  test('lists, lead activities and their mutations; the operator is refused', async () => {
+    const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeSouth.id }));
+    const list = await gql(t, r.users.salesAssociate.key, '{ leads(perPage: 100) { nodes { id } meta { total } } leadActivities { nodes { leadId } } }');
+    expect(list.body.errors).toBeUndefined();
+    expect(list.body.data.leads.nodes.map((n: any) => n.id)).toContain(lead.id);
+    expect(list.body.data.leads.meta.total).toBe(list.body.data.leads.nodes.length);
+
+    const created = await gql(t, r.users.salesAssociate.key, 'mutation($input: LeadActivityInput!) { createLeadActivity(input: $input) { id type leadId } }', {
+      input: { leadId: lead.id, type: 'LeadActivity::Voicemail', data: { seconds: 12 } },
+    });
+    const activityId = created.body.data.createLeadActivity.id;
+    const crm = await gql(t, r.users.salesAssociate.key, 'mutation($id: ID!) { updateLeadActivity(id: $id, input: {crmId: "C-1", crmProvider: "pipedrive"}) { crmId crmProvider data } }', { id: activityId });
+    expect(crm.body.data.updateLeadActivity).toEqual({ crmId: 'C-1', crmProvider: 'pipedrive', data: { seconds: 12 } });
+    const replaced = await gql(t, r.users.salesAssociate.key, 'mutation($id: ID!) { replaceLeadActivity(id: $id, input: {crmId: "C-2"}) { crmId crmProvider data } }', { id: activityId });
+    expect(replaced.body.data.replaceLeadActivity).toEqual({ crmId: 'C-2', crmProvider: null, data: null });
+    const notAllowed = await gql(t, r.users.salesAssociate.key, 'mutation($id: ID!) { deleteLeadActivity(id: $id) }', { id: activityId });
+    expect(notAllowed.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const shown = await gql(t, r.users.companyAdmin.key, 'query($id: ID!) { leadActivity(id: $id) { id lead { id } } }', { id: activityId });
+    expect(shown.body.data.leadActivity.lead.id).toBe(lead.id);
+
+    const operator = await gql(t, r.users.operator.key, '{ leads { nodes { id } } }');
+    expect(operator.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  test('several mutations in one document each see the previous one\'s writes', async () => {
+    const lead = await createLead(t, r.users.companyAdmin.key);
+    const res = await gql(
+      t,
+      r.users.companyAdmin.key,
+      `mutation($id: ID!) {
+        a: updateLead(id: $id, input: {emails: [{email: "added@example.com"}]}) { emails { email } }
+        b: updateLead(id: $id, input: {status: "Next"}) { emails { email } leadActivities { type } }
+      }`,
+      { id: lead.id },
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.a.emails).toHaveLength(2);
+    expect(res.body.data.b.emails).toHaveLength(2);
+    expect(res.body.data.b.leadActivities[0].type).toBe('LeadActivity::StatusChange');
+  });
+});
