@@ -6,13 +6,16 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { forbidden } from '../errors';
 import { ProductResolver } from '../modules/product/product.resolver';
 import { productPermissions } from '../modules/product/product.permissions';
+import { UserResolver } from '../modules/user/user.resolver';
+import { userPermissions } from '../modules/user/user.permissions';
 
 /** Every resolver class of the schema. */
-const resolvers: NonEmptyArray<Function> = [ProductResolver];
+const resolvers: NonEmptyArray<Function> = [ProductResolver, UserResolver];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
 const permissionMaps: Array<Record<string, any>> = [
   productPermissions,
+  userPermissions,
   { SearchMeta: allow },
 ];
 
