@@ -117,8 +117,9 @@ export class UserService {
     });
   }
 
-  assignments(user: User): Promise<UserAssignments> {
-    return loadAssignments(this.ctx.em, [user.id]).then(([a]) => a);
+  /** The set-valued scope assignments of each user, in order. */
+  assignments(users: User[]): Promise<UserAssignments[]> {
+    return loadAssignments(this.ctx.em, users.map((u) => u.id));
   }
 
   async create(input: CreateUserInput): Promise<User> {
