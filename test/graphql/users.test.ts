@@ -3,6 +3,11 @@ import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
 import { User } from '../../src/modules/user/user.entity';
 import { ApiKey } from '../../src/modules/user/api-key.entity';
+import { CLI_OPERATOR, UserService } from '../../src/modules/user/user.service';
+import type { Context } from '../../src/context';
+import { Loaders } from '../../src/graphql/loaders';
+import { createSearchBackend } from '../../src/search/factory';
+import { NullGeocoder } from '../../src/geo/geocoder';
 
 const USER_FIELDS = `id email name role companyId retailerId territoryId companyRetailerIds companyRetailerLocationIds retailerLocationIds createdAt updatedAt`;
 const CREATE = `mutation($input: CreateUserInput!) { createUser(input: $input) { ${USER_FIELDS} } }`;
@@ -115,6 +120,17 @@ describe('platform operator', () => {
     expect(details(toRetailer)).toEqual([['role', 'invalid']]);
   });
 
+  test('a refused update leaves nothing behind for a later write of the same request', async () => {
+    const { user } = await f.userWithKey(t.em(), Role.CompanyLocationUser, net.company, { companyRetailerLocations: [net.storeNorth] });
+    const em = t.em();
+    const ctx: Context = { em, caller: null, loaders: new Loaders(em), config: t.config, search: createSearchBackend(t.config, t.orm), geocoder: new NullGeocoder() };
+    const service = new UserService(ctx, CLI_OPERATOR);
+    await expect(service.update(user.id, { name: 'Changed', companyRetailerLocationIds: [other.storeNorth.id] })).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await service.generateApiKey(user.id, 'after');
+    const after = await gql(t, operator.key, GET, { id: user.id });
+    expect(after.body.data.user).toMatchObject({ name: user.name, companyRetailerLocationIds: [net.storeNorth.id] });
+  });
+
   test('422s: blank and malformed fields, membership, foreign or inapplicable assignments, taken email', async () => {
     const blank = await gql(t, operator.key, CREATE, { input: { email: ' ', role: null } });
     expect(details(blank)).toEqual([
@@ -168,6 +184,14 @@ describe('platform operator', () => {
     expect(details(longLabel)).toEqual([['label', 'too_long']]);
 
     expect(await t.em().count(User, { email: { $like: 'x.%' } })).toBe(0);
+  });
+
+  test('concurrent creates of one email end in one user and 422 taken', async () => {
+    const input = { email: email('race'), role: 'company_admin', companyId: net.company.id };
+    const results = await Promise.all([1, 2, 3].map(() => gql(t, operator.key, CREATE, { input })));
+    expect(results.filter((r) => r.body.data?.createUser)).toHaveLength(1);
+    expect(results.filter((r) => code(r)).map(details)).toEqual([[['email', 'taken']], [['email', 'taken']]]);
+    expect(await t.em().count(User, { email: input.email.toLowerCase() })).toBe(1);
   });
 
   test('unknown and malformed ids are NOT_FOUND', async () => {

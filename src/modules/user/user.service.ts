@@ -129,45 +129,37 @@ export class UserService {
     const role = this.role(input.role, v);
     if (!role) return v.throwIfAny() as never;
     const { companyId, retailerId } = this.membership(role, input, v);
-    return transactional(
-      this.ctx.em,
-      async (em) => {
-        const company = companyId ? await em.findOne(Company, { id: companyId }) : null;
-        if (companyId && !company) v.add('company_id', 'invalid', 'does not exist');
-        const retailer = retailerId ? await em.findOne(Retailer, { id: retailerId }) : null;
-        if (retailerId && !retailer) v.add('retailer_id', 'invalid', 'does not exist');
-        const user = em.create(User, { email: email ?? '', name, role, company, retailer, territory: null });
-        await this.assign(em, user, role, input, v);
-        v.throwIfAny();
-        await em.flush();
-        return user;
-      },
-      UNIQUE,
-    );
+    return this.write(async (em) => {
+      const company = companyId ? await em.findOne(Company, { id: companyId }) : null;
+      if (companyId && !company) v.add('company_id', 'invalid', 'does not exist');
+      const retailer = retailerId ? await em.findOne(Retailer, { id: retailerId }) : null;
+      if (retailerId && !retailer) v.add('retailer_id', 'invalid', 'does not exist');
+      const user = em.create(User, { email: email ?? '', name, role, company, retailer, territory: null });
+      await this.assign(em, user, role, input, v);
+      v.throwIfAny();
+      await em.flush();
+      return user;
+    });
   }
 
   async update(id: string, input: UpdateUserInput): Promise<User> {
-    const user = await this.get(id);
+    const found = await this.get(id);
     const v = new Validator();
-    const email = input.email !== undefined ? this.email(input.email, v) : user.email;
-    const name = input.name !== undefined ? this.name(input.name, v) : user.name;
-    const role = input.role !== undefined ? this.role(input.role, v) : user.role;
-    if (role && !this.fits(role, user)) v.add('role', 'invalid', `does not fit the user's ${user.company ? 'company' : user.retailer ? 'retailer' : 'membership'}`);
+    const email = input.email !== undefined ? this.email(input.email, v) : found.email;
+    const name = input.name !== undefined ? this.name(input.name, v) : found.name;
+    const role = input.role !== undefined ? this.role(input.role, v) : found.role;
+    if (role && !this.fits(role, found)) v.add('role', 'invalid', `does not fit the user's ${found.company ? 'company' : found.retailer ? 'retailer' : 'membership'}`);
     if (!role || !v.ok) return v.throwIfAny() as never;
-    return transactional(
-      this.ctx.em,
-      async (em) => {
-        await Promise.all([user.companyRetailers.init(), user.companyRetailerLocations.init(), user.retailerLocations.init()]);
-        user.email = email!;
-        user.name = name;
-        user.role = role;
-        await this.assign(em, user, role, input, v);
-        v.throwIfAny();
-        await em.flush();
-        return user;
-      },
-      UNIQUE,
-    );
+    return this.write(async (em) => {
+      const user = await em.findOneOrFail(User, found.id, { populate: ['companyRetailers', 'companyRetailerLocations', 'retailerLocations'] });
+      user.email = email!;
+      user.name = name;
+      user.role = role;
+      await this.assign(em, user, role, input, v);
+      v.throwIfAny();
+      await em.flush();
+      return user;
+    });
   }
 
   /** The user with this email, created as a platform operator when missing (`leadnet bootstrap`). */
@@ -195,8 +187,8 @@ export class UserService {
     const text = typeof label === 'string' ? label.trim() : '';
     if (text.length > MAX_LENGTH) v.add('label', 'too_long', tooLong);
     v.throwIfAny();
-    return transactional(this.ctx.em, async (em) => {
-      const generated = issueApiKey(em, user, text || null);
+    return this.write(async (em) => {
+      const generated = issueApiKey(em, em.getReference(User, user.id), text || null);
       await em.flush();
       return generated;
     });
@@ -209,13 +201,21 @@ export class UserService {
     await this.get(key.user.id).catch(() => {
       throw notFound('ApiKey', id);
     });
-    if (!key.revokedAt) {
-      await transactional(this.ctx.em, async (em) => {
-        key.revokedAt = new Date();
-        await em.flush();
-      });
-    }
-    return key;
+    if (key.revokedAt) return key;
+    return this.write(async (em) => {
+      const revoking = await em.findOneOrFail(ApiKey, key.id);
+      revoking.revokedAt = new Date();
+      await em.flush();
+      return revoking;
+    });
+  }
+
+  /**
+   * Runs a write in one transaction on a fork of the request's EntityManager, so that a write refused
+   * half-way (422) leaves nothing behind for a later flush of the same request.
+   */
+  private write<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return transactional(this.ctx.em.fork() as EntityManager, work, UNIQUE);
   }
 
   private email(value: string | null | undefined, v: Validator): string | null {
