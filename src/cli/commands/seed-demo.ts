@@ -10,7 +10,7 @@ export function register(program: Command, runtime: CliRuntime): void {
     async (session) => {
       const orm = await session.orm();
       const demo = await seedDemo(orm.em.fork());
-      if (!demo) throw new CliError('The database already has companies; seed-demo only seeds an empty database.', 'NOT_EMPTY');
+      if (!demo) throw new CliError('The database is not empty (it has companies or demo users); seed-demo only seeds an empty database.', 'NOT_EMPTY');
       const baseUrl = `http://localhost:${session.config.port}`;
       return { json: demoJson(demo, baseUrl), text: demoBanner(demo, baseUrl) };
     },
