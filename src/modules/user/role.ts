@@ -12,7 +12,13 @@ export enum Role {
   PlatformOperator = 'platform_operator',
 }
 
-registerEnumType(Role, { name: 'Role' });
+/**
+ * The GraphQL `Role` enum. Its value names are the identifiers themselves (`company_admin`, not
+ * `CompanyAdmin`), so GraphQL and the CLI spell roles alike; use it in `@Field(() => RoleEnum)`.
+ */
+export const RoleEnum = Object.fromEntries(Object.values(Role).map((r) => [r, r])) as { [R in Role]: R };
+
+registerEnumType(RoleEnum, { name: 'Role', description: 'A role of PRODUCT.md section 2.' });
 
 export const COMPANY_ROLES: readonly Role[] = [
   Role.CompanyAdmin,

@@ -7,7 +7,7 @@ import { Territory } from '../territory/territory.entity';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { RetailerLocation } from '../retailer-location/retailer-location.entity';
-import { Role } from './role';
+import { Role, RoleEnum } from './role';
 
 /**
  * A person with one role, belonging to one company or one retailer (or to the platform).
@@ -24,7 +24,7 @@ export class User extends BaseEntity {
   @Property({ type: 'string', nullable: true })
   name?: string | null;
 
-  @Field(() => Role)
+  @Field(() => RoleEnum)
   @Enum({ items: () => Role, nativeEnumName: undefined })
   role!: Role;
 

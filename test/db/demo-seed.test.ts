@@ -1,0 +1,110 @@
+import { api, createTestApp, gql, type TestApp } from '../support/app';
+import { authenticate } from '../../src/auth/api-keys';
+import { demoBanner, demoJson, demoSeedWanted, seedDemo, type DemoSeed } from '../../src/db/demo-seed';
+import { Role } from '../../src/modules/user/role';
+import { Company } from '../../src/modules/company/company.entity';
+import { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
+import { RetailerLocation } from '../../src/modules/retailer-location/retailer-location.entity';
+import { Stock } from '../../src/modules/product/stock.entity';
+import { User } from '../../src/modules/user/user.entity';
+import { loadAssignments } from '../../src/modules/user/user.service';
+
+let t: TestApp;
+let seed: DemoSeed;
+let banner: string;
+const BASE = 'http://localhost:3000';
+
+beforeAll(async () => {
+  t = await createTestApp();
+  seed = (await seedDemo(t.em()))!;
+  banner = demoBanner(seed, BASE);
+});
+afterAll(() => t.close());
+
+test('only an embedded start seeds, unless SEED_DEMO is false', () => {
+  expect(demoSeedWanted({ databaseUrl: undefined, seedDemo: true })).toBe(true);
+  expect(demoSeedWanted({ databaseUrl: undefined, seedDemo: false })).toBe(false);
+  expect(demoSeedWanted({ databaseUrl: 'postgres://db/leadnet', seedDemo: true })).toBe(false);
+});
+
+test('seeds one user of every role, and each printed key authenticates as that user', async () => {
+  expect(seed.users.map((u) => u.role).sort()).toEqual(Object.values(Role).sort());
+  const printedKeys = [...banner.matchAll(/^ {2}(\w+) +(\S+@\S+) +(\S+)$/gm)].map(([, role, email, key]) => ({ role, email, key }));
+  expect(printedKeys).toHaveLength(Object.values(Role).length);
+  for (const printed of printedKeys) {
+    const caller = await authenticate(t.em(), printed.key);
+    const user = seed.users.find((u) => u.email === printed.email)!;
+    expect(caller).toMatchObject({ userId: user.id, role: printed.role });
+  }
+});
+
+test('every scoped role has an assignment of its own company or retailer', async () => {
+  const em = t.em();
+  const users = await em.find(User, {}, { populate: ['territory'] });
+  const byRole = new Map(users.map((u) => [u.role, u]));
+  const assignments = await loadAssignments(em, users.map((u) => u.id));
+  const of = (role: Role) => assignments[users.indexOf(byRole.get(role)!)];
+  expect(byRole.get(Role.CompanyTerritoryManager)!.territory?.name).toBe('Pacific Northwest');
+  expect(of(Role.CompanyRetailerManager).companyRetailerIds).toHaveLength(1);
+  expect(of(Role.CompanyLocationUser).companyRetailerLocationIds).toEqual([seed.stores[0].companyRetailerLocationId]);
+  expect(of(Role.CompanySalesAssociate).companyRetailerLocationIds).toHaveLength(2);
+  expect(of(Role.RetailerStoreManager).retailerLocationIds).toEqual([seed.stores[1].retailerLocationId]);
+  for (const u of users) {
+    if (u.role.startsWith('company_')) expect(u.companyId).toBe(seed.company.id);
+    if (u.role.startsWith('retailer_')) expect(u.retailerId).toBe(seed.retailer.id);
+  }
+});
+
+test('stores have addresses with coordinates, hours, email, phone, lead flags and stock', async () => {
+  const em = t.em();
+  const crls = await em.find(CompanyRetailerLocation, {}, { populate: ['retailerLocation.physicalAddress', 'retailerLocation.generalEmail', 'retailerLocation.generalPhoneNumber', 'retailerLocation.hours', 'companyStoreType', 'territory'] });
+  expect(crls).toHaveLength(4);
+  for (const crl of crls) {
+    const rl = crl.retailerLocation as RetailerLocation;
+    expect(crl).toMatchObject({ sendingLeads: true, receivingLeads: true });
+    expect(rl.physicalAddress).toMatchObject({ latitude: expect.any(Number), longitude: expect.any(Number), coordinatesSource: 'explicit' });
+    expect(rl.generalEmail?.email).toMatch(/@summit-sports\.example$/);
+    expect(rl.generalPhoneNumber?.phoneNumber).toMatch(/^\+1\d{10}$/);
+    expect(rl.hours).toHaveLength(7);
+    expect(rl.timezone).toMatch(/^America\//);
+    expect(crl.companyStoreType).not.toBeNull();
+    expect(crl.territory).not.toBeNull();
+  }
+  expect(await em.count(Stock, {})).toBe(4 * seed.products.length);
+});
+
+test('the example requests work with the printed keys', async () => {
+  const admin = seed.users.find((u) => u.role === Role.CompanyAdmin)!;
+  const json = demoJson(seed, BASE);
+  expect(json.examples.list_products).toContain(admin.apiKey);
+  const products = await api(t, 'get', '/v1/products', { key: admin.apiKey });
+  expect(products.body.products.map((p: any) => p.sku).sort()).toEqual(seed.products.map((p) => p.sku).sort());
+
+  const body = JSON.parse(json.examples.create_lead.match(/-d '(.*)'$/m)![1]);
+  expect(body.lead).toMatchObject({ assignee_type: 'CompanyRetailerLocation', assignee_id: seed.stores[0].companyRetailerLocationId });
+  expect(body.lead.lead_activities[0]).toMatchObject({ type: 'LeadActivity::QuoteRequest', data: { products: [expect.objectContaining({ sku: seed.products[0].sku })] } });
+  expect(banner).toContain(json.examples.create_lead.split('\n')[0]);
+
+  const operator = seed.users.find((u) => u.role === Role.PlatformOperator)!;
+  const users = await gql(t, operator.apiKey, `{ users { meta { total } } }`);
+  expect(users.body.data.users.meta.total).toBe(Object.values(Role).length);
+});
+
+test('a database that has a company is never seeded again', async () => {
+  expect(await seedDemo(t.em())).toBeNull();
+  expect(await t.em().count(Company, {})).toBe(1);
+  expect(await t.em().count(User, {})).toBe(Object.values(Role).length);
+});
+
+test('a database without companies but with a demo user email is left alone', async () => {
+  const t2 = await createTestApp();
+  try {
+    const em = t2.em();
+    em.create(User, { email: 'operator@leadnet.example', role: Role.PlatformOperator, name: 'Bootstrapped' });
+    await em.flush();
+    expect(await seedDemo(t2.em())).toBeNull();
+    expect(await t2.em().count(User, {})).toBe(1);
+  } finally {
+    await t2.close();
+  }
+});
