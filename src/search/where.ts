@@ -86,7 +86,8 @@ class ScalarConditions {
     const coerced = values.map((v) => coerce(this.field, v)).filter((v) => v !== UNMATCHABLE);
     const nonNull = coerced.filter((v) => v !== null);
     const parts: Sql[] = [];
-    if (nonNull.length) parts.push({ sql: `${this.e} = any(${this.cast()}[])`, bindings: [nonNull] });
+    // An array binding is spliced in as a comma list (MikroORM formats raw SQL itself): build the array in SQL.
+    if (nonNull.length) parts.push({ sql: `${this.e} = any(array[?]::${PG_TYPE[this.field.type]}[])`, bindings: [nonNull] });
     if (coerced.length !== nonNull.length) parts.push({ sql: `${this.e} is null`, bindings: [] });
     return or(parts);
   }
