@@ -1,5 +1,6 @@
 import { Entity, Index, ManyToOne, Property, type Opt } from '@mikro-orm/core';
 import { Field, ObjectType } from 'type-graphql';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { BaseEntity } from '../../db/base.entity';
 import { Lead } from '../lead/lead.entity';
 
@@ -18,4 +19,11 @@ export class PhoneNumber extends BaseEntity {
   @Index()
   @ManyToOne(() => Lead, { nullable: true, deleteRule: 'cascade' })
   lead?: Lead | null;
+
+  /** International format (`+1 503 555 0123`); the stored value when it cannot be parsed. */
+  @Field(() => String)
+  get formatted(): string & Opt {
+    const parsed = parsePhoneNumberFromString(this.phoneNumber, this.countryCode as CountryCode);
+    return parsed ? parsed.formatInternational() : this.phoneNumber;
+  }
 }
