@@ -8,9 +8,11 @@ import { RestExecutor, RestError } from './executor';
 import { OperationRegistry } from './operations';
 import { resourceRouter, type RestResource } from './resource';
 import { productRest } from '../modules/product/product.rest';
+import { companyRetailerRest } from '../modules/company-retailer/company-retailer.rest';
+import { companyRetailerLocationRest } from '../modules/company-retailer-location/company-retailer-location.rest';
 
 /** The /v1 resources, in SPEC 4.2 order. */
-const resources: RestResource[] = [productRest];
+const resources: RestResource[] = [companyRetailerRest, companyRetailerLocationRest, productRest];
 
 /** The REST facade: SPEC 4.2 routes over in-process GraphQL, with SPEC 7 errors for everything. */
 export function restRouter(schema: GraphQLSchema, deps: ContextDeps, extra: Router[] = []): Router {
