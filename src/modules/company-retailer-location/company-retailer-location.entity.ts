@@ -107,7 +107,7 @@ export class CompanyRetailerLocation extends BaseEntity {
     return this.retailerLocation?.id ?? null;
   }
 
-  @Field(() => ID, { nullable: true })
+  /** Its own territory; GraphQL serves the effective one (falling back to the company retailer's). */
   get territoryId(): string | null {
     return this.territory?.id ?? null;
   }

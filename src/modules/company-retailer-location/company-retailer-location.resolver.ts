@@ -120,8 +120,8 @@ export class CompanyRetailerLocationResolver {
     return byWeekday(hours);
   }
 
-  @FieldResolver(() => [DeliveryArea])
+  @FieldResolver(() => [DeliveryArea], { description: 'By postal code.' })
   deliveryAreas(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
-    return ctx.loaders.manyBy(DeliveryArea, 'companyRetailerLocation').load(crl.id);
+    return ctx.loaders.manyBy(DeliveryArea, 'companyRetailerLocation', { postalCode: 'asc', country: 'asc', id: 'asc' }).load(crl.id);
   }
 }

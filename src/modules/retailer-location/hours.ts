@@ -115,7 +115,8 @@ export async function writeHours(
   const errors = hourErrors(kept, field);
   errors.forEach((d) => v.details.push(d));
   if (errors.length) return;
-  for (const hour of removed) em.remove(hour);
+  // Deleted now rather than at flush (which inserts first), so a removed day can be added again in one request.
+  if (removed.size) await em.nativeDelete(Hour, { id: { $in: [...removed].map((h) => h.id) } });
   for (const hour of kept) {
     if (!hour.open) Object.assign(hour, { openAtHour: null, openAtMinute: null, closeAtHour: null, closeAtMinute: null });
   }
