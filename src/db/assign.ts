@@ -4,7 +4,8 @@ const MAX_LENGTH = 255;
 
 /**
  * Copies plain input attributes onto an entity, reporting problems under their snake_case field
- * names. `undefined` leaves an attribute alone; `null` or blank text clears an optional one.
+ * names. `undefined` leaves an attribute alone; `null` or blank text clears an optional one. Text with
+ * a NUL character is `invalid` (PostgreSQL cannot store it).
  */
 export class Assign<T extends object> {
   constructor(
@@ -16,7 +17,9 @@ export class Assign<T extends object> {
   text<K extends keyof T>(key: K, value: string | null | undefined, field: string, required = false): void {
     if (value === undefined) return;
     const text = typeof value === 'string' ? value.trim() : '';
-    if (!text) {
+    if (text.includes('\u0000')) {
+      this.v.add(field, 'invalid');
+    } else if (!text) {
       if (required) this.v.add(field, 'blank');
       else this.target[key] = null as T[K];
     } else if (text.length > MAX_LENGTH) {

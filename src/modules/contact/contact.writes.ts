@@ -48,6 +48,10 @@ export class ContactWriter {
       const value = input[key];
       if (value === undefined) continue;
       const text = typeof value === 'string' ? value.trim() : '';
+      if (text.includes('\u0000')) {
+        this.v.add(`${field}.${snake(key)}`, 'invalid');
+        continue;
+      }
       if (text.length > MAX_LENGTH) {
         this.v.add(`${field}.${snake(key)}`, 'too_long', tooLong);
         continue;
@@ -99,7 +103,7 @@ export class ContactWriter {
     const email = (input.email ?? '').trim().toLowerCase();
     if (!email) this.v.add(`${field}.email`, 'blank');
     else if (email.length > MAX_LENGTH) this.v.add(`${field}.email`, 'too_long', tooLong);
-    else if (!EMAIL_RE.test(email)) this.v.add(`${field}.email`, 'invalid');
+    else if (!EMAIL_RE.test(email) || email.includes('\u0000')) this.v.add(`${field}.email`, 'invalid');
     else if (current) current.email = email;
     else holder.generalEmail = this.em.create(Email, { email });
   }

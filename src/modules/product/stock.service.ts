@@ -16,7 +16,7 @@ import { Stock } from './stock.entity';
 import type { StockInput } from './stock.input';
 import { stockActions } from './stock.permissions';
 
-const crl = crlScopeFields('crl');
+const crl = crlScopeFields('crl', 'crl_');
 const stockSearch: SearchDocument = {
   name: 'stocks',
   from: `stocks s join company_retailer_locations crl on crl.id = s.company_retailer_location_id ${crl.joins}`,
@@ -24,9 +24,9 @@ const stockSearch: SearchDocument = {
   fields: { ...crl.fields, id: { sql: 's.id', type: 'uuid' }, created_at: { sql: 's.created_at', type: 'date' } },
 };
 
-/** Stock follows its store: the CRLs the caller sees (every one for the operator). */
-function storeScope(caller: Caller): Where {
-  return caller.role === Role.PlatformOperator ? {} : crlScope(caller);
+/** Stock follows its store: the CRLs the caller sees (every one for the operator), over `prefix` fields. */
+function storeScope(caller: Caller, prefix = ''): Where {
+  return caller.role === Role.PlatformOperator ? {} : crlScope(caller, prefix);
 }
 
 /** Network management of stock per (CRL, product). */
@@ -73,7 +73,7 @@ export class StockService {
   }
 
   async delete(id: string): Promise<void> {
-    const stock = await findInScope(this.ctx, stockSearch, Stock, storeScope(this.caller), id, 'Stock');
+    const stock = await findInScope(this.ctx, stockSearch, Stock, storeScope(this.caller, 'crl_'), id, 'Stock');
     authorize(stockActions, this.caller, 'destroy');
     await transactional(this.ctx.em, async (em) => {
       em.remove(stock);
