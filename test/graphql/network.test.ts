@@ -155,6 +155,23 @@ describe('retailer locations', () => {
     expect(fieldCodes(range.details)).toEqual(['physical_address.longitude:invalid']);
   });
 
+  test('stores are visible to their retailer (a store manager: its own) and to the companies working with it', async () => {
+    const em = t.em();
+    const loner = await f.retailer(em, 'Loner');
+    const lonely = await f.retailerLocation(em, loner, { name: 'Lonely Store' });
+    const list = async (key: string) => (await ok(key, '{ retailerLocations(perPage: 500) { nodes { id } } }')).retailerLocations.nodes.map((n: any) => n.id);
+    const forCompany = await list(w.keys.company_location_user);
+    expect(forCompany).toEqual(expect.arrayContaining([w.rl1.id, w.crlOtherRetailer.retailerLocation!.id]));
+    expect(forCompany).not.toContain(lonely.id);
+    expect(await list(w.keys.retailer_store_manager)).toEqual([w.rl1.id]);
+    const forRetailer = await list(w.keys.retailer_admin);
+    expect(forRetailer).toContain(w.rl1.id);
+    expect(forRetailer).not.toContain(w.crlOtherRetailer.retailerLocation!.id);
+    expect(await list(w.keys.platform_operator)).toContain(lonely.id);
+    const { retailerLocations } = await ok(w.keys.company_admin, '{ retailerLocations(q: "riverside downtown") { nodes { name retailer { name } } } }');
+    expect(retailerLocations.nodes).toEqual([{ name: 'Riverside Downtown', retailer: { name: 'Riverside Outfitters' } }]);
+  });
+
   test("a retailer admin manages its retailer's stores; others read or are refused", async () => {
     const admin = w.keys.retailer_admin;
     const { createRetailerLocation: rl } = await ok(admin, 'mutation { createRetailerLocation(input: { name: "Riverside East" }) { id retailer { id } } }');

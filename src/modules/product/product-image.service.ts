@@ -1,7 +1,7 @@
 import { FlushMode } from '@mikro-orm/core';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
-import { forbidden, Validator } from '../../errors';
+import { notFoundAsForbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
 import { authorize } from '../../auth/policy';
@@ -61,9 +61,8 @@ export class ProductImageService {
   async create(input: ProductImageInput): Promise<ProductImage> {
     authorize(productImageActions, this.caller, 'create');
     if (!input.productId) new Validator().add('product_id', 'blank').throwIfAny();
-    const product = await findInScope(this.ctx, productSearch, Product, imageScope(this.caller), input.productId!, 'Product').catch(() => {
-      throw forbidden();
-    });
+    const product = await findInScope(this.ctx, productSearch, Product, imageScope(this.caller), input.productId!, 'Product')
+      .catch(notFoundAsForbidden);
     const image = new ProductImage();
     image.product = product;
     return this.write(image, input, true);

@@ -1,7 +1,7 @@
 import { FlushMode } from '@mikro-orm/core';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
-import { forbidden, Validator } from '../../errors';
+import { notFoundAsForbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
 import { authorize } from '../../auth/policy';
@@ -45,11 +45,8 @@ export class StockService {
   /** Creates or changes the stock record of a store and a product; a store the caller may not change is 403. */
   async set(input: StockInput): Promise<Stock> {
     authorize(stockActions, this.caller, 'create');
-    const store = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, storeScope(this.caller), input.companyRetailerLocationId, 'CompanyRetailerLocation').catch(
-      () => {
-        throw forbidden();
-      },
-    );
+    const store = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, storeScope(this.caller), input.companyRetailerLocationId, 'CompanyRetailerLocation')
+      .catch(notFoundAsForbidden);
     return transactional(
       this.ctx.em,
       async (em) => {
