@@ -140,6 +140,10 @@ describe('list search', () => {
     expect(ids(await api(t, 'get', '/v1/company_retailers?opts[where][receiving_leads]=false', { key }))).toEqual([cr.id]);
     expect(ids(await api(t, 'get', '/v1/company_retailers?opts[where][city]=Bend', { key }))).toEqual([cr.id]);
     const aggs = await api(t, 'get', '/v1/company_retailers?opts[aggs][]=retailer_name&opts[where][company_id]=' + w.A.id, { key });
+    const arrays = await api(t, 'get', `/v1/company_retailers?opts[aggs][]=store_type&opts[aggs][]=crl_territory_id&opts[order][retailer_locations_count]=desc&q=*`, { key });
+    expect(arrays.status).toBe(200);
+    expect(arrays.body.meta.aggs.crl_territory_id.buckets).toEqual(expect.arrayContaining([{ key: w.north.id, doc_count: 1 }]));
+    expect(arrays.body.company_retailers[0].retailer_locations_count).toBeGreaterThanOrEqual(arrays.body.company_retailers[1].retailer_locations_count);
     expect(aggs.body.meta.aggs.retailer_name.buckets).toEqual(
       expect.arrayContaining([
         { key: 'Glacier Goods', doc_count: 1 },

@@ -4,9 +4,9 @@ import { Role } from '../user/role';
 import { crlScope, crlScopeFields } from '../company-retailer-location/company-retailer-location.scope';
 
 const crls = crlScopeFields('x', 'crl_');
-/** An array over the CRLs of the company retailer `cr`. */
+/** The distinct values of an expression over the CRLs of the company retailer `cr` (a facet counts each company retailer once). */
 const underIt = (sql: string, extraJoin = '') =>
-  `array(select ${sql} from company_retailer_locations x ${crls.joins} ${extraJoin} where x.company_retailer_id = cr.id)`;
+  `array(select distinct ${sql} from company_retailer_locations x ${crls.joins} ${extraJoin} where x.company_retailer_id = cr.id)`;
 
 /** What a company retailer list can search, filter, order and aggregate on. */
 export const companyRetailerSearch: SearchDocument = {
