@@ -29,12 +29,16 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   return formatted;
 }
 
-/** express with /graphql (Apollo), /v1 (REST facade), /healthz and /readyz; no listen. */
-export async function buildApp(config: Config, orm: MikroORM): Promise<App> {
+/**
+ * express with /graphql (Apollo), /v1 (REST facade), /healthz and /readyz; no listen. `overrides`
+ * replaces context dependencies (tests pass a recording geocoder).
+ */
+export async function buildApp(config: Config, orm: MikroORM, overrides: Partial<Pick<ContextDeps, 'geocoder'>> = {}): Promise<App> {
   const schema = buildSchema();
   const deps: ContextDeps = { orm, config, search: createSearchBackend(config, orm), geocoder: new NullGeocoder() };
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
+  Object.assign(deps, overrides);
 
   const app = express();
   app.disable('x-powered-by');

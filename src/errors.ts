@@ -72,6 +72,17 @@ export function invalid(details: ErrorDetail[]): AppError {
   return new AppError('BAD_USER_INPUT', `Validation failed: ${message}`, details);
 }
 
+/** For a parent record a write points at: out of the caller's reach is FORBIDDEN, not NOT_FOUND. */
+export function notFoundAsForbidden(e: unknown): never {
+  throw e instanceof AppError && e.code === 'NOT_FOUND' ? forbidden() : e;
+}
+
+/** PRODUCT.md section 4: a destroy refused while dependent records exist (422 `restrict_dependent_destroy` on `base`). */
+export function destroyHalted(): AppError {
+  const message = MESSAGES.restrict_dependent_destroy;
+  return new AppError('BAD_USER_INPUT', message, [validationDetail('base', 'restrict_dependent_destroy', message)]);
+}
+
 /** Collects attribute errors and throws them all at once. */
 export class Validator {
   readonly details: ErrorDetail[] = [];

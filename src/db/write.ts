@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException, ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { invalid, validationDetail } from '../errors';
+import { destroyHalted, invalid, validationDetail } from '../errors';
 
 /** Maps a unique index name to the attribute it protects, for `taken` errors. */
 export type UniqueFields = Record<string, string>;
@@ -21,6 +21,19 @@ export async function transactional<T>(em: EntityManager, work: (em: EntityManag
     if (e instanceof ForeignKeyConstraintViolationException) {
       throw invalid([validationDetail('base', 'invalid', 'refers to a record that does not exist')]);
     }
+    throw e;
+  }
+}
+
+/**
+ * Flushes a removal. A row still referenced under a `restrict` foreign key (a dependent written by a
+ * concurrent request after the service checked) halts the destroy instead of failing.
+ */
+export async function flushDestroy(em: EntityManager): Promise<void> {
+  try {
+    await em.flush();
+  } catch (e) {
+    if (e instanceof ForeignKeyConstraintViolationException) throw destroyHalted();
     throw e;
   }
 }

@@ -12,14 +12,64 @@ import { leadPermissions } from '../modules/lead/lead.permissions';
 import { UserResolver } from '../modules/user/user.resolver';
 import { userPermissions } from '../modules/user/user.permissions';
 
+import { CompanyRetailerResolver } from '../modules/company-retailer/company-retailer.resolver';
+import { companyRetailerPermissions } from '../modules/company-retailer/company-retailer.permissions';
+import { CompanyRetailerLocationResolver } from '../modules/company-retailer-location/company-retailer-location.resolver';
+import { crlPermissions } from '../modules/company-retailer-location/company-retailer-location.permissions';
+import { CompanyResolver } from '../modules/company/company.resolver';
+import { companyPermissions } from '../modules/company/company.permissions';
+import { RetailerResolver } from '../modules/retailer/retailer.resolver';
+import { retailerPermissions } from '../modules/retailer/retailer.permissions';
+import { RetailerLocationResolver } from '../modules/retailer-location/retailer-location.resolver';
+import { retailerLocationPermissions } from '../modules/retailer-location/retailer-location.permissions';
+import { TerritoryResolver } from '../modules/territory/territory.resolver';
+import { territoryPermissions } from '../modules/territory/territory.permissions';
+import { CompanyStoreTypeResolver } from '../modules/company-store-type/company-store-type.resolver';
+import { companyStoreTypePermissions } from '../modules/company-store-type/company-store-type.permissions';
+import { CollectionResolver } from '../modules/collection/collection.resolver';
+import { collectionPermissions } from '../modules/collection/collection.permissions';
+import { ProductImageResolver, ProductImagesFieldResolver } from '../modules/product/product-image.resolver';
+import { productImagePermissions } from '../modules/product/product-image.permissions';
+import { StockResolver, CrlStocksFieldResolver } from '../modules/product/stock.resolver';
+import { stockPermissions } from '../modules/product/stock.permissions';
+import { contactPermissions } from '../modules/contact/contact.permissions';
+
 /** Every resolver class of the schema. */
-const resolvers: NonEmptyArray<Function> = [LeadResolver, LeadActivityResolver, ProductResolver, UserResolver];
+const resolvers: NonEmptyArray<Function> = [
+  LeadResolver,
+  LeadActivityResolver,
+  UserResolver,
+  ProductResolver,
+  CompanyRetailerResolver,
+  CompanyRetailerLocationResolver,
+  CompanyResolver,
+  RetailerResolver,
+  RetailerLocationResolver,
+  TerritoryResolver,
+  CompanyStoreTypeResolver,
+  CollectionResolver,
+  ProductImageResolver,
+  ProductImagesFieldResolver,
+  StockResolver,
+  CrlStocksFieldResolver,
+];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
 const permissionMaps: Array<Record<string, any>> = [
   leadPermissions,
   productPermissions,
   userPermissions,
+  companyRetailerPermissions,
+  crlPermissions,
+  companyPermissions,
+  retailerPermissions,
+  retailerLocationPermissions,
+  territoryPermissions,
+  companyStoreTypePermissions,
+  collectionPermissions,
+  productImagePermissions,
+  stockPermissions,
+  contactPermissions,
   { SearchMeta: allow },
 ];
 

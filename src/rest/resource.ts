@@ -24,6 +24,11 @@ export interface RestResource {
   };
   /** Associations `include` can name; each becomes an `include_<name>` boolean variable. */
   associations?: readonly string[];
+  /**
+   * Top-level body keys read beside the root and merged into the input (SPEC 4.4 sends a CRL's nested
+   * objects this way); a key inside the root wins. With any of them present, an update may omit the root.
+   */
+  bodyKeys?: readonly string[];
 }
 
 export type Handler = (req: Request, res: Response) => Promise<void>;
@@ -36,15 +41,17 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
     Object.fromEntries(
       Object.entries(parseInclude(req.query.include, resource.associations ?? [])).map(([k, v]) => [`include_${k}`, v]),
     );
-  const input = (req: Request) => {
-    const body = req.body;
-    const root = body && typeof body === 'object' && !Array.isArray(body) ? body[resource.root] : undefined;
-    if (!root || typeof root !== 'object' || Array.isArray(root)) {
+  const input = (req: Request, creating: boolean) => {
+    const body = isObject(req.body) ? req.body : {};
+    const root = body[resource.root];
+    const beside = Object.fromEntries((resource.bodyKeys ?? []).filter((k) => body[k] !== undefined).map((k) => [k, body[k]]));
+    const rootOptional = !creating && Object.keys(beside).length > 0 && root === undefined;
+    if (!isObject(root) && !rootOptional) {
       throw invalid([validationDetail(resource.root, 'missing', `param is missing or the value is empty: ${resource.root}`)]);
     }
     const type = schema.getType(resource.inputType);
     if (!isInputObjectType(type)) throw new Error(`${resource.inputType} is not an input type`);
-    return toGraphQLInput(root, type, strict());
+    return toGraphQLInput({ ...beside, ...(isObject(root) ? root : {}) }, type, strict());
   };
 
   if (ops.list) {
@@ -65,14 +72,14 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
     const name = ops.create;
     router.post(resource.path, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      res.status(201).json(await executor.run(ctx, name, { input: input(req), ...include(req) }));
+      res.status(201).json(await executor.run(ctx, name, { input: input(req, true), ...include(req) }));
     });
   }
   for (const [method, name] of [['patch', ops.update], ['put', ops.replace]] as const) {
     if (!name) continue;
     router[method](`${resource.path}/:id`, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      res.json(await executor.run(ctx, name, { id: req.params.id, input: input(req), ...include(req) }));
+      res.json(await executor.run(ctx, name, { id: req.params.id, input: input(req, false), ...include(req) }));
     });
   }
   if (ops.destroy) {
@@ -83,4 +90,8 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
     });
   }
   return router;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -11,8 +11,11 @@ import { productRest } from '../modules/product/product.rest';
 import { leadRest } from '../modules/lead/lead.rest';
 import { leadActivityRest } from '../modules/lead/lead-activity.rest';
 
+import { companyRetailerRest } from '../modules/company-retailer/company-retailer.rest';
+import { companyRetailerLocationRest } from '../modules/company-retailer-location/company-retailer-location.rest';
+
 /** The /v1 resources, in SPEC 4.2 order. */
-const resources: RestResource[] = [leadRest, leadActivityRest, productRest];
+const resources: RestResource[] = [leadRest, leadActivityRest, companyRetailerRest, companyRetailerLocationRest, productRest];
 
 /** The REST facade: SPEC 4.2 routes over in-process GraphQL, with SPEC 7 errors for everything. */
 export function restRouter(schema: GraphQLSchema, deps: ContextDeps, extra: Router[] = []): Router {

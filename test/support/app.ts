@@ -21,7 +21,7 @@ export interface TestApp {
 }
 
 /** Boots the whole app in-process on a fresh database cloned from the migrated template. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, overrides: Parameters<typeof buildApp>[2] = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env });
   const statements: string[] = [];
@@ -32,7 +32,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     },
     colors: false,
   });
-  const { app, stop } = await buildApp(config, orm);
+  const { app, stop } = await buildApp(config, orm, overrides);
   return {
     app,
     orm,

@@ -1,4 +1,4 @@
-import { Collection as OrmCollection, Entity, Index, ManyToOne, OneToMany, Property, type Opt } from '@mikro-orm/core';
+import { Collection as OrmCollection, Entity, Index, ManyToOne, OneToMany, Property, Unique, type Opt } from '@mikro-orm/core';
 import { Field, Float, ID, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../db/base.entity';
 import { Company } from '../company/company.entity';
@@ -18,6 +18,7 @@ import { DeliveryArea } from './delivery-area.entity';
  */
 @ObjectType()
 @Entity({ tableName: 'company_retailer_locations' })
+@Unique({ name: 'crl_company_retailer_retailer_location_unique', properties: ['companyRetailer', 'retailerLocation'] })
 export class CompanyRetailerLocation extends BaseEntity {
   @Index()
   @ManyToOne(() => Company, { deleteRule: 'cascade' })
@@ -47,6 +48,7 @@ export class CompanyRetailerLocation extends BaseEntity {
   @Property({ type: 'double', nullable: true })
   deliveryRadius?: number | null;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'string', nullable: true })
   website?: string | null;
 
@@ -58,9 +60,12 @@ export class CompanyRetailerLocation extends BaseEntity {
   @Property({ type: 'boolean', default: false })
   maskEmails: boolean & Opt = false;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'string', nullable: true })
   placeId?: string | null;
 
+  /** IANA zone name. */
+  @Field(() => String, { nullable: true })
   @Property({ type: 'string', nullable: true })
   timezone?: string | null;
 
@@ -102,7 +107,7 @@ export class CompanyRetailerLocation extends BaseEntity {
     return this.retailerLocation?.id ?? null;
   }
 
-  @Field(() => ID, { nullable: true })
+  /** Its own territory; GraphQL serves the effective one (falling back to the company retailer's). */
   get territoryId(): string | null {
     return this.territory?.id ?? null;
   }

@@ -1,21 +1,12 @@
 import type { Caller } from '../../auth/caller';
 import type { SearchDocument, SearchField, Where } from '../../search/types';
-import { crlScope } from '../company-retailer-location/company-retailer-location.scope';
+import { crlScope, crlScopeFields } from '../company-retailer-location/company-retailer-location.scope';
 import { Role } from '../user/role';
 
-/** The CRL a lead is assigned to (alias `a`) and its retailer location (`arl`), joined to leads `l`. */
-const ASSIGNEE_JOIN =
-  'left join company_retailer_locations a on a.id = l.assignee_id left join retailer_locations arl on arl.id = a.retailer_location_id';
-
-/** The assignee fields `crlScope(caller, 'assignee_')` reads. */
-const ASSIGNEE_FIELDS: Record<string, SearchField> = {
-  assignee_id: { sql: 'a.id', type: 'uuid' },
-  assignee_company_id: { sql: 'a.company_id', type: 'uuid' },
-  assignee_territory_id: { sql: 'a.territory_id', type: 'uuid' },
-  assignee_company_retailer_id: { sql: 'a.company_retailer_id', type: 'uuid' },
-  assignee_retailer_id: { sql: 'arl.retailer_id', type: 'uuid' },
-  assignee_retailer_location_id: { sql: 'a.retailer_location_id', type: 'uuid' },
-};
+/** The CRL a lead is assigned to (alias `a`) and the fields `crlScope(caller, 'assignee_')` reads. */
+const ASSIGNEE = crlScopeFields('a', 'assignee_');
+const ASSIGNEE_JOIN = `left join company_retailer_locations a on a.id = l.assignee_id ${ASSIGNEE.joins}`;
+const ASSIGNEE_FIELDS = ASSIGNEE.fields;
 
 /** The lead fields the lead scope reads (owner and creator), over leads `l`. */
 const OWNER_FIELDS: Record<string, SearchField> = {
@@ -45,7 +36,7 @@ export const leadSearch: SearchDocument = {
     ...OWNER_FIELDS,
     ...ASSIGNEE_FIELDS,
     assignee_type: { sql: "case when l.assignee_id is not null then 'CompanyRetailerLocation' end", type: 'string' },
-    territory_id: { sql: 'a.territory_id', type: 'uuid' },
+    territory_id: ASSIGNEE_FIELDS.assignee_territory_id,
     source_id: { sql: 'l.source_id', type: 'uuid' },
     source_type: { sql: 'l.source_type', type: 'string' },
     city: { sql: 'loc.city', type: 'string', text: true },
@@ -85,7 +76,7 @@ export const leadActivitySearch: SearchDocument = {
 /** Company retailer locations as a possible assignee (`crlScope` with the `assignee_` prefix). */
 export const assigneeSearch: SearchDocument = {
   name: 'lead_assignees',
-  from: 'company_retailer_locations a left join retailer_locations arl on arl.id = a.retailer_location_id',
+  from: `company_retailer_locations a ${ASSIGNEE.joins}`,
   alias: 'a',
   fields: ASSIGNEE_FIELDS,
 };

@@ -5,7 +5,8 @@ import { transactional } from '../../db/write';
 import { findInScope, listPage } from '../../search/list';
 import { Company } from '../company/company.entity';
 import { Collection } from '../collection/collection.entity';
-import { Role } from '../user/role';
+import { authorize } from '../../auth/policy';
+import { productActions } from './product.permissions';
 import { Product } from './product.entity';
 import type { ProductInput } from './product.input';
 import { productScope, productSearch } from './product.search';
@@ -29,7 +30,7 @@ export class ProductService {
   }
 
   async create(input: ProductInput): Promise<Product> {
-    this.assertWriter();
+    authorize(productActions, this.caller, 'create');
     const companyId = input.companyId ?? this.caller.companyId;
     if (companyId !== this.caller.companyId) throw forbidden();
     return transactional(
@@ -46,7 +47,7 @@ export class ProductService {
 
   async update(id: string, input: ProductInput): Promise<Product> {
     const product = await this.get(id);
-    this.assertWriter();
+    authorize(productActions, this.caller, 'update');
     if (input.companyId !== undefined && input.companyId !== this.caller.companyId) throw forbidden();
     return transactional(
       this.ctx.em,
@@ -61,12 +62,8 @@ export class ProductService {
 
   async delete(id: string): Promise<void> {
     const product = await this.get(id);
-    this.assertWriter();
+    authorize(productActions, this.caller, 'destroy');
     await transactional(this.ctx.em, async (em) => em.remove(product).flush());
-  }
-
-  private assertWriter(): void {
-    if (this.caller.role !== Role.CompanyAdmin) throw forbidden();
   }
 
   private async assign(product: Product, input: ProductInput, creating: boolean): Promise<void> {

@@ -1,0 +1,43 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs, PageType } from '../../graphql/common';
+import { Company } from '../company/company.entity';
+import { Collection } from './collection.entity';
+import { CollectionInput } from './collection.input';
+import { collectionService } from './collection.service';
+
+export const CollectionPage = PageType(Collection, 'CollectionPage');
+
+@Resolver(() => Collection)
+export class CollectionResolver {
+  @Query(() => CollectionPage, { description: "The collections of the caller's company (all of them for the platform operator)." })
+  collections(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return collectionService(ctx).list(args);
+  }
+
+  @Query(() => Collection)
+  collection(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return collectionService(ctx).get(id);
+  }
+
+  @Mutation(() => Collection, { description: 'Platform operator, or a company admin for its company.' })
+  createCollection(@Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() ctx: Context) {
+    return collectionService(ctx).create(input);
+  }
+
+  @Mutation(() => Collection, { description: 'Platform operator, or a company admin for its company.' })
+  updateCollection(@Arg('id', () => ID) id: string, @Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() ctx: Context) {
+    return collectionService(ctx).update(id, input);
+  }
+
+  @Mutation(() => ID, { description: 'Platform operator, or a company admin for its company.' })
+  async deleteCollection(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await collectionService(ctx).delete(id);
+    return id;
+  }
+
+  @FieldResolver(() => Company)
+  company(@Root() record: Collection, @Ctx() ctx: Context) {
+    return ctx.loaders.byId(Company).load(record.company.id);
+  }
+}

@@ -1,0 +1,127 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs, PageType } from '../../graphql/common';
+import { Company } from '../company/company.entity';
+import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
+import { RetailerLocation } from '../retailer-location/retailer-location.entity';
+import { Territory } from '../territory/territory.entity';
+import { CompanyStoreType } from '../company-store-type/company-store-type.entity';
+import { Location } from '../contact/location.entity';
+import { Email } from '../contact/email.entity';
+import { PhoneNumber } from '../contact/phone-number.entity';
+import { Hour } from '../retailer-location/hour.entity';
+import { byWeekday } from '../retailer-location/hours';
+import { CompanyRetailerLocation } from './company-retailer-location.entity';
+import { DeliveryArea } from './delivery-area.entity';
+import { CompanyRetailerLocationInput } from './company-retailer-location.input';
+import { CompanyRetailerLocationService } from './company-retailer-location.service';
+
+export const CompanyRetailerLocationPage = PageType(CompanyRetailerLocation, 'CompanyRetailerLocationPage');
+
+/** The linked retailer location, which holds the contact objects and hours when present. */
+function linkedLocation(crl: CompanyRetailerLocation, ctx: Context): Promise<RetailerLocation | null> {
+  return crl.retailerLocation ? ctx.loaders.byId(RetailerLocation).load(crl.retailerLocation.id) : Promise.resolve(null);
+}
+
+@Resolver(() => CompanyRetailerLocation)
+export class CompanyRetailerLocationResolver {
+  @Query(() => CompanyRetailerLocationPage, { description: 'Company retailer locations visible to the caller.' })
+  companyRetailerLocations(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return new CompanyRetailerLocationService(ctx).list(args);
+  }
+
+  @Query(() => CompanyRetailerLocation)
+  companyRetailerLocation(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return new CompanyRetailerLocationService(ctx).get(id);
+  }
+
+  @Mutation(() => CompanyRetailerLocation)
+  createCompanyRetailerLocation(@Arg('input', () => CompanyRetailerLocationInput) input: CompanyRetailerLocationInput, @Ctx() ctx: Context) {
+    return new CompanyRetailerLocationService(ctx).create(input);
+  }
+
+  @Mutation(() => CompanyRetailerLocation)
+  updateCompanyRetailerLocation(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => CompanyRetailerLocationInput) input: CompanyRetailerLocationInput,
+    @Ctx() ctx: Context,
+  ) {
+    return new CompanyRetailerLocationService(ctx).update(id, input);
+  }
+
+  @Mutation(() => ID, { description: 'Deletes the location (refused while leads are assigned to it) and returns its id.' })
+  async deleteCompanyRetailerLocation(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await new CompanyRetailerLocationService(ctx).delete(id);
+    return id;
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: "Its own name, else the retailer location's." })
+  async name(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    if (crl.name) return crl.name;
+    return (await linkedLocation(crl, ctx))?.name ?? null;
+  }
+
+  @FieldResolver(() => ID, { nullable: true, description: "Its own territory, else its company retailer's." })
+  async territoryId(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    if (crl.territory) return crl.territory.id;
+    return (await ctx.loaders.byId(CompanyRetailer).load(crl.companyRetailer.id))?.territory?.id ?? null;
+  }
+
+  @FieldResolver(() => Territory, { nullable: true, description: "Its own territory, else its company retailer's." })
+  async territory(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    const id = await this.territoryId(crl, ctx);
+    return id ? ctx.loaders.byId(Territory).load(id) : null;
+  }
+
+  @FieldResolver(() => Company)
+  company(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    return ctx.loaders.byId(Company).load(crl.company.id);
+  }
+
+  @FieldResolver(() => CompanyRetailer)
+  companyRetailer(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    return ctx.loaders.byId(CompanyRetailer).load(crl.companyRetailer.id);
+  }
+
+  @FieldResolver(() => RetailerLocation, { nullable: true })
+  retailerLocation(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    return linkedLocation(crl, ctx);
+  }
+
+  @FieldResolver(() => CompanyStoreType, { nullable: true })
+  companyStoreType(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    return crl.companyStoreType ? ctx.loaders.byId(CompanyStoreType).load(crl.companyStoreType.id) : null;
+  }
+
+  @FieldResolver(() => Location, { nullable: true, description: "The retailer location's when linked." })
+  async physicalAddress(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    const ref = ((await linkedLocation(crl, ctx)) ?? crl).physicalAddress;
+    return ref ? ctx.loaders.byId(Location).load(ref.id) : null;
+  }
+
+  @FieldResolver(() => Email, { nullable: true, description: "The retailer location's when linked." })
+  async generalEmail(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    const ref = ((await linkedLocation(crl, ctx)) ?? crl).generalEmail;
+    return ref ? ctx.loaders.byId(Email).load(ref.id) : null;
+  }
+
+  @FieldResolver(() => PhoneNumber, { nullable: true, description: "The retailer location's when linked." })
+  async generalPhoneNumber(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    const ref = ((await linkedLocation(crl, ctx)) ?? crl).generalPhoneNumber;
+    return ref ? ctx.loaders.byId(PhoneNumber).load(ref.id) : null;
+  }
+
+  @FieldResolver(() => [Hour], { description: "Weekly hours, Monday first; the retailer location's when linked." })
+  async retailerLocationHours(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    const rl = await linkedLocation(crl, ctx);
+    const hours = rl
+      ? await ctx.loaders.manyBy(Hour, 'retailerLocation').load(rl.id)
+      : await ctx.loaders.manyBy(Hour, 'companyRetailerLocation').load(crl.id);
+    return byWeekday(hours);
+  }
+
+  @FieldResolver(() => [DeliveryArea], { description: 'By postal code.' })
+  deliveryAreas(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+    return ctx.loaders.manyBy(DeliveryArea, 'companyRetailerLocation', { postalCode: 'asc', country: 'asc', id: 'asc' }).load(crl.id);
+  }
+}

@@ -1,0 +1,45 @@
+import type { SearchDocument } from '../../search/types';
+import { crlScopeFields } from './company-retailer-location.scope';
+
+const scope = crlScopeFields('crl');
+
+/**
+ * What a CRL list can search, filter, order and aggregate on. Name, address and territory are read as
+ * they are served: the retailer location's name when the CRL has none, the linked retailer location's
+ * address, the company retailer's territory when the CRL has none.
+ */
+export const crlSearch: SearchDocument = {
+  name: 'company_retailer_locations',
+  from: `company_retailer_locations crl ${scope.joins}
+    join companies co on co.id = crl.company_id
+    left join retailers r on r.id = crl_cr.retailer_id
+    left join territories t on t.id = coalesce(crl.territory_id, crl_cr.territory_id)
+    left join company_store_types st on st.id = crl.company_store_type_id
+    left join locations addr on addr.id = (case when crl_rl.id is null then crl.physical_address_id else crl_rl.physical_address_id end)`,
+  alias: 'crl',
+  fields: {
+    ...scope.fields,
+    name: { sql: "coalesce(nullif(crl.name, ''), crl_rl.name)", type: 'string', text: true },
+    retailer_location_name: { sql: 'crl_rl.name', type: 'string', text: true },
+    company_name: { sql: 'co.name', type: 'string', text: true },
+    company_retailer_name: { sql: 'crl_cr.name', type: 'string', text: true },
+    retailer_name: { sql: 'r.name', type: 'string', text: true },
+    territory_name: { sql: 't.name', type: 'string', text: true },
+    company_store_type_id: { sql: 'crl.company_store_type_id', type: 'uuid' },
+    store_type: { sql: 'st.name', type: 'string', text: true },
+    sending_leads: { sql: 'crl.sending_leads', type: 'boolean' },
+    receiving_leads: { sql: 'crl.receiving_leads', type: 'boolean' },
+    record_calls: { sql: 'crl.record_calls', type: 'boolean' },
+    mask_emails: { sql: 'crl.mask_emails', type: 'boolean' },
+    delivery_radius: { sql: 'crl.delivery_radius', type: 'number' },
+    website: { sql: 'crl.website', type: 'string' },
+    place_id: { sql: 'crl.place_id', type: 'string' },
+    timezone: { sql: 'crl.timezone', type: 'string' },
+    postal_code: { sql: 'addr.postal_code', type: 'string', text: true },
+    city: { sql: 'addr.city', type: 'string', text: true },
+    province: { sql: 'addr.province', type: 'string', text: true },
+    country: { sql: 'addr.country', type: 'string', text: true },
+    created_at: { sql: 'crl.created_at', type: 'date' },
+    updated_at: { sql: 'crl.updated_at', type: 'date' },
+  },
+};

@@ -1,0 +1,197 @@
+import { FlushMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Context } from '../../context';
+import type { ListArgs, Page } from '../../graphql/common';
+import { destroyHalted, forbidden, Validator } from '../../errors';
+import { flushDestroy, transactional } from '../../db/write';
+import { Assign } from '../../db/assign';
+import { authorize } from '../../auth/policy';
+import { permit } from '../../auth/permit';
+import { isTimeZone } from '../../geo/time-zone-name';
+import { findInScope, listPage } from '../../search/list';
+import { Role } from '../user/role';
+import { Territory } from '../territory/territory.entity';
+import { CompanyStoreType } from '../company-store-type/company-store-type.entity';
+import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
+import { RetailerLocation } from '../retailer-location/retailer-location.entity';
+import { writeHours } from '../retailer-location/hours';
+import { Location } from '../contact/location.entity';
+import { Email } from '../contact/email.entity';
+import { PhoneNumber } from '../contact/phone-number.entity';
+import { ContactWriter, type ContactHolder } from '../contact/contact.writes';
+import { Lead } from '../lead/lead.entity';
+import { CompanyRetailerLocation } from './company-retailer-location.entity';
+import type { CompanyRetailerLocationInput } from './company-retailer-location.input';
+import { crlActions, crlWritable } from './company-retailer-location.permissions';
+import { crlScope } from './company-retailer-location.scope';
+import { crlSearch } from './company-retailer-location.search';
+import { writeDeliveryAreas } from './delivery-areas';
+
+type Data = Partial<CompanyRetailerLocationInput>;
+
+const UNIQUE = {
+  crl_company_retailer_retailer_location_unique: 'retailer_location_id',
+  hours_retailer_location_day_unique: 'retailer_location_hours.day',
+  hours_crl_day_unique: 'retailer_location_hours.day',
+};
+
+/**
+ * Company retailer locations (SPEC 2.5, 4.4): visibility of PRODUCT.md section 3 (`crlScope`), rights of
+ * section 4, and SPEC 2.5's writable attributes per role. Contact objects and hours are read and written
+ * on the linked retailer location when there is one (PRODUCT.md section 1).
+ */
+export class CompanyRetailerLocationService {
+  constructor(private readonly ctx: Context) {}
+
+  private get caller() {
+    return this.ctx.caller!;
+  }
+
+  list(args: ListArgs): Promise<Page<CompanyRetailerLocation>> {
+    authorize(crlActions, this.caller, 'list');
+    return listPage(this.ctx, crlSearch, CompanyRetailerLocation, crlScope(this.caller), args);
+  }
+
+  async get(id: string): Promise<CompanyRetailerLocation> {
+    const crl = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, crlScope(this.caller), id, 'CompanyRetailerLocation');
+    authorize(crlActions, this.caller, 'show');
+    return crl;
+  }
+
+  /** A territory manager's new CRL is in its territory; a retailer manager creates under its company retailers only. */
+  async create(input: CompanyRetailerLocationInput): Promise<CompanyRetailerLocation> {
+    authorize(crlActions, this.caller, 'create');
+    const data = this.permitted(input);
+    if (!data.companyRetailerId) new Validator().add('company_retailer_id', 'blank').throwIfAny();
+    return transactional(
+      this.ctx.em,
+      async (em) => {
+        em.setFlushMode(FlushMode.COMMIT);
+        const cr = await this.reachableCompanyRetailer(em, data.companyRetailerId!);
+        if (data.companyId != null && data.companyId !== cr.company.id) throw forbidden();
+        const crl = new CompanyRetailerLocation();
+        crl.company = cr.company;
+        crl.companyRetailer = cr;
+        if (this.caller.role === Role.CompanyTerritoryManager) crl.territory = em.getReference(Territory, this.caller.territoryId!);
+        await this.assign(em, crl, data, true);
+        em.persist(crl);
+        await em.flush();
+        return crl;
+      },
+      UNIQUE,
+    );
+  }
+
+  async update(id: string, input: CompanyRetailerLocationInput): Promise<CompanyRetailerLocation> {
+    const crl = await this.get(id);
+    authorize(crlActions, this.caller, 'update');
+    const data = this.permitted(input);
+    if (data.companyId != null && data.companyId !== crl.company.id) throw forbidden();
+    return transactional(
+      this.ctx.em,
+      async (em) => {
+        em.setFlushMode(FlushMode.COMMIT);
+        if (data.companyRetailerId != null && data.companyRetailerId !== crl.companyRetailer.id) {
+          crl.companyRetailer = await this.reachableCompanyRetailer(em, data.companyRetailerId);
+        }
+        await this.assign(em, crl, data, false);
+        await em.flush();
+        return crl;
+      },
+      UNIQUE,
+    );
+  }
+
+  /** Halted (422) while leads are assigned to it. Its own address, email and phone number go with it. */
+  async delete(id: string): Promise<void> {
+    const crl = await this.get(id);
+    authorize(crlActions, this.caller, 'destroy');
+    await transactional(this.ctx.em, async (em) => {
+      if (await em.count(Lead, { assignee: crl.id })) throw destroyHalted();
+      em.remove(crl);
+      if (crl.physicalAddress) em.remove(em.getReference(Location, crl.physicalAddress.id));
+      if (crl.generalEmail) em.remove(em.getReference(Email, crl.generalEmail.id));
+      if (crl.generalPhoneNumber) em.remove(em.getReference(PhoneNumber, crl.generalPhoneNumber.id));
+      await flushDestroy(em);
+    });
+  }
+
+  private permitted(input: CompanyRetailerLocationInput): Data {
+    return permit(input, crlWritable[this.caller.role], this.ctx.config.strictParams);
+  }
+
+  /** A company retailer of the caller's company that the caller may put stores under; anything else is 403. */
+  private async reachableCompanyRetailer(em: EntityManager, id: string): Promise<CompanyRetailer> {
+    const cr = await em.findOne(CompanyRetailer, id);
+    if (!cr || cr.company.id !== this.caller.companyId) throw forbidden();
+    if (this.caller.role === Role.CompanyRetailerManager && !this.caller.companyRetailerIds.includes(cr.id)) throw forbidden();
+    if (this.caller.role === Role.CompanyTerritoryManager && !this.caller.territoryId) throw forbidden();
+    return cr;
+  }
+
+  private async assign(em: EntityManager, crl: CompanyRetailerLocation, data: Data, creating: boolean): Promise<void> {
+    const v = new Validator();
+    const set = new Assign(crl, v);
+    const companyId = crl.company.id;
+
+    const rlChanged = data.retailerLocationId !== undefined && data.retailerLocationId !== (crl.retailerLocation?.id ?? null);
+    if (rlChanged || (!creating && data.companyRetailerId != null)) {
+      await this.assignRetailerLocation(em, crl, rlChanged ? data.retailerLocationId! : (crl.retailerLocation?.id ?? null), v);
+    }
+    set.text('name', data.name, 'name');
+    set.text('website', data.website, 'website');
+    set.text('placeId', data.placeId, 'place_id');
+    if (data.timezone !== undefined) {
+      const zone = data.timezone?.trim() || null;
+      if (zone && !isTimeZone(zone)) v.add('timezone', 'invalid', 'is not an IANA time zone');
+      else crl.timezone = zone;
+    }
+    set.number('deliveryRadius', data.deliveryRadius, 'delivery_radius', 0);
+    set.flag('sendingLeads', data.sendingLeads, 'sending_leads');
+    set.flag('receivingLeads', data.receivingLeads, 'receiving_leads');
+    set.flag('recordCalls', data.recordCalls, 'record_calls');
+    set.flag('maskEmails', data.maskEmails, 'mask_emails');
+    if (data.territoryId !== undefined) {
+      const territory = data.territoryId && (await em.findOne(Territory, { id: data.territoryId, company: companyId }));
+      if (data.territoryId && !territory) v.add('territory_id', 'invalid', 'is not a territory of the company');
+      else crl.territory = territory || null;
+    }
+    if (data.companyStoreTypeId !== undefined) {
+      const type = data.companyStoreTypeId && (await em.findOne(CompanyStoreType, { id: data.companyStoreTypeId, company: companyId }));
+      if (data.companyStoreTypeId && !type) v.add('company_store_type_id', 'invalid', 'is not a store type of the company');
+      else crl.companyStoreType = type || null;
+    }
+
+    // Contact objects and hours live on the retailer location when there is one.
+    const rl = crl.retailerLocation ? await em.findOneOrFail(RetailerLocation, crl.retailerLocation.id) : null;
+    const holder: ContactHolder = rl ?? crl;
+    const contacts = new ContactWriter(em, this.ctx.geocoder, v);
+    if (data.physicalAddress !== undefined) await contacts.address(holder, data.physicalAddress);
+    if (data.generalEmail !== undefined) await contacts.email(holder, data.generalEmail);
+    if (data.generalPhoneNumber !== undefined) await contacts.phone(holder, data.generalPhoneNumber);
+    if (data.retailerLocationHours) {
+      const owner = rl ? { retailerLocation: rl } : { companyRetailerLocation: crl };
+      await writeHours(em, owner, data.retailerLocationHours, v, { ownerIsNew: !rl && creating });
+    }
+    if (data.deliveryAreas) await writeDeliveryAreas(em, crl, data.deliveryAreas, v, creating);
+    v.throwIfAny();
+    await contacts.geocodePending();
+  }
+
+  /** A location of the company retailer's retailer, linked to at most one CRL of that company retailer. */
+  private async assignRetailerLocation(em: EntityManager, crl: CompanyRetailerLocation, id: string | null, v: Validator): Promise<void> {
+    if (id === null) {
+      crl.retailerLocation = null;
+      return;
+    }
+    const cr = await em.findOneOrFail(CompanyRetailer, crl.companyRetailer.id);
+    const rl = await em.findOne(RetailerLocation, { id, retailer: cr.retailer.id });
+    if (!rl) {
+      v.add('retailer_location_id', 'invalid', "is not a location of the company retailer's retailer");
+    } else if (await em.count(CompanyRetailerLocation, { companyRetailer: crl.companyRetailer.id, retailerLocation: rl.id, id: { $ne: crl.id } })) {
+      v.add('retailer_location_id', 'taken');
+    } else {
+      crl.retailerLocation = rl;
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Validator } from '../../errors';
+import { Assign } from '../../db/assign';
+import { DeliveryArea } from './delivery-area.entity';
+import type { CompanyRetailerLocation } from './company-retailer-location.entity';
+import type { DeliveryAreaInput } from './company-retailer-location.input';
+
+const FIELD = 'delivery_areas';
+
+/** Applies delivery area items to a CRL: `id` changes one (or removes it with `_destroy`), no `id` adds one. */
+export async function writeDeliveryAreas(
+  em: EntityManager,
+  crl: CompanyRetailerLocation,
+  items: readonly DeliveryAreaInput[],
+  v: Validator,
+  crlIsNew: boolean,
+): Promise<void> {
+  const current = crlIsNew ? [] : await em.find(DeliveryArea, { companyRetailerLocation: crl.id });
+  for (const item of items) {
+    let area: DeliveryArea | undefined;
+    if (item.id != null) {
+      area = current.find((a) => a.id === item.id);
+      if (!area) {
+        v.add(`${FIELD}.id`, 'invalid', 'is not the id of a delivery area of this location');
+        continue;
+      }
+      if (item._destroy) {
+        em.remove(area);
+        continue;
+      }
+    } else if (item._destroy) {
+      continue;
+    } else {
+      area = em.create(DeliveryArea, { companyRetailerLocation: crl, postalCode: '' });
+      if (item.postalCode === undefined) v.add(`${FIELD}.postal_code`, 'blank');
+    }
+    const set = new Assign(area, v);
+    set.text('postalCode', item.postalCode, `${FIELD}.postal_code`, true);
+    set.text('country', item.country, `${FIELD}.country`);
+  }
+}

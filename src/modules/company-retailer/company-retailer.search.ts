@@ -1,0 +1,64 @@
+import type { Caller } from '../../auth/caller';
+import type { SearchDocument, SearchField, Where } from '../../search/types';
+import { Role } from '../user/role';
+import { crlScope, crlScopeFields } from '../company-retailer-location/company-retailer-location.scope';
+
+const crls = crlScopeFields('x', 'crl_');
+/** The distinct values of an expression over the CRLs of the company retailer `cr` (a facet counts each company retailer once). */
+const underIt = (sql: string, extraJoin = '') =>
+  `array(select distinct ${sql} from company_retailer_locations x ${crls.joins} ${extraJoin} where x.company_retailer_id = cr.id)`;
+
+/** What a company retailer list can search, filter, order and aggregate on. */
+export const companyRetailerSearch: SearchDocument = {
+  name: 'company_retailers',
+  from: `company_retailers cr
+    join companies co on co.id = cr.company_id
+    join retailers r on r.id = cr.retailer_id
+    left join territories t on t.id = cr.territory_id
+    left join locations addr on addr.id = cr.physical_address_id`,
+  alias: 'cr',
+  fields: {
+    id: { sql: 'cr.id', type: 'uuid' },
+    name: { sql: 'cr.name', type: 'string', text: true },
+    company_id: { sql: 'cr.company_id', type: 'uuid' },
+    company_name: { sql: 'co.name', type: 'string', text: true },
+    retailer_id: { sql: 'cr.retailer_id', type: 'uuid' },
+    retailer_name: { sql: 'r.name', type: 'string', text: true },
+    territory_id: { sql: 'cr.territory_id', type: 'uuid' },
+    territory_name: { sql: 't.name', type: 'string', text: true },
+    sending_leads: { sql: 'cr.sending_leads', type: 'boolean' },
+    receiving_leads: { sql: 'cr.receiving_leads', type: 'boolean' },
+    is_cc: { sql: 'cr.is_cc', type: 'boolean' },
+    type: { sql: 'cr.type', type: 'string' },
+    postal_code: { sql: 'addr.postal_code', type: 'string', text: true },
+    city: { sql: 'addr.city', type: 'string', text: true },
+    province: { sql: 'addr.province', type: 'string', text: true },
+    country: { sql: 'addr.country', type: 'string', text: true },
+    retailer_locations_count: { sql: '(select count(*) from company_retailer_locations x where x.company_retailer_id = cr.id)', type: 'number' },
+    company_store_type_id: { sql: underIt('x.company_store_type_id'), type: 'uuid', array: true },
+    store_type: { sql: underIt('st.name', 'join company_store_types st on st.id = x.company_store_type_id'), type: 'string', array: true, text: true },
+    created_at: { sql: 'cr.created_at', type: 'date' },
+    updated_at: { sql: 'cr.updated_at', type: 'date' },
+    // The CRLs under it, for the scope of the roles that see company retailers through their stores.
+    ...Object.fromEntries(
+      Object.entries(crls.fields).map(([name, f]): [string, SearchField] => [name, { sql: underIt(f.sql), type: f.type, array: true }]),
+    ),
+  },
+};
+
+/**
+ * PRODUCT.md section 3: its company's admin, its retailer's admin, anyone who sees a CRL under it, and a
+ * retailer manager for the company retailers assigned to it.
+ */
+export function companyRetailerScope(caller: Caller): Where {
+  switch (caller.role) {
+    case Role.CompanyAdmin:
+      return { company_id: caller.companyId ?? [] };
+    case Role.RetailerAdmin:
+      return { retailer_id: caller.retailerId ?? [] };
+    case Role.CompanyRetailerManager:
+      return { _or: [crlScope(caller, 'crl_'), { company_id: caller.companyId ?? [], id: caller.companyRetailerIds }] };
+    default:
+      return crlScope(caller, 'crl_');
+  }
+}

@@ -1,0 +1,43 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs, PageType } from '../../graphql/common';
+import { Company } from '../company/company.entity';
+import { CompanyStoreType } from './company-store-type.entity';
+import { CompanyStoreTypeInput } from './company-store-type.input';
+import { companyStoreTypeService } from './company-store-type.service';
+
+export const CompanyStoreTypePage = PageType(CompanyStoreType, 'CompanyStoreTypePage');
+
+@Resolver(() => CompanyStoreType)
+export class CompanyStoreTypeResolver {
+  @Query(() => CompanyStoreTypePage, { description: "The store types of the caller's company (all of them for the platform operator)." })
+  companyStoreTypes(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return companyStoreTypeService(ctx).list(args);
+  }
+
+  @Query(() => CompanyStoreType)
+  companyStoreType(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return companyStoreTypeService(ctx).get(id);
+  }
+
+  @Mutation(() => CompanyStoreType, { description: 'Platform operator, or a company admin for its company.' })
+  createCompanyStoreType(@Arg('input', () => CompanyStoreTypeInput) input: CompanyStoreTypeInput, @Ctx() ctx: Context) {
+    return companyStoreTypeService(ctx).create(input);
+  }
+
+  @Mutation(() => CompanyStoreType, { description: 'Platform operator, or a company admin for its company.' })
+  updateCompanyStoreType(@Arg('id', () => ID) id: string, @Arg('input', () => CompanyStoreTypeInput) input: CompanyStoreTypeInput, @Ctx() ctx: Context) {
+    return companyStoreTypeService(ctx).update(id, input);
+  }
+
+  @Mutation(() => ID, { description: 'Platform operator, or a company admin for its company.' })
+  async deleteCompanyStoreType(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await companyStoreTypeService(ctx).delete(id);
+    return id;
+  }
+
+  @FieldResolver(() => Company)
+  company(@Root() record: CompanyStoreType, @Ctx() ctx: Context) {
+    return ctx.loaders.byId(Company).load(record.company.id);
+  }
+}

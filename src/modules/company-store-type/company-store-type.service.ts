@@ -1,0 +1,18 @@
+import type { Context } from '../../context';
+import { Assign } from '../../db/assign';
+import { CompanyOwnedService, companyOwnedSearch } from '../company/company-owned';
+import { CompanyStoreType } from './company-store-type.entity';
+import type { CompanyStoreTypeInput } from './company-store-type.input';
+
+export const companyStoreTypeSearch = companyOwnedSearch('company_store_types', 'company_store_types');
+
+/** Network management of a company's store types. */
+export function companyStoreTypeService(ctx: Context) {
+  return new CompanyOwnedService<CompanyStoreType, CompanyStoreTypeInput>(ctx, {
+    entity: CompanyStoreType,
+    typeName: 'CompanyStoreType',
+    search: companyStoreTypeSearch,
+    uniqueName: 'company_store_types_company_id_name_unique',
+    extra: (record, input, v) => new Assign(record, v).number('boost', input.boost, 'boost', 0, true),
+  });
+}

@@ -1,0 +1,37 @@
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs, PageType } from '../../graphql/common';
+import { Company } from './company.entity';
+import { CompanyInput } from './company.input';
+import { CompanyService } from './company.service';
+
+export const CompanyPage = PageType(Company, 'CompanyPage');
+
+@Resolver(() => Company)
+export class CompanyResolver {
+  @Query(() => CompanyPage, { description: 'Companies visible to the caller.' })
+  companies(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return new CompanyService(ctx).list(args);
+  }
+
+  @Query(() => Company)
+  company(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return new CompanyService(ctx).get(id);
+  }
+
+  @Mutation(() => Company, { description: 'Platform operator only.' })
+  createCompany(@Arg('input', () => CompanyInput) input: CompanyInput, @Ctx() ctx: Context) {
+    return new CompanyService(ctx).create(input);
+  }
+
+  @Mutation(() => Company, { description: 'Platform operator only.' })
+  updateCompany(@Arg('id', () => ID) id: string, @Arg('input', () => CompanyInput) input: CompanyInput, @Ctx() ctx: Context) {
+    return new CompanyService(ctx).update(id, input);
+  }
+
+  @Mutation(() => ID, { description: 'Platform operator only; refused while the company has company retailers.' })
+  async deleteCompany(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await new CompanyService(ctx).delete(id);
+    return id;
+  }
+}

@@ -1,0 +1,22 @@
+import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
+
+export interface ParsedPhone {
+  /** E.164, e.g. `+15038234000`. */
+  e164: string;
+  countryCode: string;
+}
+
+/** Upper-cased ISO 3166 alpha-2 code when libphonenumber knows it, else null. */
+export function phoneCountry(code: string | null | undefined): string | null {
+  const upper = (code ?? '').trim().toUpperCase();
+  return isSupportedCountry(upper) ? upper : null;
+}
+
+/** Parses a number written for `country` (PRODUCT.md section 5); null when it is not a valid number. */
+export function parsePhone(raw: string, country: string): ParsedPhone | null {
+  const c = phoneCountry(country);
+  if (!c) return null;
+  const parsed = parsePhoneNumberFromString(raw, c as any);
+  if (!parsed || !parsed.isValid()) return null;
+  return { e164: parsed.number, countryCode: c };
+}

@@ -1,0 +1,18 @@
+import { Field, InputType } from 'type-graphql';
+import { UUIDScalar } from '../../graphql/common';
+
+/** Whether one store (CRL) stocks a product of its company, and whether it is available there. */
+@InputType()
+export class StockInput {
+  @Field(() => UUIDScalar)
+  companyRetailerLocationId!: string;
+
+  @Field(() => UUIDScalar, { description: "A product of the location's company." })
+  productId!: string;
+
+  @Field(() => Boolean, { nullable: true, description: 'Default false for a new stock record.' })
+  stocked?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Default false for a new stock record.' })
+  available?: boolean | null;
+}

@@ -1,0 +1,68 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs, PageType } from '../../graphql/common';
+import { Retailer } from '../retailer/retailer.entity';
+import { Location } from '../contact/location.entity';
+import { Email } from '../contact/email.entity';
+import { PhoneNumber } from '../contact/phone-number.entity';
+import { RetailerLocation } from './retailer-location.entity';
+import { RetailerLocationInput } from './retailer-location.input';
+import { RetailerLocationService } from './retailer-location.service';
+import { Hour } from './hour.entity';
+import { byWeekday } from './hours';
+
+export const RetailerLocationPage = PageType(RetailerLocation, 'RetailerLocationPage');
+
+@Resolver(() => RetailerLocation)
+export class RetailerLocationResolver {
+  @Query(() => RetailerLocationPage, { description: 'Retailer locations (stores) visible to the caller.' })
+  retailerLocations(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return new RetailerLocationService(ctx).list(args);
+  }
+
+  @Query(() => RetailerLocation)
+  retailerLocation(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return new RetailerLocationService(ctx).get(id);
+  }
+
+  @Mutation(() => RetailerLocation, { description: 'Platform operator, or a retailer admin for its retailer.' })
+  createRetailerLocation(@Arg('input', () => RetailerLocationInput) input: RetailerLocationInput, @Ctx() ctx: Context) {
+    return new RetailerLocationService(ctx).create(input);
+  }
+
+  @Mutation(() => RetailerLocation, { description: 'Platform operator, or a retailer admin for its retailer.' })
+  updateRetailerLocation(@Arg('id', () => ID) id: string, @Arg('input', () => RetailerLocationInput) input: RetailerLocationInput, @Ctx() ctx: Context) {
+    return new RetailerLocationService(ctx).update(id, input);
+  }
+
+  @Mutation(() => ID, { description: 'Refused while company retailer locations link it.' })
+  async deleteRetailerLocation(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await new RetailerLocationService(ctx).delete(id);
+    return id;
+  }
+
+  @FieldResolver(() => Retailer)
+  retailer(@Root() rl: RetailerLocation, @Ctx() ctx: Context) {
+    return ctx.loaders.byId(Retailer).load(rl.retailer.id);
+  }
+
+  @FieldResolver(() => Location, { nullable: true })
+  physicalAddress(@Root() rl: RetailerLocation, @Ctx() ctx: Context) {
+    return rl.physicalAddress ? ctx.loaders.byId(Location).load(rl.physicalAddress.id) : null;
+  }
+
+  @FieldResolver(() => Email, { nullable: true })
+  generalEmail(@Root() rl: RetailerLocation, @Ctx() ctx: Context) {
+    return rl.generalEmail ? ctx.loaders.byId(Email).load(rl.generalEmail.id) : null;
+  }
+
+  @FieldResolver(() => PhoneNumber, { nullable: true })
+  generalPhoneNumber(@Root() rl: RetailerLocation, @Ctx() ctx: Context) {
+    return rl.generalPhoneNumber ? ctx.loaders.byId(PhoneNumber).load(rl.generalPhoneNumber.id) : null;
+  }
+
+  @FieldResolver(() => [Hour], { description: 'Weekly hours, Monday first.' })
+  async hours(@Root() rl: RetailerLocation, @Ctx() ctx: Context) {
+    return byWeekday(await ctx.loaders.manyBy(Hour, 'retailerLocation').load(rl.id));
+  }
+}

@@ -1,0 +1,44 @@
+import type { Caller } from '../../auth/caller';
+import type { SearchDocument, Where } from '../../search/types';
+import { isCompanyRole, Role } from '../user/role';
+
+export const retailerLocationSearch: SearchDocument = {
+  name: 'retailer_locations',
+  from: `retailer_locations rl
+    join retailers r on r.id = rl.retailer_id
+    left join locations addr on addr.id = rl.physical_address_id`,
+  alias: 'rl',
+  fields: {
+    id: { sql: 'rl.id', type: 'uuid' },
+    name: { sql: 'rl.name', type: 'string', text: true },
+    retailer_id: { sql: 'rl.retailer_id', type: 'uuid' },
+    retailer_name: { sql: 'r.name', type: 'string', text: true },
+    website: { sql: 'rl.website', type: 'string' },
+    place_id: { sql: 'rl.place_id', type: 'string' },
+    timezone: { sql: 'rl.timezone', type: 'string' },
+    postal_code: { sql: 'addr.postal_code', type: 'string', text: true },
+    city: { sql: 'addr.city', type: 'string', text: true },
+    province: { sql: 'addr.province', type: 'string', text: true },
+    country: { sql: 'addr.country', type: 'string', text: true },
+    company_ids: { sql: 'array(select x.company_id from company_retailers x where x.retailer_id = rl.retailer_id)', type: 'uuid', array: true },
+    created_at: { sql: 'rl.created_at', type: 'date' },
+    updated_at: { sql: 'rl.updated_at', type: 'date' },
+  },
+};
+
+/**
+ * The operator sees every store; a retailer admin its retailer's; a store manager its assigned ones;
+ * company users the stores of the retailers their company works with (to link them to CRLs).
+ */
+export function retailerLocationScope(caller: Caller): Where {
+  switch (caller.role) {
+    case Role.PlatformOperator:
+      return {};
+    case Role.RetailerAdmin:
+      return { retailer_id: caller.retailerId ?? [] };
+    case Role.RetailerStoreManager:
+      return { id: caller.retailerLocationIds };
+    default:
+      return isCompanyRole(caller.role) ? { company_ids: caller.companyId ?? [] } : { id: [] };
+  }
+}

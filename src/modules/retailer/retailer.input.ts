@@ -1,0 +1,7 @@
+import { Field, InputType } from 'type-graphql';
+
+@InputType()
+export class RetailerInput {
+  @Field(() => String, { nullable: true, description: 'Required on create.' })
+  name?: string | null;
+}

@@ -1,0 +1,43 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { ListArgs, PageType } from '../../graphql/common';
+import { Company } from '../company/company.entity';
+import { Territory } from './territory.entity';
+import { TerritoryInput } from './territory.input';
+import { territoryService } from './territory.service';
+
+export const TerritoryPage = PageType(Territory, 'TerritoryPage');
+
+@Resolver(() => Territory)
+export class TerritoryResolver {
+  @Query(() => TerritoryPage, { description: "The territorys of the caller's company (all of them for the platform operator)." })
+  territories(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+    return territoryService(ctx).list(args);
+  }
+
+  @Query(() => Territory)
+  territory(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return territoryService(ctx).get(id);
+  }
+
+  @Mutation(() => Territory, { description: 'Platform operator, or a company admin for its company.' })
+  createTerritory(@Arg('input', () => TerritoryInput) input: TerritoryInput, @Ctx() ctx: Context) {
+    return territoryService(ctx).create(input);
+  }
+
+  @Mutation(() => Territory, { description: 'Platform operator, or a company admin for its company.' })
+  updateTerritory(@Arg('id', () => ID) id: string, @Arg('input', () => TerritoryInput) input: TerritoryInput, @Ctx() ctx: Context) {
+    return territoryService(ctx).update(id, input);
+  }
+
+  @Mutation(() => ID, { description: 'Platform operator, or a company admin for its company.' })
+  async deleteTerritory(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    await territoryService(ctx).delete(id);
+    return id;
+  }
+
+  @FieldResolver(() => Company)
+  company(@Root() record: Territory, @Ctx() ctx: Context) {
+    return ctx.loaders.byId(Company).load(record.company.id);
+  }
+}
