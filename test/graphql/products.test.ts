@@ -2,6 +2,10 @@ import { createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
 import { buildBareSchema, policies } from '../../src/graphql/schema';
+import { buildContext } from '../../src/context';
+import { PostgresSearchBackend } from '../../src/search/postgres';
+import { NullGeocoder } from '../../src/geo/geocoder';
+import { ProductService } from '../../src/modules/product/product.service';
 
 let t: TestApp;
 let admin: string;
@@ -62,4 +66,15 @@ test('every query and mutation has an explicit policy (anything else is denied)'
       expect([type.name, field, rules[type.name]?.[field] !== undefined]).toEqual([type.name, field, true]);
     }
   }
+});
+
+test('a refused update leaves nothing behind for a later write in the same context', async () => {
+  const created = await gql(t, admin, 'mutation { createProduct(input: {sku: "G-3", name: "Kept"}) { id } }');
+  const id = created.body.data.createProduct.id;
+  const ctx = await buildContext({ orm: t.orm, config: t.config, search: new PostgresSearchBackend(() => t.orm.em as any), geocoder: new NullGeocoder() }, admin);
+  const service = new ProductService(ctx);
+  await expect(service.update(id, { name: 'Changed', sku: '' })).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+  await service.update(id, { category: 'C' });
+  const after = await gql(t, admin, 'query($id: ID!) { product(id: $id) { name sku category } }', { id });
+  expect(after.body.data.product).toEqual({ name: 'Kept', sku: 'G-3', category: 'C' });
 });

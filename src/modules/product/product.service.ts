@@ -2,6 +2,7 @@ import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
 import { forbidden, Validator } from '../../errors';
 import { transactional } from '../../db/write';
+import { Assign } from '../../db/assign';
 import { findInScope, listPage } from '../../search/list';
 import { Company } from '../company/company.entity';
 import { Collection } from '../collection/collection.entity';
@@ -66,30 +67,23 @@ export class ProductService {
     await transactional(this.ctx.em, async (em) => em.remove(product).flush());
   }
 
+  /** Validates the whole input first and only then changes the product, so a 422 leaves it untouched. */
   private async assign(product: Product, input: ProductInput, creating: boolean): Promise<void> {
     const v = new Validator();
-    for (const field of ['sku', 'name'] as const) {
-      const value = input[field];
-      if (value === undefined && !creating) continue;
-      const trimmed = typeof value === 'string' ? value.trim() : '';
-      if (!trimmed) v.add(field, 'blank');
-      else if (trimmed.length > 255) v.add(field, 'too_long', 'is too long (maximum is 255 characters)');
-      else product[field] = trimmed;
-    }
-    for (const field of ['category', 'url', 'externalId'] as const) {
-      const value = input[field];
-      if (value === undefined) continue;
-      if (typeof value === 'string' && value.length > 255) v.add(field === 'externalId' ? 'external_id' : field, 'too_long', 'is too long (maximum is 255 characters)');
-      else product[field] = value === null || value === '' ? null : value;
-    }
-    if (input.collectionId !== undefined) {
-      if (input.collectionId === null) product.collection = null;
-      else {
-        const collection = await this.ctx.em.findOne(Collection, { id: input.collectionId, company: product.company.id });
-        if (collection) product.collection = collection;
-        else v.add('collection_id', 'invalid', 'is not a collection of the company');
-      }
+    const draft: Partial<Product> = {};
+    const set = new Assign(draft, v);
+    set.text('sku', creating ? (input.sku ?? null) : input.sku, 'sku', true);
+    set.text('name', creating ? (input.name ?? null) : input.name, 'name', true);
+    set.text('category', input.category, 'category');
+    set.text('url', input.url, 'url');
+    set.text('externalId', input.externalId, 'external_id');
+    if (input.collectionId === null) draft.collection = null;
+    else if (input.collectionId !== undefined) {
+      const collection = await this.ctx.em.findOne(Collection, { id: input.collectionId, company: product.company.id });
+      if (collection) draft.collection = collection;
+      else v.add('collection_id', 'invalid', 'is not a collection of the company');
     }
     v.throwIfAny();
+    Object.assign(product, draft);
   }
 }
