@@ -459,6 +459,35 @@ describe('PATCH /v1/leads/{id}: status, assignment and nested items', () => {
     expect(forbiddenMove.body).toEqual(FORBIDDEN);
   });
 
+  test("a company's lead stays on its company's stores, whoever routes it (SPEC 2.1)", async () => {
+    // The retailer also sells for a rival company and so sees one of the rival's stores.
+    const em = t.em();
+    const rival = await f.company(em);
+    const rivalStore = await f.crl(em, await f.companyRetailer(em, rival, r.net.retailer));
+    const rivalAdmin = await f.userWithKey(em, Role.CompanyAdmin, rival);
+    const retailerAdmin = r.users.retailerAdmin.key;
+    const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeNorth.id }));
+    const assign = (crl: { id: string }) => ({ assignee_type: 'CompanyRetailerLocation', assignee_id: crl.id });
+
+    for (const [method, body] of [
+      ['patch', { lead: assign(rivalStore) }],
+      ['put', { lead: { name: lead.name, emails: lead.emails, ...assign(rivalStore) } }],
+    ] as const) {
+      const res = await api(t, method, `/v1/leads/${lead.id}`, { key: retailerAdmin, body });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(FORBIDDEN);
+    }
+    expect((await api(t, 'get', `/v1/leads/${lead.id}`, { key: rivalAdmin.key })).status).toBe(404);
+    expect((await t.em().findOneOrFail(Lead, { id: lead.id })).assignee?.id).toBe(r.net.storeNorth.id);
+
+    const moved = await api(t, 'patch', `/v1/leads/${lead.id}`, { key: retailerAdmin, body: { lead: assign(r.net.storeSouth) } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.assignee.id).toBe(r.net.storeSouth.id);
+    // The retailer's own lead goes to the store of any company it sells for.
+    const own = await createLead(t, retailerAdmin, quoteRequest(assign(rivalStore)));
+    expect(own.assignee.id).toBe(rivalStore.id);
+  });
+
   test('nested items: id updates, id + _destroy removes, no id adds', async () => {
     const lead = await createLead(
       t,

@@ -1,7 +1,7 @@
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
-import { forbidden, notFound, Validator } from '../../errors';
+import { notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { reloadAfterWrite } from './lead.reload';
 import { findInScope, isUuid, listPage } from '../../search/list';
@@ -9,12 +9,14 @@ import { compileWhere } from '../../search/where';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import type { LeadActivityInput } from './lead.input';
-import { leadActivitySearch, leadScope, leadSearch, mayDestroyLeads } from './lead.search';
+import { leadActivitySearch, leadScope, leadSearch } from './lead.search';
+import { ACTIVITY_LEAD_ACTION, leadActions } from './lead.permissions';
+import { authorize } from '../../auth/policy';
 import { checkActivityData, checkActivityType, checkFreeFormObject, optionalString } from './lead.rules';
 
 /**
  * Lead activities (SPEC 2.2). Authorization is the parent lead's: show follows its visibility, create
- * and update its update right (everyone who sees it), destroy its destroy right (admins).
+ * and update its update right, destroy its destroy right (`leadActions` through `ACTIVITY_LEAD_ACTION`).
  */
 export class LeadActivityService {
   constructor(private readonly ctx: Context) {}
@@ -32,6 +34,7 @@ export class LeadActivityService {
   }
 
   async create(input: LeadActivityInput): Promise<LeadActivity> {
+    authorize(leadActions, this.caller, ACTIVITY_LEAD_ACTION.create);
     const v = new Validator();
     const leadId = await this.visibleLead(input.leadId, v);
     const type = checkActivityType(input.type, v);
@@ -57,6 +60,7 @@ export class LeadActivityService {
    */
   async update(id: string, input: LeadActivityInput, replace: boolean): Promise<LeadActivity> {
     const activity = await this.get(id);
+    authorize(leadActions, this.caller, ACTIVITY_LEAD_ACTION.update);
     const v = new Validator();
     const leadId = input.leadId !== undefined && input.leadId !== activity.lead.id ? await this.visibleLead(input.leadId, v) : undefined;
     const type = input.type !== undefined ? checkActivityType(input.type, v) : activity.type;
@@ -78,7 +82,7 @@ export class LeadActivityService {
 
   async delete(id: string): Promise<void> {
     await this.get(id);
-    if (!mayDestroyLeads(this.caller)) throw forbidden();
+    authorize(leadActions, this.caller, ACTIVITY_LEAD_ACTION.destroy);
     await transactional(this.ctx.em, (tx) => tx.nativeDelete(LeadActivity, { id }));
   }
 

@@ -1,7 +1,25 @@
 import { allow } from 'graphql-shield';
+import { actionTable, ALL, NONE, READ, type Action } from '../../auth/policy';
 import { isNetworkUser } from '../../graphql/rules';
+import { Role } from '../user/role';
 
-/** Who reaches the lead fields; record scope and write rights are checked in LeadService / LeadActivityService. */
+/** PRODUCT.md section 4: every network user creates leads and updates those it sees; admins destroy them. */
+export const leadActions = actionTable([...READ, 'create', 'update'], {
+  [Role.CompanyAdmin]: ALL,
+  [Role.RetailerAdmin]: ALL,
+  [Role.PlatformOperator]: NONE,
+});
+
+/** SPEC 2.2: an activity action is authorized by this action on its lead. */
+export const ACTIVITY_LEAD_ACTION: Readonly<Record<Action, Action>> = {
+  list: 'list',
+  show: 'show',
+  create: 'update',
+  update: 'update',
+  destroy: 'destroy',
+};
+
+/** Who reaches the lead fields; record scope and `leadActions` are applied in LeadService / LeadActivityService. */
 export const leadPermissions = {
   Query: {
     leads: isNetworkUser,

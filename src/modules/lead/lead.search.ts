@@ -92,8 +92,3 @@ export function leadScope(caller: Caller): Where {
   if (caller.role === Role.RetailerAdmin && caller.retailerId) clauses.push({ owner_retailer_id: caller.retailerId });
   return { _or: clauses };
 }
-
-/** PRODUCT.md section 4: who may destroy a lead (and so its activities) they see. */
-export function mayDestroyLeads(caller: Caller): boolean {
-  return caller.role === Role.CompanyAdmin || caller.role === Role.RetailerAdmin;
-}

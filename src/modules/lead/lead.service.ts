@@ -22,7 +22,9 @@ import { Location } from '../contact/location.entity';
 import { Lead } from './lead.entity';
 import { LeadActivity, type LeadActivityType } from './lead-activity.entity';
 import type { LeadActivityItemInput, LeadEmailInput, LeadInput, LeadLocationInput, LeadPhoneNumberInput } from './lead.input';
-import { assigneeSearch, leadScope, leadSearch, mayDestroyLeads } from './lead.search';
+import { assigneeSearch, leadScope, leadSearch } from './lead.search';
+import { leadActions } from './lead.permissions';
+import { authorize, may } from '../../auth/policy';
 import {
   checkActivityData,
   checkActivityType,
@@ -97,8 +99,9 @@ export class LeadService {
    * concurrent creates of the same person end in one lead.
    */
   async create(input: LeadInput): Promise<Lead> {
+    authorize(leadActions, this.caller, 'create');
     const owner = this.owner();
-    const assignee = await this.assigneeRequest(input);
+    const assignee = await this.assigneeRequest(input, 'company' in owner ? owner.company : null);
     const v = new Validator();
     const name = requiredString(input.name, 'name', v);
     const status = input.status === undefined || input.status === null ? undefined : requiredString(input.status, 'status', v, MAX_STATUS);
@@ -171,9 +174,11 @@ export class LeadService {
    * `status` and `lead_activities` (the timeline) keep PATCH semantics.
    */
   async update(id: string, input: LeadInput, replace: boolean): Promise<Lead> {
-    await this.get(id);
-    const assignee = await this.assigneeRequest(input);
-    if (input.leadActivities?.some((a) => a.id && a._destroy) && !mayDestroyLeads(this.caller)) throw forbidden();
+    const current = await this.get(id);
+    authorize(leadActions, this.caller, 'update');
+    const assignee = await this.assigneeRequest(input, current.ownerCompany?.id ?? null);
+    // SPEC 2.2: removing an activity is destroying it.
+    if (input.leadActivities?.some((a) => a.id && a._destroy) && !may(leadActions, this.caller, 'destroy')) throw forbidden();
 
     await transactional(this.ctx.em, async (tx) => {
       const lead = await tx.findOne(Lead, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -246,7 +251,7 @@ export class LeadService {
   /** PRODUCT.md section 4: company and retailer admins destroy the leads they see. */
   async delete(id: string): Promise<void> {
     const lead = await this.get(id);
-    if (!mayDestroyLeads(this.caller)) throw forbidden();
+    authorize(leadActions, this.caller, 'destroy');
     const locationId = lead.location?.id;
     await transactional(this.ctx.em, async (tx) => {
       await tx.nativeDelete(Lead, { id });
@@ -262,14 +267,17 @@ export class LeadService {
   }
 
   /**
-   * SPEC 4.3 rules 2-3 and PRODUCT.md section 4: an assignee must be a company retailer location the
-   * caller sees (for company users, one of its company); any other type or id is 403.
+   * SPEC 2.1, 4.3 rules 2-3 and PRODUCT.md section 4: an assignee must be a company retailer location the
+   * caller sees and, for a lead a company owns (`ownerCompanyId`), one of that company: a retailer user
+   * sees the stores of every company it sells for, yet never routes one company's lead to another. Any
+   * other type or id is 403.
    */
-  private async assigneeRequest(input: LeadInput): Promise<AssigneeRequest> {
+  private async assigneeRequest(input: LeadInput, ownerCompanyId: string | null): Promise<AssigneeRequest> {
     const typeSent = !isBlank(input.assigneeType);
     if (typeSent && input.assigneeType !== ASSIGNEE_TYPE && input.assigneeId !== null) throw forbidden();
     if (input.assigneeId === undefined || input.assigneeId === null) return input.assigneeId;
-    const cond = compileWhere(assigneeSearch, crlScope(this.caller, 'assignee_'));
+    const scope = crlScope(this.caller, 'assignee_');
+    const cond = compileWhere(assigneeSearch, ownerCompanyId ? { _and: [scope, { assignee_company_id: ownerCompanyId }] } : scope);
     const rows = await this.ctx.em
       .getConnection()
       .execute(`select 1 from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [input.assigneeId, ...cond.bindings] as any[]);
