@@ -14,7 +14,7 @@ import { NullGeocoder } from './geo/geocoder';
 
 export interface App {
   app: Express;
-  /** Stops Apollo; the caller closes the ORM. */
+  /** Stops Apollo and the search backend (its indexer); the caller closes the ORM. */
   stop(): Promise<void>;
 }
 
@@ -31,7 +31,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 /** express with /graphql (Apollo), /v1 (REST facade), /healthz and /readyz; no listen. */
 export async function buildApp(config: Config, orm: MikroORM): Promise<App> {
   const schema = buildSchema();
-  const deps: ContextDeps = { orm, config, search: createSearchBackend(config, orm), geocoder: new NullGeocoder() };
+  const search = createSearchBackend(config, orm);
+  await search.start?.();
+  const deps: ContextDeps = { orm, config, search, geocoder: new NullGeocoder() };
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
 
@@ -58,5 +60,11 @@ export async function buildApp(config: Config, orm: MikroORM): Promise<App> {
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });
-  return { app, stop: () => apollo.stop() };
+  return {
+    app,
+    async stop() {
+      await apollo.stop();
+      await search.stop?.();
+    },
+  };
 }

@@ -1,0 +1,8 @@
+import { productSearch } from '../modules/product/product.search';
+import type { SearchDocument } from './types';
+
+/**
+ * Every search document, for the backends that keep a copy of them (Elasticsearch: one index, outbox
+ * triggers and `leadnet reindex` per document). A resource adds its `<resource>.search.ts` here.
+ */
+export const searchDocuments: SearchDocument[] = [productSearch];

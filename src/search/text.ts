@@ -1,0 +1,69 @@
+import type { SearchDocument, Sql } from './types';
+
+/** Words of at least this many characters may carry one typo (PRODUCT.md section 6). */
+export const FUZZY_MIN_LENGTH = 4;
+/** Longer words are matched without typo tolerance (the pattern would only grow). */
+export const FUZZY_MAX_LENGTH = 64;
+
+/**
+ * The words of `q`, lower-cased, without surrounding punctuation and duplicates; `*`, blank or
+ * punctuation only mean no text condition.
+ */
+export function queryWords(q: string | null | undefined): string[] {
+  if (typeof q !== 'string' || q.trim() === '*') return [];
+  const words = q
+    .toLowerCase()
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .split(/[\s,;]+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter(Boolean);
+  return [...new Set(words)];
+}
+
+/**
+ * The document's `text` fields as one accent- and case-folded string. Built with `||` (immutable),
+ * not `concat_ws` (stable), so that a resource can store it in a generated column (`textSql`, see
+ * products in `Migration20261122013000_search`) or index the expression itself.
+ */
+export function textExpression(doc: SearchDocument): string | null {
+  const fields = Object.values(doc.fields).filter((f) => f.text);
+  if (!fields.length) return null;
+  const parts = fields.map((f) => (f.array ? `coalesce(array_to_string(${f.sql}, ' '), '')` : `coalesce(${f.sql}::text, '')`));
+  return `leadnet_search_text(${parts.join(" || ' ' || ")})`;
+}
+
+/** What `q` reads: the stored text when the document has one, else the folded fields. */
+export function searchText(doc: SearchDocument): string | null {
+  return doc.textSql ?? textExpression(doc);
+}
+
+/**
+ * Every word must start a word of the text (accent- and case-insensitive), with one typo allowed on
+ * words of FUZZY_MIN_LENGTH+ characters: `leadnet_word_pattern` turns each word into a regular
+ * expression, which the trigram index on the text expression can serve.
+ */
+export function textCondition(doc: SearchDocument, words: string[]): Sql {
+  if (!words.length) return { sql: 'true', bindings: [] };
+  const text = searchText(doc);
+  if (!text) return { sql: 'false', bindings: [] };
+  return {
+    sql: words.map(() => `${text} ~ leadnet_word_pattern(?, 'fuzzy')`).join(' and '),
+    bindings: words,
+  };
+}
+
+/**
+ * Relevance of a matching row: per word 4 when it is a whole word of the text, plus 2 when it starts
+ * one exactly; a word matched only through a typo adds nothing. So exact matches rank above fuzzy
+ * ones, whole words above prefixes.
+ */
+export function relevance(doc: SearchDocument, words: string[]): Sql {
+  const text = searchText(doc);
+  if (!words.length || !text) return { sql: '0', bindings: [] };
+  return {
+    sql: words
+      .map(() => `(case when ${text} ~ leadnet_word_pattern(?, 'word') then 6 when ${text} ~ leadnet_word_pattern(?, 'prefix') then 2 else 0 end)`)
+      .join(' + '),
+    bindings: words.flatMap((w) => [w, w]),
+  };
+}
