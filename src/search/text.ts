@@ -6,17 +6,13 @@ export const FUZZY_MIN_LENGTH = 4;
 export const FUZZY_MAX_LENGTH = 64;
 
 /**
- * The words of `q`, lower-cased, without surrounding punctuation and duplicates; `*`, blank or
+ * The words of `q`: maximal runs of letters and digits (so `anv-2` is `anv` and `2`, as Elasticsearch's
+ * tokenizer in `elasticsearch/mapping.ts` splits it), lower-cased, without duplicates. `*`, blank or
  * punctuation only mean no text condition.
  */
 export function queryWords(q: string | null | undefined): string[] {
   if (typeof q !== 'string' || q.trim() === '*') return [];
-  const words = q
-    .toLowerCase()
-    .replace(/[\u0000-\u001f\u007f]/g, ' ')
-    .split(/[\s,;]+/)
-    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
-    .filter(Boolean);
+  const words = q.toLowerCase().split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
   return [...new Set(words)];
 }
 

@@ -49,7 +49,7 @@ export function indexDefinition(doc: SearchDocument): { settings: estypes.Indice
       number_of_shards: 1,
       max_result_window: MAX_RESULT_WINDOW,
       analysis: {
-        tokenizer: { leadnet_words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' } },
+        tokenizer: { leadnet_words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}\\p{M}]+' } },
         filter: { leadnet_edge: { type: 'edge_ngram', min_gram: 1, max_gram: MAX_PREFIX_LENGTH } },
         analyzer: {
           leadnet_folded: { type: 'custom', tokenizer: 'leadnet_words', filter: ['lowercase', 'asciifolding'] },
