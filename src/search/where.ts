@@ -29,14 +29,14 @@ export const FALSE: Condition = { kind: 'const', value: false };
 const isConst = (c: Condition, value: boolean) => c.kind === 'const' && c.value === value;
 
 export function and(parts: Condition[]): Condition {
-  const kept = parts.filter((p) => !isConst(p, true));
+  const kept = parts.flatMap((p) => (p.kind === 'and' ? p.parts : [p])).filter((p) => !isConst(p, true));
   if (kept.some((p) => isConst(p, false))) return FALSE;
   if (kept.length === 0) return TRUE;
   return kept.length === 1 ? kept[0] : { kind: 'and', parts: kept };
 }
 
 export function or(parts: Condition[]): Condition {
-  const kept = parts.filter((p) => !isConst(p, false));
+  const kept = parts.flatMap((p) => (p.kind === 'or' ? p.parts : [p])).filter((p) => !isConst(p, false));
   if (kept.some((p) => isConst(p, true))) return TRUE;
   if (kept.length === 0) return FALSE;
   return kept.length === 1 ? kept[0] : { kind: 'or', parts: kept };

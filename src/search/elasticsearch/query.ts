@@ -3,7 +3,7 @@ import { badRequest } from '../../errors';
 import { normalizeAggs, normalizeOrder, type AggRequest } from '../options';
 import { bucketKey } from '../postgres';
 import { queryWords, FUZZY_MIN_LENGTH } from '../text';
-import { fieldOf, parseWhere, type Condition } from '../where';
+import { and, fieldOf, parseWhere, type Condition } from '../where';
 import type { AggResult, SearchDocument, SearchRequest, SearchResult } from '../types';
 import { CREATED_AT_FIELD, ID_FIELD, MAX_PREFIX_LENGTH, PREFIX_FIELD, TEXT_FIELD } from './mapping';
 
@@ -122,9 +122,7 @@ export function searchBody(doc: SearchDocument, req: SearchRequest): { body: est
   const aggregations: Record<string, estypes.AggregationsAggregationContainer> = {};
   aggs.forEach((agg, i) => {
     if (!fieldOf(doc, agg.field)) return;
-    const filter = conditionToQuery(
-      { kind: 'and', parts: [parseWhere(doc, req.where, agg.field), parseWhere(doc, agg.where)] },
-    );
+    const filter = conditionToQuery(and([parseWhere(doc, req.where, agg.field), parseWhere(doc, agg.where)]));
     aggregations[aggName(i)] = {
       filter,
       aggs: {
