@@ -8,7 +8,7 @@ export interface ReindexOptions {
   /** Records per bulk request. */
   batchSize?: number;
   onStart?(total: number): void;
-  onProgress?(done: number): void;
+  onProgress?(done: number): void | Promise<void>;
 }
 
 export interface ReindexResult {
@@ -59,7 +59,7 @@ export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM
       );
       await backend.bulk([...sources.keys()].filter((id) => !still.has(id)).map((id) => ({ delete: { _index: index, _id: id } })));
       done += ids.length;
-      options.onProgress?.(done);
+      await options.onProgress?.(done);
     }
 
     // null puts the setting back to its default.
