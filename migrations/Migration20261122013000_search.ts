@@ -11,30 +11,33 @@ export class Migration20261122013000_search extends Migration {
     // The regular expression one query word must match in a folded text (see src/search/text.ts):
     // 'word' a whole word, 'prefix' the start of a word, 'fuzzy' the start of a word with at most one
     // typo (substitution, deletion, insertion or transposition) when the word has 4 to 64 characters.
-    // Immutable, so a bound word folds into a constant pattern the trigram index can use.
+    // The fuzzy form is a trie, (?:w1(?:w2(...)|<one edit at 2>)|<one edit at 1>), so that the regex
+    // engine rejects most words at their first letter. Immutable: a bound word folds into a constant
+    // pattern at plan time, which the trigram index can use.
     this.addSql(String.raw`create or replace function leadnet_word_pattern(word text, mode text) returns text
       language plpgsql immutable strict parallel safe as $$
       declare
         w text := leadnet_search_text(word);
         n int := char_length(w);
         one constant text := '[[:alnum:]]';
-        alts text[] := array[leadnet_regex_escape(w)];
+        tail text := '';
       begin
         if mode = 'word' then
           return '(^|[^[:alnum:]])' || leadnet_regex_escape(w) || '($|[^[:alnum:]])';
         end if;
-        if mode = 'fuzzy' and n between 4 and 64 then
-          for i in 1..n loop
-            alts := alts
-              || (leadnet_regex_escape(left(w, i - 1)) || one || leadnet_regex_escape(substr(w, i + 1)))
-              || leadnet_regex_escape(left(w, i - 1) || substr(w, i + 1))
-              || (leadnet_regex_escape(left(w, i - 1)) || one || leadnet_regex_escape(substr(w, i)));
-            if i < n then
-              alts := alts || leadnet_regex_escape(left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2));
-            end if;
-          end loop;
+        if mode <> 'fuzzy' or n not between 4 and 64 then
+          return '(^|[^[:alnum:]])' || leadnet_regex_escape(w);
         end if;
-        return '(^|[^[:alnum:]])(' || array_to_string(alts, '|') || ')';
+        -- tail: the rest of the word from position i on, with at most one edit.
+        for i in reverse n..1 loop
+          tail := '(?:' || leadnet_regex_escape(substr(w, i, 1)) || tail
+            || '|' || one || leadnet_regex_escape(substr(w, i + 1))
+            || '|' || leadnet_regex_escape(substr(w, i + 1))
+            || '|' || one || leadnet_regex_escape(substr(w, i))
+            || case when i < n then '|' || leadnet_regex_escape(substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)) else '' end
+            || ')';
+        end loop;
+        return '(^|[^[:alnum:]])' || tail;
       end $$;`);
 
     // The products' q text (src/search/text.ts `textExpression` of product.search.ts), folded once on

@@ -61,7 +61,8 @@ export function normalizeAggs(aggs: Aggs | null | undefined | unknown): AggReque
   const entries: Array<[string, unknown]> = [];
   const add = (item: unknown) => {
     if (typeof item === 'string') entries.push([item, {}]);
-    else if (isObject(item)) entries.push(...Object.entries(item));
+    // `opts[aggs][]=status&opts[aggs][city][limit]=5` arrives as {0: 'status', city: {limit: '5'}}.
+    else if (isObject(item)) for (const [k, v] of Object.entries(item)) entries.push(/^\d+$/.test(k) && typeof v === 'string' ? [v, {}] : [k, v]);
     else throw badRequest('opts[aggs] must name fields');
   };
   if (Array.isArray(aggs)) aggs.forEach(add);

@@ -67,6 +67,7 @@ describe('aggs', () => {
     expect(normalizeAggs([{ status: { limit: 3 } }])[0].limit).toBe(3);
     expect(normalizeAggs({ status: { limit: null, order: { _term: 'desc' } } })[0]).toMatchObject({ limit: 1000, orderByKey: true, direction: 'desc' });
     expect(normalizeAggs(null)).toEqual([]);
+    expect(normalizeAggs({ 0: 'status', city: { limit: '5' } }).map((a) => [a.field, a.limit])).toEqual([['status', 1000], ['city', 5]]);
   });
 
   test('limits are capped; min_doc_count 0 counts as 1', () => {
