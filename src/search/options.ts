@@ -97,3 +97,11 @@ const MAX_AGG_LIMIT = 10000;
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** Bucket keys keep the field's type; dates are ISO 8601 in UTC. */
+export function bucketKey(type: string | undefined, key: unknown): string | number | boolean {
+  if (type === 'date') return new Date(String(key)).toISOString();
+  if (type === 'number') return Number(key);
+  if (type === 'boolean') return key === true || key === 'true';
+  return String(key);
+}

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest } from '../errors';
 import { compileWhere, fieldOf } from './where';
-import { normalizeAggs, normalizeOrder, type AggRequest } from './options';
+import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from './options';
 import { queryWords, relevance, textCondition } from './text';
 import type { AggResult, SearchBackend, SearchDocument, SearchRequest, SearchResult, Sql } from './types';
 
@@ -128,12 +128,4 @@ function facetResults(doc: SearchDocument, aggs: AggRequest[], rows: any[]): Rec
     };
   });
   return result;
-}
-
-/** Bucket keys keep the field's type; dates are ISO 8601 in UTC. */
-export function bucketKey(type: string | undefined, key: unknown): string | number | boolean {
-  if (type === 'date') return new Date(String(key)).toISOString();
-  if (type === 'number') return Number(key);
-  if (type === 'boolean') return key === true || key === 'true';
-  return String(key);
 }

@@ -4,7 +4,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { badRequest } from '../../errors';
 import { logger } from '../../logger';
 import type { SearchBackend, SearchDocument, SearchRequest, SearchResult } from '../types';
-import { buildDocuments, type Execute, type Source } from './documents';
+import { buildDocuments, type Execute } from './documents';
 import { OutboxIndexer, type IndexerOptions } from './indexer';
 import { MAX_RESULT_WINDOW, indexDefinition } from './mapping';
 import { SEARCH_LOCK, enqueueAll, syncTriggers } from './outbox';
@@ -158,4 +158,3 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   }
 }
 
-export type { Source };

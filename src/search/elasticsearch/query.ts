@@ -1,7 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { badRequest } from '../../errors';
-import { normalizeAggs, normalizeOrder, type AggRequest } from '../options';
-import { bucketKey } from '../postgres';
+import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from '../options';
 import { queryWords, FUZZY_MIN_LENGTH } from '../text';
 import { and, fieldOf, parseWhere, type Condition } from '../where';
 import type { AggResult, SearchDocument, SearchRequest, SearchResult } from '../types';
