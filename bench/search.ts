@@ -103,7 +103,7 @@ async function seed(em: EntityManager, url: string): Promise<{ companyKey: strin
        from g join c on c.n = g.company_n, w`,
     [WORDS, CATEGORIES, PRODUCTS],
   );
-  await pg.query('analyze');
+  await pg.query('vacuum analyze');
   await pg.end();
 
   const company = (await em.findOne(Company, { name: 'Company 1' }))!;

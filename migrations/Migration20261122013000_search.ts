@@ -43,7 +43,9 @@ export class Migration20261122013000_search extends Migration {
     // The products' q text (src/search/text.ts `textExpression` of product.search.ts), folded once on
     // write instead of on every row of every search, with a trigram index for the word patterns.
     this.addSql(`alter table "products" add column "search_text" text generated always as (leadnet_search_text(coalesce("sku"::text, '') || ' ' || coalesce("name"::text, '') || ' ' || coalesce("category"::text, '') || ' ' || coalesce("external_id"::text, ''))) stored;`);
-    this.addSql(`create index "products_search_text_trgm_index" on "products" using gin ("search_text" gin_trgm_ops);`);
+    // fastupdate off: without it rows written in bulk wait in the index's pending list, which every
+    // search scans linearly until a vacuum merges it.
+    this.addSql(`create index "products_search_text_trgm_index" on "products" using gin ("search_text" gin_trgm_ops) with (fastupdate = off);`);
     // The default order (created_at desc, id), within a company's scope and across all products.
     this.addSql(`create index "products_company_id_created_at_index" on "products" ("company_id", "created_at" desc, "id");`);
     this.addSql(`create index "products_created_at_index" on "products" ("created_at" desc, "id");`);
