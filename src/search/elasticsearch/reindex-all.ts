@@ -28,7 +28,6 @@ export async function reindexWithProgress(
       onStart: (total) => bar.start(total, 0),
       onProgress: (done) => bar.update(done),
     }).finally(() => bar.stop());
-    (options.stream ?? process.stderr).write(`${doc!.name}: ${result.documents} documents in ${result.index}${result.previous.length ? `, replacing ${result.previous.join(', ')}` : ''}\n`);
     results.push(result);
   }
   return results;
