@@ -71,17 +71,15 @@ function orderBy(doc: SearchDocument, req: SearchRequest, words: string[]): Sql 
   for (const [field, direction] of pairs) {
     if (field === '_score') {
       const score = relevance(doc, words);
-      if (words.length) parts.push({ sql: `${score.sql} ${direction}`, bindings: score.bindings });
+      if (score) parts.push({ sql: `${score.sql} ${direction}`, bindings: score.bindings });
       continue;
     }
     const f = fieldOf(doc, field);
     if (!f || f.array) throw badRequest(`Unknown order field: ${field}`);
     parts.push({ sql: `${f.sql} ${direction} nulls last`, bindings: [] });
   }
-  if (!pairs.length && words.length) {
-    const score = relevance(doc, words);
-    parts.push({ sql: `${score.sql} desc`, bindings: score.bindings });
-  }
+  const score = pairs.length ? null : relevance(doc, words);
+  if (score) parts.push({ sql: `${score.sql} desc`, bindings: score.bindings });
   parts.push({ sql: `${doc.alias}.created_at desc`, bindings: [] }, { sql: `${doc.alias}.id asc`, bindings: [] });
   return { sql: parts.map((p) => p.sql).join(', '), bindings: parts.flatMap((p) => p.bindings) };
 }

@@ -51,11 +51,11 @@ export function textCondition(doc: SearchDocument, words: string[]): Sql {
 /**
  * Relevance of a matching row: per word 4 when it is a whole word of the text, plus 2 when it starts
  * one exactly; a word matched only through a typo adds nothing. So exact matches rank above fuzzy
- * ones, whole words above prefixes.
+ * ones, whole words above prefixes. Null without words or text fields (nothing to rank).
  */
-export function relevance(doc: SearchDocument, words: string[]): Sql {
+export function relevance(doc: SearchDocument, words: string[]): Sql | null {
   const text = searchText(doc);
-  if (!words.length || !text) return { sql: '0', bindings: [] };
+  if (!words.length || !text) return null;
   return {
     sql: words
       .map(() => `(case when ${text} ~ leadnet_word_pattern(?, 'word') then 6 when ${text} ~ leadnet_word_pattern(?, 'prefix') then 2 else 0 end)`)

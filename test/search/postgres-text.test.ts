@@ -53,6 +53,17 @@ describe('leadnet_word_pattern', () => {
   });
 });
 
+test('q on a document without text fields matches nothing, whatever the order', async () => {
+  const noText = { ...productSearch, textSql: undefined, fields: { id: productSearch.fields.id, created_at: productSearch.fields.created_at } };
+  for (const order of [null, { _score: 'desc' as const }]) {
+    const plan = planSearch(noText, { q: 'anvil', order, aggs: ['id'], page: 1, perPage: 5, scope: {} });
+    for (const statement of [plan.page, plan.count, plan.facets!]) {
+      expect(await t.em().getConnection().execute(statement.sql, statement.bindings as any[])).toBeDefined();
+    }
+    expect((await t.em().getConnection().execute(plan.count.sql, plan.count.bindings as any[]))[0].total).toBe(0);
+  }
+});
+
 describe("the products' stored search text", () => {
   test('equals the text expression of product.search.ts for every product', async () => {
     const em = t.em();
