@@ -191,6 +191,14 @@ describe('search', () => {
     expect(result).toEqual({ ids: ['x'], total: 11, aggs: { category: { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [{ key: 'Tools', doc_count: 11 }] } } });
   });
 
+  test('a document with no index (not in src/search/documents.ts) is searched in PostgreSQL', async () => {
+    const calls = es.requests.length;
+    const unregistered = { ...productSearch, name: 'unregistered_products' };
+    const result = await backend.search(unregistered, { q: 'old anvil', page: 1, perPage: 10, scope: { company_id: acme.id } });
+    expect(result.total).toBe(1);
+    expect(es.requests.length).toBe(calls);
+  });
+
   test('a page beyond the result window: empty past the end, 400 before it', async () => {
     es.searchResponse = () => ({ hits: { total: { value: 3, relation: 'eq' }, hits: [] } });
     const past = await backend.search(productSearch, { page: 5000, perPage: 500, scope: {} });

@@ -9,6 +9,7 @@ import { OutboxIndexer, type IndexerOptions } from './indexer';
 import { MAX_RESULT_WINDOW, indexDefinition } from './mapping';
 import { SEARCH_LOCK, enqueueAll, syncTriggers } from './outbox';
 import { searchBody, searchResult } from './query';
+import { PostgresSearchBackend } from '../postgres';
 
 export interface ElasticsearchOptions {
   /** Prefix of every alias and index name, e.g. `leadnet_` -> alias `leadnet_products`. */
@@ -26,6 +27,9 @@ export class ElasticsearchError extends Error {}
  */
 export class ElasticsearchSearchBackend implements SearchBackend {
   readonly indexer: OutboxIndexer;
+  /** Documents not in `documents` have no index: PostgreSQL searches them. */
+  private readonly fallback: PostgresSearchBackend;
+  private readonly warned = new Set<string>();
 
   constructor(
     readonly client: Client,
@@ -34,6 +38,7 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     readonly options: ElasticsearchOptions,
   ) {
     this.indexer = new OutboxIndexer(orm, this, options.indexer);
+    this.fallback = new PostgresSearchBackend(() => orm.em as EntityManager);
   }
 
   /** Statements on the shared pool, outside any transaction. */
@@ -48,6 +53,11 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   }
 
   async search(doc: SearchDocument, req: SearchRequest): Promise<SearchResult> {
+    if (!this.document(doc.name)) {
+      if (!this.warned.has(doc.name)) logger.warn({ document: doc.name }, 'search document not in src/search/documents.ts: searched in PostgreSQL');
+      this.warned.add(doc.name);
+      return this.fallback.search(doc, req);
+    }
     const { body, aggs } = searchBody(doc, req);
     const index = this.alias(doc);
     const from = body.from ?? 0;
