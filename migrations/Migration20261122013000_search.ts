@@ -10,7 +10,8 @@ export class Migration20261122013000_search extends Migration {
   async up(): Promise<void> {
     // The regular expression one query word must match in a folded text (see src/search/text.ts):
     // 'word' a whole word, 'prefix' the start of a word, 'fuzzy' the start of a word with at most one
-    // typo (substitution, deletion, insertion or transposition) when the word has 4 to 64 characters.
+    // typo (substitution, deletion, insertion or transposition) when the word is 4 to 64 letters (no
+    // digits: numbers, codes and phone numbers are never matched loosely).
     // The fuzzy form is a trie, (?:w1(?:w2(...)|<one edit at 2>)|<one edit at 1>), so that the regex
     // engine rejects most words at their first letter. Immutable: a bound word folds into a constant
     // pattern at plan time, which the trigram index can use.
@@ -25,7 +26,7 @@ export class Migration20261122013000_search extends Migration {
         if mode = 'word' then
           return '(^|[^[:alnum:]])' || leadnet_regex_escape(w) || '($|[^[:alnum:]])';
         end if;
-        if mode <> 'fuzzy' or n not between 4 and 64 then
+        if mode <> 'fuzzy' or n not between 4 and 64 or w ~ '[^[:alpha:]]' then
           return '(^|[^[:alnum:]])' || leadnet_regex_escape(w);
         end if;
         -- tail: the rest of the word from position i on, with at most one edit.

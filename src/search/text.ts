@@ -1,7 +1,10 @@
 import type { SearchDocument, Sql } from './types';
 
-/** Words of at least this many characters may carry one typo (PRODUCT.md section 6). */
+/** Words of at least this many letters may carry one typo (PRODUCT.md section 6). */
 export const FUZZY_MIN_LENGTH = 4;
+
+/** Only words made of letters take a typo: `shopper12`, `15035550181` or `2026` must match as typed. */
+export const isFuzzyCandidate = (word: string): boolean => /^[\p{L}\p{M}]+$/u.test(word);
 /** Longer words are matched without typo tolerance (the pattern would only grow). */
 export const FUZZY_MAX_LENGTH = 64;
 
@@ -35,7 +38,7 @@ export function searchText(doc: SearchDocument): string | null {
 
 /**
  * Every word must start a word of the text (accent- and case-insensitive), with one typo allowed on
- * words of FUZZY_MIN_LENGTH+ characters: `leadnet_word_pattern` turns each word into a regular
+ * words of FUZZY_MIN_LENGTH+ letters (no digits): `leadnet_word_pattern` turns each word into a regular
  * expression, which the trigram index on the text expression can serve.
  */
 export function textCondition(doc: SearchDocument, words: string[]): Sql {

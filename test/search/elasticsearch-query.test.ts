@@ -115,6 +115,11 @@ describe('search body', () => {
     expect(b.sort).toEqual([{ _score: { order: 'desc' } }, { leadnet_created_at: { order: 'desc' } }, { leadnet_id: { order: 'asc' } }]);
   });
 
+  test('words with digits take no typo', () => {
+    const must = (body({ q: 'shopper12 2026 anvil' }).query as any).bool.must;
+    expect(must.map((m: any) => m.constant_score.filter.match.leadnet_q_prefix.fuzziness)).toEqual([0, 0, 'AUTO:4,1000']);
+  });
+
   test('q of * or punctuation only is no text condition', () => {
     expect(body({ q: '*' }).query).toEqual({ bool: { filter: [{ match_all: {} }] } });
     expect(body({ q: ' -- ' }).query).toEqual({ bool: { filter: [{ match_all: {} }] } });

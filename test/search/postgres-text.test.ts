@@ -40,6 +40,11 @@ describe('leadnet_word_pattern', () => {
     ['50% off', '50', 'word', true],
     ['o\'brien', 'brien', 'word', true],
     ['under_score', 'score', 'word', true],
+    ['order 12345', '12346', 'fuzzy', false],
+    ['order 12345', '1234', 'fuzzy', true],
+    ['shopper12 x', 'shopper13', 'fuzzy', false],
+    ['shopper12 x', 'shoper12', 'fuzzy', false],
+    ['Bräune', 'braunr', 'fuzzy', true],
   ])('%p ~ %p (%s): %p', async (text, word, mode, expected) => {
     const row = await one('select leadnet_search_text(?) ~ leadnet_word_pattern(?, ?) as hit', [text, word, mode]);
     expect(row.hit).toBe(expected);

@@ -1,7 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { badRequest } from '../../errors';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from '../options';
-import { queryWords, FUZZY_MIN_LENGTH } from '../text';
+import { isFuzzyCandidate, queryWords, FUZZY_MIN_LENGTH } from '../text';
 import { and, fieldOf, parseWhere, type Condition } from '../where';
 import type { AggResult, SearchDocument, SearchRequest, SearchResult } from '../types';
 import { CREATED_AT_FIELD, ID_FIELD, MAX_PREFIX_LENGTH, PREFIX_FIELD, TEXT_FIELD } from './mapping';
@@ -52,14 +52,18 @@ export function likeToWildcard(pattern: string): string {
 }
 
 /**
- * One word of `q`: it must start a word of the text, with one typo allowed from FUZZY_MIN_LENGTH
- * characters on (`AUTO:4,...`). Constant scores mirror PostgreSQL's `relevance`: +2 when it starts a
+ * One word of `q`: it must start a word of the text, with one typo allowed on words of letters from
+ * FUZZY_MIN_LENGTH letters on (`AUTO:4,...`); words with digits match as typed. Constant scores mirror PostgreSQL's `relevance`: +2 when it starts a
  * word exactly, +4 more when it is a whole word, so exact matches rank above fuzzy ones.
  */
 function wordClauses(word: string): { must: Query; should: Query[] } {
   const fuzzy: Query = {
     constant_score: {
-      filter: { match: { [PREFIX_FIELD]: { query: word, operator: 'and', fuzziness: `AUTO:${FUZZY_MIN_LENGTH},1000`, prefix_length: 0, max_expansions: 200 } } },
+      filter: {
+        match: {
+          [PREFIX_FIELD]: { query: word, operator: 'and', fuzziness: isFuzzyCandidate(word) ? `AUTO:${FUZZY_MIN_LENGTH},1000` : 0, prefix_length: 0, max_expansions: 200 },
+        },
+      },
       boost: 1,
     },
   };
