@@ -15,7 +15,7 @@ import { NullGeocoder } from './geo/geocoder';
 
 export interface App {
   app: Express;
-  /** Stops Apollo; the caller closes the ORM. */
+  /** Stops Apollo and the search backend (its indexer); the caller closes the ORM. */
   stop(): Promise<void>;
 }
 
@@ -35,7 +35,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
  */
 export async function buildApp(config: Config, orm: MikroORM, overrides: Partial<Pick<ContextDeps, 'geocoder'>> = {}): Promise<App> {
   const schema = buildSchema();
-  const deps: ContextDeps = { orm, config, search: createSearchBackend(config, orm), geocoder: new NullGeocoder() };
+  const search = createSearchBackend(config, orm);
+  await search.start?.();
+  const deps: ContextDeps = { orm, config, search, geocoder: new NullGeocoder() };
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
   Object.assign(deps, overrides);
@@ -63,5 +65,11 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });
-  return { app, stop: () => apollo.stop() };
+  return {
+    app,
+    async stop() {
+      await apollo.stop();
+      await search.stop?.();
+    },
+  };
 }

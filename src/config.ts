@@ -15,6 +15,8 @@ const schema = z.object({
   SEED_DEMO: bool.default(true),
   SEARCH_BACKEND: z.enum(['postgres', 'elasticsearch']).default('postgres'),
   ELASTICSEARCH_URL: z.string().url().optional(),
+  ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/).default('leadnet_'),
+  SEARCH_INDEXER: bool.default(true),
 });
 
 export interface Config {
@@ -29,6 +31,10 @@ export interface Config {
   seedDemo: boolean;
   searchBackend: 'postgres' | 'elasticsearch';
   elasticsearchUrl?: string;
+  /** Prefix of the Elasticsearch aliases and indexes (`leadnet_products`...). */
+  elasticsearchIndexPrefix: string;
+  /** With Elasticsearch: drain the search outbox in this process (off when a standalone indexer runs). */
+  searchIndexer: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -55,6 +61,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SEED_DEMO,
     searchBackend: e.SEARCH_BACKEND,
     elasticsearchUrl: e.ELASTICSEARCH_URL,
+    elasticsearchIndexPrefix: e.ELASTICSEARCH_INDEX_PREFIX,
+    searchIndexer: e.SEARCH_INDEXER,
   };
 }
 

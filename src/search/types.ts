@@ -17,6 +17,17 @@ export interface SearchField {
 }
 
 /**
+ * A table whose row changes alter documents (Elasticsearch outbox triggers). `ids` is SQL selecting
+ * the ids of the documents a changed row affects, with the row (old or new) as `$1`, e.g.
+ * `select ($1).id` for the root table, `select ($1).lead_id` for a child table, or
+ * `select l.id from leads l where l.assignee_id = ($1).id` for a table the document joins.
+ */
+export interface SearchSource {
+  table: string;
+  ids: string;
+}
+
+/**
  * What a resource indexes: its fields (by their REST/snake_case names) and how to read them in SQL.
  * Each resource declares its document in its own folder (`<resource>.search.ts`).
  */
@@ -28,6 +39,16 @@ export interface SearchDocument {
   /** The root alias used in `from`, e.g. `p`. */
   alias: string;
   fields: Record<string, SearchField>;
+  /**
+   * PostgreSQL: a stored copy of `textExpression(doc)` (a generated column, e.g. `p.search_text`) that
+   * `q` reads instead of folding the text fields on every row; index it with `gin_trgm_ops`.
+   */
+  textSql?: string;
+  /**
+   * Tables feeding the document, for backends that keep a copy (Elasticsearch). Default: the root
+   * table of `from`, one document per row.
+   */
+  sources?: SearchSource[];
 }
 
 export type WhereValue = unknown;
@@ -79,6 +100,16 @@ export interface SearchResult {
 /** One search backend (PostgreSQL by default, Elasticsearch by configuration). */
 export interface SearchBackend {
   search(doc: SearchDocument, request: SearchRequest): Promise<SearchResult>;
+  /**
+   * Brings the documents of these records up to date from PostgreSQL (a record that no longer exists
+   * is removed). A no-op for a backend that reads the tables themselves.
+   */
+  index(doc: SearchDocument, ids: string[]): Promise<void>;
+  /** Removes these records' documents. */
+  remove(doc: SearchDocument, ids: string[]): Promise<void>;
+  /** Called once when the app starts (create indexes, start an indexer) and when it stops. */
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
 }
 
 export const MAX_PER_PAGE = 500;

@@ -4,3 +4,4 @@ export * as keys from './keys';
 export * as migrate from './migrate';
 export * as seedDemo from './seed-demo';
 export * as users from './users';
+export * as reindex from './reindex';

@@ -10,6 +10,16 @@ const scope = crlScopeFields('crl');
  */
 export const crlSearch: SearchDocument = {
   name: 'company_retailer_locations',
+  sources: [
+    { table: 'company_retailer_locations', ids: 'select ($1).id' },
+    { table: 'company_retailers', ids: 'select x.id from company_retailer_locations x where x.company_retailer_id = ($1).id' },
+    { table: 'retailer_locations', ids: 'select x.id from company_retailer_locations x where x.retailer_location_id = ($1).id' },
+    { table: 'companies', ids: 'select x.id from company_retailer_locations x where x.company_id = ($1).id' },
+    { table: 'retailers', ids: 'select x.id from company_retailer_locations x join company_retailers cr on cr.id = x.company_retailer_id where cr.retailer_id = ($1).id' },
+    { table: 'territories', ids: 'select x.id from company_retailer_locations x join company_retailers cr on cr.id = x.company_retailer_id where x.territory_id = ($1).id or cr.territory_id = ($1).id' },
+    { table: 'company_store_types', ids: 'select x.id from company_retailer_locations x where x.company_store_type_id = ($1).id' },
+    { table: 'locations', ids: 'select x.id from company_retailer_locations x left join retailer_locations rl on rl.id = x.retailer_location_id where x.physical_address_id = ($1).id or rl.physical_address_id = ($1).id' },
+  ],
   from: `company_retailer_locations crl ${scope.joins}
     join companies co on co.id = crl.company_id
     left join retailers r on r.id = crl_cr.retailer_id

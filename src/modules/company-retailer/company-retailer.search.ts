@@ -11,6 +11,16 @@ const underIt = (sql: string, extraJoin = '') =>
 /** What a company retailer list can search, filter, order and aggregate on. */
 export const companyRetailerSearch: SearchDocument = {
   name: 'company_retailers',
+  sources: [
+    { table: 'company_retailers', ids: 'select ($1).id' },
+    { table: 'companies', ids: 'select cr.id from company_retailers cr where cr.company_id = ($1).id' },
+    { table: 'retailers', ids: 'select cr.id from company_retailers cr where cr.retailer_id = ($1).id' },
+    { table: 'territories', ids: 'select cr.id from company_retailers cr where cr.territory_id = ($1).id or cr.id in (select x.company_retailer_id from company_retailer_locations x where x.territory_id = ($1).id)' },
+    { table: 'locations', ids: 'select cr.id from company_retailers cr where cr.physical_address_id = ($1).id' },
+    { table: 'company_retailer_locations', ids: 'select ($1).company_retailer_id' },
+    { table: 'company_store_types', ids: 'select x.company_retailer_id from company_retailer_locations x where x.company_store_type_id = ($1).id' },
+    { table: 'retailer_locations', ids: 'select x.company_retailer_id from company_retailer_locations x where x.retailer_location_id = ($1).id' },
+  ],
   from: `company_retailers cr
     join companies co on co.id = cr.company_id
     join retailers r on r.id = cr.retailer_id

@@ -20,6 +20,16 @@ const OWNER_FIELDS: Record<string, SearchField> = {
 /** What a lead list can search, filter, order and aggregate on. */
 export const leadSearch: SearchDocument = {
   name: 'leads',
+  sources: [
+    { table: 'leads', ids: 'select ($1).id' },
+    { table: 'emails', ids: 'select ($1).lead_id where ($1).lead_id is not null' },
+    { table: 'phone_numbers', ids: 'select ($1).lead_id where ($1).lead_id is not null' },
+    { table: 'lead_activities', ids: 'select ($1).lead_id' },
+    { table: 'locations', ids: 'select l.id from leads l where l.location_id = ($1).id' },
+    { table: 'company_retailer_locations', ids: 'select l.id from leads l where l.assignee_id = ($1).id' },
+    { table: 'company_retailers', ids: 'select l.id from leads l join company_retailer_locations a on a.id = l.assignee_id where a.company_retailer_id = ($1).id' },
+    { table: 'retailer_locations', ids: 'select l.id from leads l join company_retailer_locations a on a.id = l.assignee_id where a.retailer_location_id = ($1).id' },
+  ],
   from: `leads l ${ASSIGNEE_JOIN} left join locations loc on loc.id = l.location_id`,
   alias: 'l',
   fields: {
@@ -56,6 +66,13 @@ export const leadSearch: SearchDocument = {
 /** What a lead activity list can search, filter, order and aggregate on; scoped through its lead. */
 export const leadActivitySearch: SearchDocument = {
   name: 'lead_activities',
+  sources: [
+    { table: 'lead_activities', ids: 'select ($1).id' },
+    { table: 'leads', ids: 'select la.id from lead_activities la where la.lead_id = ($1).id' },
+    { table: 'company_retailer_locations', ids: 'select la.id from lead_activities la join leads l on l.id = la.lead_id where l.assignee_id = ($1).id' },
+    { table: 'company_retailers', ids: 'select la.id from lead_activities la join leads l on l.id = la.lead_id join company_retailer_locations a on a.id = l.assignee_id where a.company_retailer_id = ($1).id' },
+    { table: 'retailer_locations', ids: 'select la.id from lead_activities la join leads l on l.id = la.lead_id join company_retailer_locations a on a.id = l.assignee_id where a.retailer_location_id = ($1).id' },
+  ],
   from: `lead_activities la join leads l on l.id = la.lead_id ${ASSIGNEE_JOIN}`,
   alias: 'la',
   fields: {

@@ -7,6 +7,9 @@ export const productSearch: SearchDocument = {
   name: 'products',
   from: 'products p',
   alias: 'p',
+  // A generated column holding textExpression(productSearch), trigram-indexed (Migration20261122013000_search).
+  textSql: 'p.search_text',
+  sources: [{ table: 'products', ids: 'select ($1).id' }],
   fields: {
     id: { sql: 'p.id', type: 'uuid' },
     sku: { sql: 'p.sku', type: 'string', text: true },

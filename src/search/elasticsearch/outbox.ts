@@ -1,0 +1,94 @@
+import type { SearchDocument, SearchSource } from '../types';
+import type { Execute } from './documents';
+
+/** Serializes outbox batches, index creation and alias swaps across processes (pg advisory lock). */
+export const SEARCH_LOCK = 727_001;
+
+const NAME_RE = /^[a-z_][a-z0-9_]*$/;
+const TRIGGER_PREFIX = 'leadnet_search_';
+
+/** The tables feeding a document: its declared sources, else its root table, one document per row. */
+export function sourcesOf(doc: SearchDocument): SearchSource[] {
+  if (doc.sources?.length) return doc.sources;
+  const table = doc.from.trim().split(/\s+/)[0];
+  return [{ table, ids: 'select ($1).id' }];
+}
+
+const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+export interface TriggerDefinition {
+  table: string;
+  name: string;
+  sql: string;
+}
+
+/** One row trigger per (document, source table): every insert, update and delete writes the outbox. */
+export function triggerDefinitions(docs: SearchDocument[]): TriggerDefinition[] {
+  const defs: TriggerDefinition[] = [];
+  for (const doc of docs) {
+    if (!NAME_RE.test(doc.name)) throw new Error(`Search document name ${doc.name} must be a lower-case identifier`);
+    sourcesOf(doc).forEach((source, i) => {
+      const name = `${TRIGGER_PREFIX}${doc.name}${i ? `_${i}` : ''}`;
+      defs.push({
+        table: source.table,
+        name,
+        sql: `create or replace trigger ${name} after insert or update or delete on ${source.table}
+                for each row execute function leadnet_search_outbox(${literal(doc.name)}, ${literal(source.ids)})`,
+      });
+    });
+  }
+  return defs;
+}
+
+/**
+ * Installs the outbox triggers of these documents and drops leadnet search triggers no document
+ * declares any more. Idempotent; run when the Elasticsearch backend starts and before a reindex.
+ */
+export async function syncTriggers(execute: Execute, docs: SearchDocument[]): Promise<void> {
+  const wanted = triggerDefinitions(docs);
+  const existing: Array<{ name: string; table: string }> = await execute(
+    `select t.tgname as name, t.tgrelid::regclass::text as table from pg_trigger t
+      where not t.tgisinternal and t.tgname like ?`,
+    [`${TRIGGER_PREFIX.replace(/_/g, '\\_')}%`],
+  );
+  for (const t of existing) {
+    if (!wanted.some((w) => w.name === t.name && w.table === t.table)) await execute(`drop trigger if exists ${t.name} on ${t.table}`, []);
+  }
+  for (const def of wanted) await execute(def.sql, []);
+}
+
+/** Queues every record of a document (first load of a new index). */
+export async function enqueueAll(execute: Execute, doc: SearchDocument): Promise<void> {
+  await execute(`insert into search_outbox (document, record_id) select ?, ${doc.alias}.id from ${doc.from}`, [doc.name]);
+}
+
+export interface OutboxRow {
+  id: string;
+  document: string;
+  record_id: string;
+  attempts: number;
+}
+
+/** Locks up to `limit` due rows, oldest first; rows another indexer holds are skipped. */
+export function claim(execute: Execute, limit: number): Promise<OutboxRow[]> {
+  return execute(
+    `select id, document, record_id, attempts from search_outbox
+      where available_at <= now() order by id limit ? for update skip locked`,
+    [limit],
+  );
+}
+
+export async function complete(execute: Execute, ids: string[]): Promise<void> {
+  if (ids.length) await execute('delete from search_outbox where id = any(array[?]::bigint[])', [ids]);
+}
+
+/** Retry later: 1 s, 2 s, 4 s... up to `maxBackoffSeconds`. */
+export async function fail(execute: Execute, ids: string[], error: string, maxBackoffSeconds: number): Promise<void> {
+  if (!ids.length) return;
+  await execute(
+    `update search_outbox set attempts = attempts + 1, last_error = ?,
+            available_at = now() + make_interval(secs => least(?::float8, power(2, attempts)))
+      where id = any(array[?]::bigint[])`,
+    [error.slice(0, 2000), maxBackoffSeconds, ids],
+  );
+}

@@ -1,0 +1,39 @@
+import path from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../../config';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
+import { initOrm } from '../../db/orm';
+import { createElasticsearchBackend } from '../factory';
+import type { ElasticsearchSearchBackend } from './backend';
+
+export interface SearchRuntime {
+  orm: MikroORM;
+  backend: ElasticsearchSearchBackend;
+  close(): Promise<void>;
+}
+
+/**
+ * The database (DATABASE_URL, else the embedded one under DATA_DIR, as the server starts it) and the
+ * Elasticsearch backend, for processes other than the server: `leadnet reindex` and the standalone
+ * indexer. The backend's own indexer is not started.
+ */
+export async function openSearchRuntime(config: Config): Promise<SearchRuntime> {
+  if (!config.elasticsearchUrl) throw new Error('ELASTICSEARCH_URL must be set');
+  let embedded: EmbeddedDatabase | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'pg'), config.embeddedPgPort);
+    url = embedded.url;
+  }
+  const orm = await initOrm(url, { debug: false });
+  const backend = createElasticsearchBackend(config, orm, { runIndexer: false });
+  return {
+    orm,
+    backend,
+    async close() {
+      await backend.stop();
+      await orm.close();
+      await embedded?.stop();
+    },
+  };
+}

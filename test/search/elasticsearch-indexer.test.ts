@@ -1,0 +1,330 @@
+// Keeping Elasticsearch in step with PostgreSQL: outbox triggers, the indexer, index creation and the
+// zero-downtime reindex, on a real PostgreSQL with an in-memory stand-in for Elasticsearch
+// (test/support/fake-elasticsearch.ts). Nothing here talks to a live Elasticsearch.
+import { Command } from 'commander';
+import { api, createTestApp, type TestApp } from '../support/app';
+import * as f from '../support/factories';
+import { FakeElasticsearch } from '../support/fake-elasticsearch';
+import { Role } from '../../src/modules/user/role';
+import type { Company } from '../../src/modules/company/company.entity';
+import { productSearch } from '../../src/modules/product/product.search';
+import { searchDocuments } from '../../src/search/documents';
+import { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
+import { indexDefinition } from '../../src/search/elasticsearch/mapping';
+import { SEARCH_LOCK, syncTriggers } from '../../src/search/elasticsearch/outbox';
+import { searchBody } from '../../src/search/elasticsearch/query';
+import { reindex } from '../../src/search/elasticsearch/reindex';
+import { register } from '../../src/cli/commands/reindex';
+import { logger } from '../../src/logger';
+
+let t: TestApp;
+let es: FakeElasticsearch;
+let backend: ElasticsearchSearchBackend;
+let acme: Company;
+let adminKey: string;
+const ALIAS = 'test_products';
+
+const sql = (query: string, params: unknown[] = []) => t.em().getConnection().execute(query, params as any[]);
+const outbox = async () => (await sql('select record_id from search_outbox order by id')).map((r: any) => r.record_id);
+const live = () => es.aliased(ALIAS)[0];
+const liveDocs = () => es.docs(live());
+
+beforeAll(async () => {
+  // The retry cases log warnings on purpose.
+  logger.level = 'silent';
+  t = await createTestApp();
+  es = new FakeElasticsearch();
+  backend = new ElasticsearchSearchBackend(es.client, t.orm, [productSearch], { prefix: 'test_', runIndexer: false });
+  const em = t.em();
+  acme = await f.company(em, 'Acme');
+  adminKey = (await f.userWithKey(em, Role.CompanyAdmin, acme)).key;
+});
+afterAll(async () => {
+  await backend.stop();
+  await t.close();
+});
+
+describe('start', () => {
+  test('installs the outbox triggers, creates the index behind its alias and queues what exists', async () => {
+    const existing = await f.product(t.em(), acme, { sku: 'OLD-1', name: 'Old Anvil', category: 'Tools' });
+    await backend.start();
+
+    const triggers = await sql(`select tgname, tgrelid::regclass::text as tbl from pg_trigger where tgname like 'leadnet_search_%'`);
+    expect(triggers).toEqual([{ tgname: 'leadnet_search_products', tbl: 'products' }]);
+    expect(es.aliased(ALIAS)).toHaveLength(1);
+    expect(es.indices.get(live())!.definition).toEqual(indexDefinition(productSearch));
+    expect(await sql('select index_name, document, state from search_indexes')).toEqual([{ index_name: live(), document: 'products', state: 'live' }]);
+    expect(await outbox()).toEqual([existing.id]);
+  });
+
+  test('a second start changes nothing', async () => {
+    const index = live();
+    await backend.start();
+    expect(es.aliased(ALIAS)).toEqual([index]);
+    expect(es.indices.size).toBe(1);
+  });
+
+  test('draining indexes documents built from the SQL of the search document', async () => {
+    await backend.indexer.drain();
+    expect(await outbox()).toEqual([]);
+    const [[id, source]] = [...liveDocs()];
+    const row = (await sql('select created_at from products where id = ?', [id]))[0];
+    expect(source).toEqual({
+      leadnet_id: id,
+      leadnet_created_at: new Date(row.created_at).toISOString(),
+      leadnet_q: 'OLD-1 Old Anvil Tools',
+      leadnet_q_prefix: 'OLD-1 Old Anvil Tools',
+      id,
+      sku: 'OLD-1',
+      name: 'Old Anvil',
+      category: 'Tools',
+      url: null,
+      external_id: null,
+      collection_id: null,
+      company_id: acme.id,
+      created_at: new Date(row.created_at).toISOString(),
+      updated_at: expect.any(String),
+    });
+  });
+});
+
+describe('the outbox', () => {
+  test('every write through the API lands in the outbox in its own transaction', async () => {
+    const created = await api(t, 'post', '/v1/products', { key: adminKey, body: { product: { sku: 'NEW-1', name: 'New Lamp' } } });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    expect(await outbox()).toEqual([id]);
+
+    const duplicate = await api(t, 'post', '/v1/products', { key: adminKey, body: { product: { sku: 'NEW-1', name: 'Again' } } });
+    expect(duplicate.status).toBe(422);
+    expect(await outbox()).toEqual([id]);
+
+    await api(t, 'patch', `/v1/products/${id}`, { key: adminKey, body: { product: { name: 'New Lampshade' } } });
+    await backend.indexer.drain();
+    expect(liveDocs().get(id)).toMatchObject({ name: 'New Lampshade', leadnet_q: 'NEW-1 New Lampshade' });
+
+    expect((await api(t, 'delete', `/v1/products/${id}`, { key: adminKey })).status).toBe(204);
+    expect(await outbox()).toEqual([id]);
+    await backend.indexer.drain();
+    expect(liveDocs().has(id)).toBe(false);
+  });
+
+  test('writes that bypass the service (SQL, cascades) are caught too', async () => {
+    const other = await f.company(t.em(), 'Gone Inc');
+    const a = await f.product(t.em(), other, { sku: 'G-1', name: 'Gone' });
+    await backend.indexer.drain();
+    await sql(`update products set name = 'Renamed' where id = ?`, [a.id]);
+    await backend.indexer.drain();
+    expect(liveDocs().get(a.id)).toMatchObject({ name: 'Renamed' });
+    await sql('delete from companies where id = ?', [other.id]);
+    await backend.indexer.drain();
+    expect(liveDocs().has(a.id)).toBe(false);
+  });
+
+  test('an update that changes nothing queues nothing', async () => {
+    await sql(`update products set name = name where sku = 'OLD-1'`);
+    expect(await outbox()).toEqual([]);
+  });
+
+  test('a failed batch stays in the outbox and is retried with backoff', async () => {
+    const p = await f.product(t.em(), acme, { sku: 'RETRY-1', name: 'Retry' });
+    es.failBulk = 1;
+    const failed = await backend.indexer.runBatch();
+    expect(failed).toMatchObject({ locked: true, claimed: 1, failed: 1, indexed: 0 });
+    const [row] = await sql('select attempts, last_error, available_at > now() as later from search_outbox');
+    expect(row).toMatchObject({ attempts: 1, later: true });
+    expect(row.last_error).toMatch(/es_rejected_execution_exception|500/);
+    expect(liveDocs().has(p.id)).toBe(false);
+
+    expect(await backend.indexer.runBatch()).toMatchObject({ claimed: 0 });
+    await sql('update search_outbox set available_at = now()');
+    expect(await backend.indexer.runBatch()).toMatchObject({ claimed: 1, indexed: 1, failed: 0 });
+    expect(liveDocs().get(p.id)).toMatchObject({ sku: 'RETRY-1' });
+    expect(await outbox()).toEqual([]);
+  });
+
+  test('only one indexer works at a time', async () => {
+    await f.product(t.em(), acme, { sku: 'LOCK-1', name: 'Locked' });
+    const result = await t.em().transactional(async (em) => {
+      await em.execute('select pg_advisory_xact_lock(?)', [SEARCH_LOCK]);
+      return backend.indexer.runBatch();
+    });
+    expect(result).toEqual({ locked: false, claimed: 0, indexed: 0, failed: 0 });
+    expect(await outbox()).toHaveLength(1);
+    await backend.indexer.drain();
+  });
+
+  test('the background indexer drains on its own', async () => {
+    const p = await f.product(t.em(), acme, { sku: 'BG-1', name: 'Background' });
+    backend.indexer.start();
+    try {
+      for (let i = 0; i < 100 && !liveDocs().has(p.id); i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await backend.indexer.stop();
+    }
+    expect(liveDocs().get(p.id)).toMatchObject({ sku: 'BG-1' });
+  });
+
+  test('triggers no document declares any more are dropped', async () => {
+    await sql(`create trigger leadnet_search_gone after insert on products for each row execute function leadnet_search_outbox('gone', 'select ($1).id')`);
+    await syncTriggers(backend.execute, [productSearch]);
+    expect((await sql(`select tgname from pg_trigger where tgname like 'leadnet_search_%'`)).map((r: any) => r.tgname)).toEqual(['leadnet_search_products']);
+  });
+
+  test("every registered document's sources install, and a change to a child table queues its parents", async () => {
+    await syncTriggers(backend.execute, searchDocuments);
+    try {
+      const em = t.em();
+      const net = await f.network(em);
+      await sql('delete from search_outbox');
+      const [lead] = await sql(`insert into leads (name, owner_company_id, assignee_id) values ('L', ?, ?) returning id`, [net.company.id, net.storeNorth.id]);
+      await sql('delete from search_outbox');
+      await sql(`insert into emails (email, lead_id) values ('x@example.test', ?)`, [lead.id]);
+      await sql(`update company_retailers set name = 'Renamed' where id = ?`, [net.companyRetailer.id]);
+      const queued = await sql('select distinct document, record_id from search_outbox order by document, record_id');
+      expect(queued).toEqual(
+        expect.arrayContaining([
+          { document: 'leads', record_id: lead.id },
+          { document: 'company_retailers', record_id: net.companyRetailer.id },
+          { document: 'company_retailer_locations', record_id: net.storeNorth.id },
+          { document: 'company_retailer_locations', record_id: net.storeSouth.id },
+        ]),
+      );
+    } finally {
+      await syncTriggers(backend.execute, [productSearch]);
+      await sql('delete from search_outbox');
+    }
+  });
+
+  test('rows of a document nobody declares are dropped, not retried forever', async () => {
+    await sql(`insert into search_outbox (document, record_id) values ('gone', gen_random_uuid())`);
+    await backend.indexer.drain();
+    expect(await outbox()).toEqual([]);
+  });
+});
+
+describe('search', () => {
+  test('sends the translated body to the alias and maps the answer', async () => {
+    const req = { q: 'anvil', where: { category: 'Tools' }, aggs: ['category'], page: 2, perPage: 10, scope: { company_id: acme.id } };
+    es.searchResponse = () => ({
+      hits: { total: { value: 11, relation: 'eq' }, hits: [{ _id: 'x' }] },
+      aggregations: { agg_0: { doc_count: 11, buckets: { sum_other_doc_count: 0, buckets: [{ key: 'Tools', doc_count: 11 }] } } },
+    });
+    const result = await backend.search(productSearch, req);
+    const sent = es.requestsTo('POST', `/${ALIAS}/_search`).at(-1)!;
+    expect(sent.body).toEqual(JSON.parse(JSON.stringify(searchBody(productSearch, req).body)));
+    expect(result).toEqual({ ids: ['x'], total: 11, aggs: { category: { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [{ key: 'Tools', doc_count: 11 }] } } });
+  });
+
+  test('a document with no index (not in src/search/documents.ts) is searched in PostgreSQL', async () => {
+    const calls = es.requests.length;
+    const unregistered = { ...productSearch, name: 'unregistered_products' };
+    const result = await backend.search(unregistered, { q: 'old anvil', page: 1, perPage: 10, scope: { company_id: acme.id } });
+    expect(result.total).toBe(1);
+    expect(es.requests.length).toBe(calls);
+  });
+
+  test('a page beyond the result window: empty past the end, 400 before it', async () => {
+    es.searchResponse = () => ({ hits: { total: { value: 3, relation: 'eq' }, hits: [] } });
+    const past = await backend.search(productSearch, { page: 5000, perPage: 500, scope: {} });
+    expect(past).toEqual({ ids: [], total: 3, aggs: {} });
+    expect(es.requestsTo('POST', `/${ALIAS}/_search`).at(-1)!.body).toMatchObject({ from: 0, size: 0 });
+
+    es.searchResponse = () => ({ hits: { total: { value: 5_000_000, relation: 'eq' }, hits: [] } });
+    await expect(backend.search(productSearch, { page: 5000, perPage: 500, scope: {} })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+});
+
+describe('reindex', () => {
+  test('builds a new index beside the live one, keeps changes made meanwhile, swaps the alias, drops the old one', async () => {
+    const before = live();
+    const products = (await sql('select id from products order by id')).map((r: any) => r.id);
+    expect(products.length).toBeGreaterThan(3);
+    const progress: number[] = [];
+    let total = 0;
+    let building = '';
+    let changed = '';
+    let removed = '';
+
+    const result = await reindex(backend, t.orm, productSearch, {
+      batchSize: 2,
+      onStart: (n) => (total = n),
+      onProgress: async (done) => {
+        progress.push(done);
+        if (progress.length > 1) return;
+        // During the build: searches still read the old index, the new one is registered as building.
+        building = (await sql(`select index_name from search_indexes where state = 'building'`))[0].index_name;
+        expect(live()).toBe(before);
+        // A change to a record already loaded, and a deletion, reach both indexes through the outbox.
+        [changed, removed] = products;
+        await sql(`update products set name = 'Changed during reindex' where id = ?`, [changed]);
+        await sql('delete from products where id = ?', [removed]);
+        await backend.indexer.drain();
+      },
+    });
+
+    expect(total).toBe(products.length);
+    expect(progress.at(-1)).toBe(products.length);
+    expect(result.index).toBe(building);
+    expect(result.previous).toEqual([before]);
+    expect(es.aliased(ALIAS)).toEqual([building]);
+    expect(es.indices.has(before)).toBe(false);
+    expect(await sql('select index_name, state from search_indexes')).toEqual([{ index_name: building, state: 'live' }]);
+
+    const docs = es.docs(building);
+    expect(docs.size).toBe(products.length - 1);
+    expect(docs.get(changed)).toMatchObject({ name: 'Changed during reindex' });
+    expect(docs.has(removed)).toBe(false);
+    const creates = es.requestsTo('POST', '/_bulk').flatMap((r) => r.body.filter((line: any) => line.create));
+    expect(creates.length).toBeGreaterThanOrEqual(products.length - 1);
+    expect(es.indices.get(building)!.settings).toEqual([{ refresh_interval: '-1' }, { refresh_interval: null }]);
+  });
+
+  test('a failed reindex leaves the live index alone and removes the new one', async () => {
+    const before = live();
+    es.failBulk = 1;
+    await expect(reindex(backend, t.orm, productSearch)).rejects.toThrow();
+    expect(es.aliased(ALIAS)).toEqual([before]);
+    expect(es.indices.size).toBe(1);
+    expect(await sql('select index_name, state from search_indexes')).toEqual([{ index_name: before, state: 'live' }]);
+  });
+
+  test('`leadnet reindex [resource]` with a progress bar', async () => {
+    const chunks: string[] = [];
+    const stream = { write: (s: string) => (chunks.push(String(s)), true), isTTY: false } as unknown as NodeJS.WritableStream;
+    const outcomes: Array<{ text?: string; error?: string }> = [];
+    // The CLI runtime's contract (src/cli/runtime.ts on the cli branch): run `work` in a session, print its result.
+    const runtime = {
+      action: (command: Command, work: (session: any, opts: any, args: string[]) => Promise<{ json: unknown; text: string }>) =>
+        command.action(async (...received: unknown[]) => {
+          const cmd = received[received.length - 1] as Command;
+          const session = { config: { ...t.config, elasticsearchUrl: 'http://elasticsearch.test:9200' }, orm: async () => t.orm };
+          await work(session, cmd.opts(), cmd.processedArgs).then(
+            (r) => outcomes.push({ text: r.text }),
+            (e: Error) => outcomes.push({ error: e.message }),
+          );
+        }),
+    };
+    const program = new Command().exitOverride();
+    register(program, runtime, { backend: () => backend, stream });
+    const before = live();
+    await program.parseAsync(['node', 'leadnet', 'reindex', 'products', '--batch-size', '2']);
+    expect(outcomes).toEqual([{ text: expect.stringMatching(/^test_products_\S+: \d+ documents \(replaced test_products_/) }]);
+    expect(live()).not.toBe(before);
+    expect(chunks.join('')).toContain('products');
+
+    await program.parseAsync(['node', 'leadnet', 'reindex', 'nope']);
+    await program.parseAsync(['node', 'leadnet', 'reindex', '--batch-size', 'x']);
+    expect(outcomes.slice(1)).toEqual([{ error: 'Unknown resource nope; one of: products' }, { error: '--batch-size must be a positive integer' }]);
+  });
+
+  test('an index Elasticsearch lost is recreated and refilled', async () => {
+    es.indices.clear();
+    es.aliases.clear();
+    await backend.ensureIndex(productSearch);
+    expect(es.aliased(ALIAS)).toHaveLength(1);
+    await backend.indexer.drain();
+    const count = (await sql('select count(*)::int as n from products'))[0].n;
+    expect(liveDocs().size).toBe(count);
+  });
+});
