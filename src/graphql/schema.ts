@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
-import { applyMiddleware } from 'graphql-middleware';
+import { applyMiddleware, type IMiddlewareFieldMap } from 'graphql-middleware';
 import { shield, allow, deny } from 'graphql-shield';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { forbidden } from '../errors';
@@ -99,12 +99,32 @@ export function buildBareSchema(): GraphQLSchema {
 
 /** The executable schema with graphql-shield applied: default deny, errors passed through. */
 export function buildSchema(): GraphQLSchema {
-  const permissions = shield(policies(), {
+  const rules = policies();
+  const schema = buildBareSchema();
+  const permissions = shield(rules, {
     fallbackRule: deny,
     allowExternalErrors: true,
     fallbackError: () => forbidden(),
   });
-  return applyMiddleware(buildBareSchema(), permissions);
+  return applyMiddleware(schema, withoutAllowedFields(permissions.generate(schema) as IMiddlewareFieldMap, rules));
+}
+
+/**
+ * graphql-shield wraps every field in an async middleware, even those whose rule is `allow`, which
+ * turns each scalar of a 500-row page into a promise. Those wrappers decide nothing, so they are
+ * dropped; every field with another rule, or none (the deny fallback), keeps its wrapper.
+ */
+function withoutAllowedFields(middleware: IMiddlewareFieldMap, rules: Record<string, any>): IMiddlewareFieldMap {
+  const kept: IMiddlewareFieldMap = {};
+  for (const [type, fields] of Object.entries(middleware)) {
+    const typeRules = rules[type];
+    if (typeRules === allow) continue;
+    const remaining = Object.fromEntries(
+      Object.entries(fields as Record<string, unknown>).filter(([field]) => !(typeof typeRules === 'object' && typeRules?.[field] === allow)),
+    );
+    if (Object.keys(remaining).length) kept[type] = remaining as IMiddlewareFieldMap[string];
+  }
+  return kept;
 }
 
 export const SCHEMA_FILE = path.join(__dirname, '..', '..', 'schema', 'schema.graphql');
