@@ -114,7 +114,7 @@ export function buildSchema(): GraphQLSchema {
  * turns each scalar of a 500-row page into a promise. Those wrappers decide nothing, so they are
  * dropped; every field with another rule, or none (the deny fallback), keeps its wrapper.
  */
-function withoutAllowedFields(middleware: IMiddlewareFieldMap, rules: Record<string, any>): IMiddlewareFieldMap {
+export function withoutAllowedFields(middleware: IMiddlewareFieldMap, rules: Record<string, any>): IMiddlewareFieldMap {
   const kept: IMiddlewareFieldMap = {};
   for (const [type, fields] of Object.entries(middleware)) {
     const typeRules = rules[type];
