@@ -10,7 +10,8 @@ import { buildContext, type ContextDeps } from './context';
 import { buildSchema } from './graphql/schema';
 import { restRouter } from './rest/router';
 import { createSearchBackend } from './search/factory';
-import { NullGeocoder } from './geo/geocoder';
+import { createGeocoder } from './geo/factory';
+import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
 
 export interface App {
   app: Express;
@@ -31,7 +32,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 /** express with /graphql (Apollo), /v1 (REST facade), /healthz and /readyz; no listen. */
 export async function buildApp(config: Config, orm: MikroORM): Promise<App> {
   const schema = buildSchema();
-  const deps: ContextDeps = { orm, config, search: createSearchBackend(config, orm), geocoder: new NullGeocoder() };
+  const deps: ContextDeps = { orm, config, search: createSearchBackend(config, orm), geocoder: createGeocoder(config) };
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
 
@@ -54,7 +55,7 @@ export async function buildApp(config: Config, orm: MikroORM): Promise<App> {
     express.json({ limit: '1mb' }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
   );
-  app.use('/v1', restRouter(schema, deps));
+  app.use('/v1', restRouter(schema, deps, [storeLocatorRouter(deps)]));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });
