@@ -10,7 +10,7 @@ const bool = z
 const distance = (fallback: string) =>
   z.string().default(fallback).transform((v, ctx) => {
     const metres = parseDistance(v);
-    if (metres === null) {
+    if (metres === null || !Number.isFinite(metres)) {
       ctx.addIssue({ code: 'custom', message: 'must be a distance such as 5mi or 8km' });
       return z.NEVER;
     }

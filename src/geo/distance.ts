@@ -20,8 +20,8 @@ export const DISTANCE_UNITS: Readonly<Record<string, number>> = {
 const DISTANCE = /^\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*$/;
 
 /**
- * `50mi`, `25 km`, `1200` (a bare number is metres) -> metres; null for anything else
- * (negative, unknown unit, exponent, empty). Units are case-sensitive, as in Elasticsearch.
+ * `50mi`, `25 km`, `1200` (a bare number is metres) -> metres (Infinity when the number overflows); null for
+ * anything else (negative, unknown unit, exponent, empty). Units are case-sensitive, as in Elasticsearch.
  */
 export function parseDistance(text: unknown): number | null {
   if (typeof text !== 'string') return null;
@@ -29,8 +29,7 @@ export function parseDistance(text: unknown): number | null {
   if (!match) return null;
   const [, amount, unit] = match;
   if (unit !== '' && !Object.hasOwn(DISTANCE_UNITS, unit)) return null;
-  const metres = Number(amount) * (unit === '' ? 1 : DISTANCE_UNITS[unit]);
-  return Number.isFinite(metres) ? metres : null;
+  return Number(amount) * (unit === '' ? 1 : DISTANCE_UNITS[unit]);
 }
 
 export interface LatLng {
