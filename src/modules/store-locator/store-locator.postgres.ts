@@ -16,9 +16,9 @@ import {
 export const FACET_LIMIT = 1000;
 
 /**
- * The store locator on PostgreSQL, in one statement: the stores in range (GiST index on the earth position
- * of addresses, `earth_box` prefilter, exact haversine recheck) are materialized once, then the page,
- * the total and the four facets are read from them.
+ * The store locator on PostgreSQL, in one statement: the listed stores in range (`store_locator_entries`,
+ * GiST index on their earth position, `earth_box` prefilter, exact haversine recheck) are materialized
+ * once, then the page, the total and the four facets are read from them.
  */
 export class PostgresStoreLocatorSearch implements StoreLocatorSearch {
   constructor(
@@ -44,19 +44,6 @@ const FACET_COLUMN: Record<Facet, string> = { city: 'city', province: 'province'
 /** The whole search as one SQL statement (also run bare by the benchmark). */
 export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSettings): Sql {
   const geo = geoCondition(query);
-  const arm = (join: string): Sql => ({
-    sql: `select crl.id, crl.company_store_type_id, l.city, l.province, l.country, l.latitude, l.longitude
-            from locations l ${join}
-           where crl.company_id = ?::uuid and crl.sending_leads and crl.receiving_leads
-             and l.latitude is not null and l.longitude is not null and ${geo.prefilter.sql}`,
-    bindings: [query.companyId, ...geo.prefilter.bindings],
-  });
-  // Read-through (PRODUCT.md section 1): the address of a CRL with a retailer location is that location's.
-  const viaRetailerLocation = arm(
-    `join retailer_locations rl on rl.physical_address_id = l.id
-     join company_retailer_locations crl on crl.retailer_location_id = rl.id`,
-  );
-  const own = arm(`join company_retailer_locations crl on crl.physical_address_id = l.id and crl.retailer_location_id is null`);
   const products = query.products.map((f) => productCondition(f, query.companyId));
   const where = [geo.recheck, ...products];
   const score =
@@ -67,19 +54,14 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
         }
       : { sql: '0::float8', bindings: [] };
 
-  const stores: Sql = {
-    sql: `select a.id, a.city, a.province, a.country, st.name as store_type, d.distance, ${score.sql} as score
-            from (${viaRetailerLocation.sql} union all ${own.sql}) a
-            cross join lateral (select ${haversineSql('a.latitude', 'a.longitude')} as distance) d
-            left join company_store_types st on st.id = a.company_store_type_id
-           where ${where.map((w) => `(${w.sql})`).join(' and ')}`,
-    bindings: [
-      ...score.bindings,
-      ...viaRetailerLocation.bindings,
-      ...own.bindings,
-      ...geo.centre,
-      ...where.flatMap((w) => w.bindings),
-    ],
+  // `store_locator_entries` holds exactly the listed stores (see its migration).
+  const candidates: Sql = {
+    sql: `select e.crl_id as id, e.city, e.province, e.country, st.name as store_type, d.distance, ${score.sql} as score
+            from store_locator_entries e
+            cross join lateral (select ${haversineSql('e.latitude', 'e.longitude')} as distance) d
+            left join company_store_types st on st.id = e.company_store_type_id
+           where e.company_id = ?::uuid and ${geo.prefilter.sql} and ${where.map((w) => `(${w.sql})`).join(' and ')}`,
+    bindings: [...score.bindings, ...geo.centre, query.companyId, ...geo.prefilter.bindings, ...where.flatMap((w) => w.bindings)],
   };
 
   const facetFilter = (except?: Facet): Sql => {
@@ -91,35 +73,31 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
   };
   const order = query.geo.kind === 'point' ? 'score desc, distance asc, id asc' : 'distance asc, id asc';
   const all = facetFilter();
-  const facetCtes = FACETS.map((f) => {
-    const filter = facetFilter(f);
-    return {
-      sql: `g_${f} as (select ${FACET_COLUMN[f]} as k, count(*)::int as c from stores where ${filter.sql} and ${FACET_COLUMN[f]} is not null group by 1)`,
-      bindings: filter.bindings,
-    };
-  });
+  // One pass over the stores counts the total and every facet: a grouping set per facet, each counting
+  // the rows that pass every facet filter but its own.
+  const counts = [...FACETS.map((f) => ({ name: `c_${f}`, filter: facetFilter(f) })), { name: 'c_all', filter: all }];
+  const facetBuckets = FACETS.map(
+    (f) => `b_${f} as (select ${FACET_COLUMN[f]} as k, c_${f} as c from g where g_${f} = 0 and ${FACET_COLUMN[f]} is not null and c_${f} > 0)`,
+  );
   const facetColumns = FACETS.map(
     (f) => `json_build_object(
        'buckets', coalesce((select json_agg(json_build_object('key', k, 'doc_count', c) order by c desc, k collate "C" asc)
-                              from (select k, c from g_${f} order by c desc, k collate "C" asc limit ${FACET_LIMIT}) t), '[]'::json),
-       'all', (select coalesce(sum(c), 0) from g_${f})) as ${f}`,
+                              from (select k, c from b_${f} order by c desc, k collate "C" asc limit ${FACET_LIMIT}) t), '[]'::json),
+       'all', (select coalesce(sum(c), 0) from b_${f})) as ${f}`,
   );
   return {
-    sql: `with stores as materialized (${stores.sql}),
-          ${facetCtes.map((c) => c.sql).join(',\n')}
-          select coalesce((select json_agg(p.id order by p.n)
-                             from (select id, row_number() over (order by ${order}) as n
-                                     from stores where ${all.sql} order by ${order} limit ? offset ?) p), '[]'::json) as ids,
-                 (select count(*)::int from stores where ${all.sql}) as total,
+    // The radius applies outside the materialized candidates, so the distance is computed once a row.
+    sql: `with candidates as materialized (${candidates.sql}),
+          stores as (select * from candidates where ${geo.within.sql}),
+          g as (select ${FACETS.map((f) => `grouping(${FACET_COLUMN[f]}) as g_${f}, ${FACET_COLUMN[f]}`).join(', ')},
+                       ${counts.map((c) => `count(*) filter (where ${c.filter.sql})::int as ${c.name}`).join(', ')}
+                  from stores group by grouping sets (${FACETS.map((f) => `(${FACET_COLUMN[f]})`).join(', ')}, ())),
+          ${facetBuckets.join(',\n')}
+          select coalesce((select json_agg(p.id order by ${order})
+                             from (select id, score, distance from stores where ${all.sql} order by ${order} limit ? offset ?) p), '[]'::json) as ids,
+                 (select c_all from g where ${FACETS.map((f) => `g_${f} = 1`).join(' and ')}) as total,
                  ${facetColumns.join(',\n')}`,
-    bindings: [
-      ...stores.bindings,
-      ...facetCtes.flatMap((c) => c.bindings),
-      ...all.bindings,
-      query.perPage,
-      (query.page - 1) * query.perPage,
-      ...all.bindings,
-    ],
+    bindings: [...candidates.bindings, ...geo.within.bindings, ...counts.flatMap((c) => c.filter.bindings), ...all.bindings, query.perPage, (query.page - 1) * query.perPage],
   };
 }
 
@@ -134,8 +112,10 @@ interface GeoSql {
   prefilter: Sql;
   /** Bindings of the haversine origin (the point, or the box centre). */
   centre: unknown[];
-  /** The exact condition on the candidate row `a` and its distance `d.distance`. */
+  /** The exact condition on the entry `e` (box). */
   recheck: Sql;
+  /** The exact condition on a candidate's `distance` (radius). */
+  within: Sql;
 }
 
 /**
@@ -144,7 +124,7 @@ interface GeoSql {
  */
 function earthBox(centre: LatLng, metres: number): Sql {
   return {
-    sql: `earth_box(ll_to_earth(?::float8, ?::float8), ?::float8 * earth() / ${EARTH_RADIUS_M}) @> ll_to_earth(l.latitude, l.longitude)`,
+    sql: `earth_box(ll_to_earth(?::float8, ?::float8), ?::float8 * earth() / ${EARTH_RADIUS_M}) @> ll_to_earth(e.latitude, e.longitude)`,
     bindings: [centre.latitude, centre.longitude, Math.min(metres, MAX_DISTANCE_M) * 1.000001 + 1],
   };
 }
@@ -156,19 +136,21 @@ function geoCondition(query: StoreLocatorQuery): GeoSql {
     return {
       prefilter: earthBox(geo.origin, geo.radius),
       centre: [latitude, latitude, longitude],
-      recheck: geo.radius >= MAX_DISTANCE_M ? { sql: 'true', bindings: [] } : { sql: 'd.distance <= ?::float8', bindings: [geo.radius] },
+      recheck: { sql: 'true', bindings: [] },
+      within: geo.radius >= MAX_DISTANCE_M ? { sql: 'true', bindings: [] } : { sql: 'distance <= ?::float8', bindings: [geo.radius] },
     };
   }
   const { box } = geo;
   const centre = boxCentre(box);
   const longitude =
     box.west <= box.east
-      ? { sql: 'a.longitude between ?::float8 and ?::float8', bindings: [box.west, box.east] }
-      : { sql: '(a.longitude >= ?::float8 or a.longitude <= ?::float8)', bindings: [box.west, box.east] };
+      ? { sql: 'e.longitude between ?::float8 and ?::float8', bindings: [box.west, box.east] }
+      : { sql: '(e.longitude >= ?::float8 or e.longitude <= ?::float8)', bindings: [box.west, box.east] };
   return {
     prefilter: earthBox(centre, boxRadius(box, centre)),
     centre: [centre.latitude, centre.latitude, centre.longitude],
-    recheck: { sql: `a.latitude between ?::float8 and ?::float8 and ${longitude.sql}`, bindings: [box.south, box.north, ...longitude.bindings] },
+    recheck: { sql: `e.latitude between ?::float8 and ?::float8 and ${longitude.sql}`, bindings: [box.south, box.north, ...longitude.bindings] },
+    within: { sql: 'true', bindings: [] },
   };
 }
 
@@ -183,7 +165,7 @@ const PRODUCT_COLUMN: Record<ProductFilter['key'], string> = {
 function productCondition(filter: ProductFilter, companyId: string): Sql {
   if (!filter.values.length) return { sql: 'false', bindings: [] };
   return {
-    sql: `a.id in (select s.company_retailer_location_id from stocks s
+    sql: `e.crl_id in (select s.company_retailer_location_id from stocks s
                      join products p on p.id = s.product_id and p.company_id = ?::uuid
                     where s.${filter.kind} and ${PRODUCT_COLUMN[filter.key]})`,
     bindings: [companyId, pgArray(filter.values)],

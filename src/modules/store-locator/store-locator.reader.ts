@@ -1,6 +1,7 @@
 import { addressString, formatPhone, fullName } from './store-locator.format';
-import { resolveZone, weekHours, type HourEntry, type HourRow } from './store-locator.hours';
+import { HoursCalendar, resolveZone, type HourEntry, type HourRow } from './store-locator.hours';
 import { pgArray, type Execute } from './store-locator.types';
+import type { Sql } from '../../search/types';
 
 export interface StoreLocatorAddress {
   id: string;
@@ -100,6 +101,16 @@ const PRODUCTS_SQL = `
     from s left join images on images.product_id = s.product_id
    order by s.crl_id, s.name collate "C", s.sku collate "C", s.product_id`;
 
+/** The three statements that read the results of `ids`: stores, hours, products with images. */
+export function readerStatements(ids: string[]): Sql[] {
+  const list = pgArray(ids);
+  return [
+    { sql: STORES_SQL, bindings: [list] },
+    { sql: HOURS_SQL, bindings: [list, list] },
+    { sql: PRODUCTS_SQL, bindings: [list] },
+  ];
+}
+
 /**
  * Turns CRL ids into SPEC 2.7 results with three set-based statements (stores, hours, products with
  * images), whatever the number of ids. Hours are computed for the clock's `now`.
@@ -113,13 +124,8 @@ export class StoreLocatorReader {
   /** Results in the order of `ids`; unknown ids are left out. */
   async load(ids: string[]): Promise<StoreLocatorResult[]> {
     if (!ids.length) return [];
-    const list = pgArray(ids);
-    const [stores, hours, products] = await Promise.all([
-      this.execute(STORES_SQL, [list]),
-      this.execute(HOURS_SQL, [list, list]),
-      this.execute(PRODUCTS_SQL, [list]),
-    ]);
-    const now = this.now();
+    const [stores, hours, products] = await Promise.all(readerStatements(ids).map((q) => this.execute(q.sql, q.bindings)));
+    const calendar = new HoursCalendar(this.now());
     const hoursOf = group<HourRow & { crl_id: string }>(hours);
     const productsOf = group<StoreLocatorProduct & { crl_id: string }>(products);
     const byId = new Map(stores.map((s) => [s.id as string, s]));
@@ -156,7 +162,7 @@ export class StoreLocatorReader {
           phone_number: s.phone_id
             ? { id: s.phone_id, phone_number: s.phone_number, country_code: s.country_code, formatted: formatPhone(s.phone_number, s.country_code) }
             : null,
-          retailer_location_hours: weekHours(hoursOf.get(id) ?? [], zone, now),
+          retailer_location_hours: calendar.week(hoursOf.get(id) ?? [], zone),
           retailer_location_products: (productsOf.get(id) ?? []).map((p) => ({
             product_id: p.product_id,
             sku: p.sku,
