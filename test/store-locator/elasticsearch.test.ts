@@ -178,9 +178,11 @@ describe('StoreLocatorIndexer', () => {
       available_product_external_ids: [], available_product_collection_ids: [],
     };
     const noPlace = { ...row, id: 'b', latitude: null, longitude: null };
-    await new StoreLocatorIndexer(client, async () => [row, noPlace], 'stores').sync(['a', 'b', 'gone']);
+    const impossible = { ...row, id: 'c', latitude: 95 };
+    await new StoreLocatorIndexer(client, async () => [row, noPlace, impossible], 'stores').sync(['a', 'b', 'c', 'gone']);
     expect(bulk).toHaveLength(1);
-    const [indexA, docA, indexB, docB, del] = bulk[0].operations;
+    const [indexA, docA, indexB, docB, , docC, del] = bulk[0].operations;
+    expect(docC).not.toHaveProperty('location');
     expect(indexA).toEqual({ index: { _index: 'stores', _id: 'a' } });
     expect(docA).toMatchObject({ id: 'a', location: { lat: 45.5, lon: -122.6 }, store_type: 'Dealer', stocked_product_ids: ['p1'], receiving_leads: false });
     expect(indexB).toEqual({ index: { _index: 'stores', _id: 'b' } });

@@ -269,9 +269,10 @@ export function toDocument(row: any): Record<string, unknown> {
     store_type: row.store_type ?? null,
     store_type_id: row.store_type_id ?? null,
   };
-  if (row.latitude !== null && row.latitude !== undefined && row.longitude !== null && row.longitude !== undefined) {
-    doc.location = { lat: Number(row.latitude), lon: Number(row.longitude) };
-  }
+  const lat = row.latitude === null || row.latitude === undefined ? NaN : Number(row.latitude);
+  const lon = row.longitude === null || row.longitude === undefined ? NaN : Number(row.longitude);
+  // As in PostgreSQL's read model, only a real position places a store.
+  if (Math.abs(lat) <= 90 && Math.abs(lon) <= 180) doc.location = { lat, lon };
   for (const f of PRODUCT_FIELDS) doc[f] = row[f] ?? [];
   return doc;
 }

@@ -44,8 +44,13 @@ const FACET_COLUMN: Record<Facet, string> = { city: 'city', province: 'province'
 /** The whole search as one SQL statement (also run bare by the benchmark). */
 export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSettings): Sql {
   const geo = geoCondition(query);
-  const products = query.products.map((f) => productCondition(f, query.companyId));
-  const where = [geo.recheck, ...products];
+  // Each product filter is its own materialized set of CRL ids, so the planner hashes it instead of probing
+  // stock once per candidate (the GiST estimate of candidates is a constant, far too low for wide searches).
+  const productSets = query.products.map((f, i) => productSet(f, query.companyId, `product_filter_${i}`));
+  const where: Sql[] = [
+    geo.recheck,
+    ...query.products.map((f, i) => ({ sql: f.values.length ? `e.crl_id in (select id from product_filter_${i})` : 'false', bindings: [] })),
+  ];
   const score =
     query.geo.kind === 'point'
       ? {
@@ -87,7 +92,8 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
   );
   return {
     // The radius applies outside the materialized candidates, so the distance is computed once a row.
-    sql: `with candidates as materialized (${candidates.sql}),
+    sql: `with ${productSets.map((p) => `${p.sql},`).join('\n')}
+          candidates as materialized (${candidates.sql}),
           stores as (select * from candidates where ${geo.within.sql}),
           g as (select ${FACETS.map((f) => `grouping(${FACET_COLUMN[f]}) as g_${f}, ${FACET_COLUMN[f]}`).join(', ')},
                        ${counts.map((c) => `count(*) filter (where ${c.filter.sql})::int as ${c.name}`).join(', ')}
@@ -97,7 +103,7 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
                              from (select id, score, distance from stores where ${all.sql} order by ${order} limit ? offset ?) p), '[]'::json) as ids,
                  (select c_all from g where ${FACETS.map((f) => `g_${f} = 1`).join(' and ')}) as total,
                  ${facetColumns.join(',\n')}`,
-    bindings: [...candidates.bindings, ...geo.within.bindings, ...counts.flatMap((c) => c.filter.bindings), ...all.bindings, query.perPage, (query.page - 1) * query.perPage],
+    bindings: [...productSets.flatMap((p) => p.bindings), ...candidates.bindings, ...geo.within.bindings, ...counts.flatMap((c) => c.filter.bindings), ...all.bindings, query.perPage, (query.page - 1) * query.perPage],
   };
 }
 
@@ -161,13 +167,13 @@ const PRODUCT_COLUMN: Record<ProductFilter['key'], string> = {
   collection_id: 'p.collection_id = any(?::uuid[])',
 };
 
-/** The store stocks (or has available) one of the company's products matching the filter. */
-function productCondition(filter: ProductFilter, companyId: string): Sql {
-  if (!filter.values.length) return { sql: 'false', bindings: [] };
+/** The CRLs stocking (or having available) one of the company's products matching the filter, as a CTE. */
+function productSet(filter: ProductFilter, companyId: string, name: string): Sql {
   return {
-    sql: `e.crl_id in (select s.company_retailer_location_id from stocks s
-                     join products p on p.id = s.product_id and p.company_id = ?::uuid
-                    where s.${filter.kind} and ${PRODUCT_COLUMN[filter.key]})`,
+    sql: `${name} as materialized (
+            select distinct s.company_retailer_location_id as id from stocks s
+              join products p on p.id = s.product_id and p.company_id = ?::uuid
+             where s.${filter.kind} and ${PRODUCT_COLUMN[filter.key]})`,
     bindings: [companyId, pgArray(filter.values)],
   };
 }

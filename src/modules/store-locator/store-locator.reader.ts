@@ -63,33 +63,36 @@ const STORES_SQL = `
          l.country, l.latitude, l.longitude,
          e.id as email_id, e.email,
          ph.id as phone_id, ph.phone_number, ph.country_code
-    from company_retailer_locations crl
+    from unnest(?::uuid[]) as ids(id)
+    join company_retailer_locations crl on crl.id = ids.id
     join company_retailers cr on cr.id = crl.company_retailer_id
     join retailers r on r.id = cr.retailer_id
     left join retailer_locations rl on rl.id = crl.retailer_location_id
     left join locations l on l.id = ${through('physical_address_id')}
     left join emails e on e.id = ${through('general_email_id')}
     left join phone_numbers ph on ph.id = ${through('general_phone_number_id')}
-    left join company_store_types st on st.id = crl.company_store_type_id
-   where crl.id = any(?::uuid[])`;
+    left join company_store_types st on st.id = crl.company_store_type_id`;
 
 const HOURS_SQL = `
   select crl.id as crl_id, h.day, h.open, h.open_at_hour, h.open_at_minute, h.close_at_hour, h.close_at_minute
-    from company_retailer_locations crl join hours h on h.retailer_location_id = crl.retailer_location_id
-   where crl.id = any(?::uuid[])
+    from unnest(?::uuid[]) as ids(id)
+    join company_retailer_locations crl on crl.id = ids.id
+    join hours h on h.retailer_location_id = crl.retailer_location_id
   union all
   select crl.id, h.day, h.open, h.open_at_hour, h.open_at_minute, h.close_at_hour, h.close_at_minute
-    from company_retailer_locations crl join hours h on h.company_retailer_location_id = crl.id
-   where crl.id = any(?::uuid[]) and crl.retailer_location_id is null`;
+    from unnest(?::uuid[]) as ids(id)
+    join company_retailer_locations crl on crl.id = ids.id and crl.retailer_location_id is null
+    join hours h on h.company_retailer_location_id = crl.id`;
 
 const PRODUCTS_SQL = `
   with s as (
     select s.company_retailer_location_id as crl_id, s.stocked, s.available, p.id as product_id, p.sku, p.name,
            p.category, p.url, p.external_id, p.collection_id
-      from stocks s
-      join company_retailer_locations crl on crl.id = s.company_retailer_location_id
+      from unnest(?::uuid[]) as ids(id)
+      join company_retailer_locations crl on crl.id = ids.id
+      join stocks s on s.company_retailer_location_id = crl.id
       join products p on p.id = s.product_id and p.company_id = crl.company_id
-     where s.company_retailer_location_id = any(?::uuid[]) and (s.stocked or s.available)
+     where s.stocked or s.available
   ), images as (
     select i.product_id,
            json_agg(json_build_object('id', i.id, 'url', i.url, 'thumbnail_url', i.thumbnail_url) order by i.position, i.id) as images
