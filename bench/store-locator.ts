@@ -1,7 +1,8 @@
 /**
  * Store locator benchmark (`npm run bench:store-locator`). Not a test: it seeds 100,000 stores across North
  * America (US ZIP and Canadian FSA centroids, jittered) with hours, contacts and stock, then measures the
- * public endpoint over HTTP and the bare SQL of the same searches, and prints latency, throughput and ratios.
+ * public endpoint over HTTP (the app runs in a child process, so client and server do not share an event
+ * loop) and the bare SQL of the same searches, and prints latency, throughput and ratios.
  *
  * Environment: BENCH_STORES (100000), BENCH_REQUESTS per scenario (600), BENCH_CONCURRENCY (8),
  * DATABASE_URL (else an embedded PostgreSQL kept under BENCH_DIR, default <tmp>/leadnet-bench),
@@ -11,6 +12,7 @@ import 'reflect-metadata';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
 import { Pool } from 'pg';
 import zipcodes from 'zipcodes';
 import { parseConfig } from '../src/config';
@@ -197,10 +199,12 @@ async function main() {
   try {
     const companyId = await seed(pool);
     const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
-    const { app, stop } = await buildApp(config, orm);
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/store_locator`;
+    const server = fork(__filename, ['--serve'], { execArgv: ['--import', 'tsx'], env: { ...process.env, BENCH_SERVE_URL: db.url } });
+    const port = await new Promise<number>((resolve, reject) => {
+      server.once('message', (m: any) => resolve(m.port));
+      server.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    });
+    const base = `http://127.0.0.1:${port}/v1/store_locator`;
 
     const random = rng(7);
     const origins = Object.values(zipcodes.codes)
@@ -295,8 +299,7 @@ async function main() {
     console.log(line(header));
     for (const r of rows) console.log(line(r));
     console.log('\nratio: endpoint over bare SQL (p50 latency), bare SQL over endpoint (throughput).');
-    server.close();
-    await stop();
+    server.kill();
   } finally {
     await pool.end();
     await orm.close();
@@ -304,7 +307,15 @@ async function main() {
   }
 }
 
-main().catch((e) => {
+/** The app alone, on a free port of the loopback interface; tells the parent which. */
+async function serve(url: string) {
+  const orm = await initOrm(url, { debug: false });
+  const { app } = await buildApp(parseConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }), orm);
+  const server = app.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
+  process.on('disconnect', () => process.exit(0));
+}
+
+(process.argv.includes('--serve') ? serve(process.env.BENCH_SERVE_URL!) : main()).catch((e) => {
   console.error(e);
   process.exit(1);
 });

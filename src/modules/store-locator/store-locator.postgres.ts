@@ -94,7 +94,7 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
     // The radius applies outside the materialized candidates, so the distance is computed once a row.
     sql: `with ${productSets.map((p) => `${p.sql},`).join('\n')}
           candidates as materialized (${candidates.sql}),
-          stores as (select * from candidates where ${geo.within.sql}),
+          stores as not materialized (select * from candidates where ${geo.within.sql}),
           g as (select ${FACETS.map((f) => `grouping(${FACET_COLUMN[f]}) as g_${f}, ${FACET_COLUMN[f]}`).join(', ')},
                        ${counts.map((c) => `count(*) filter (where ${c.filter.sql})::int as ${c.name}`).join(', ')}
                   from stores group by grouping sets (${FACETS.map((f) => `(${FACET_COLUMN[f]})`).join(', ')}, ())),
@@ -103,7 +103,15 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
                              from (select id, score, distance from stores where ${all.sql} order by ${order} limit ? offset ?) p), '[]'::json) as ids,
                  (select c_all from g where ${FACETS.map((f) => `g_${f} = 1`).join(' and ')}) as total,
                  ${facetColumns.join(',\n')}`,
-    bindings: [...productSets.flatMap((p) => p.bindings), ...candidates.bindings, ...geo.within.bindings, ...counts.flatMap((c) => c.filter.bindings), ...all.bindings, query.perPage, (query.page - 1) * query.perPage],
+    bindings: [
+      ...productSets.flatMap((p) => p.bindings),
+      ...candidates.bindings,
+      ...geo.within.bindings,
+      ...counts.flatMap((c) => c.filter.bindings),
+      ...all.bindings,
+      query.perPage,
+      (query.page - 1) * query.perPage,
+    ],
   };
 }
 
