@@ -30,7 +30,7 @@ beforeAll(async () => {
     if (city === 'Strings') return reply(200, '[{"lat": "north", "lon": "west"}]');
     if (city === 'Out of range') return reply(200, '[{"lat": "123", "lon": "0"}]');
     if (city === 'Broken') return reply(500, '{"error":"boom"}');
-    if (city === 'Slow') return void setTimeout(() => reply(200, '[{"lat":"1","lon":"2"}]'), 1000);
+    if (city === 'Slow') return void setTimeout(() => reply(200, '[{"lat":"1","lon":"2"}]'), 1000).unref();
     if (city === 'Hangup') return void req.socket.destroy();
     reply(404, '[]');
   });
