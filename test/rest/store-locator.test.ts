@@ -357,3 +357,24 @@ describe('hours on a fixed clock', () => {
     expect(hours[4]).toMatchObject({ open_at_hour: 18, close_at_hour: 2 });
   });
 });
+
+describe('browsers', () => {
+  test('any origin may read it, and ask first with X-Cc-Id', async () => {
+    const res = await search(near(), { Origin: 'https://shop.example.test' });
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    const preflight = await request(t.app)
+      .options('/v1/store_locator')
+      .set('Origin', 'https://shop.example.test')
+      .set('Access-Control-Request-Method', 'GET')
+      .set('Access-Control-Request-Headers', 'x-cc-id');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toMatch(/X-Cc-Id/i);
+    const show = await request(t.app).get(`/v1/store_locator/${world.full.id}`).set('Origin', 'https://shop.example.test');
+    expect(show.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  test('other /v1 routes are not opened to browsers', async () => {
+    const res = await request(t.app).get('/v1/products').set('Origin', 'https://shop.example.test');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

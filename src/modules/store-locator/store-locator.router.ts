@@ -1,4 +1,5 @@
 import { Router, type Request } from 'express';
+import cors from 'cors';
 import type { ContextDeps } from '../../context';
 import { createStoreLocatorSearch } from './store-locator.factory';
 import { InvalidSearchParameters, parseStoreLocatorParams } from './store-locator.params';
@@ -31,6 +32,8 @@ export function storeLocatorRouter(deps: ContextDeps, options: StoreLocatorOptio
   const search = options.search ?? createStoreLocatorSearch(deps.config, execute);
   const service = new StoreLocatorService(execute, search, new StoreLocatorReader(execute, options.now));
   const router = Router();
+  // Shoppers' browsers call it from partners' websites: public data, no credentials.
+  router.use('/store_locator', cors({ origin: '*', methods: ['GET', 'HEAD'], allowedHeaders: ['X-Cc-Id', 'Accept', 'Content-Type'], maxAge: 86_400 }));
 
   router.get('/store_locator', async (req, res) => {
     const companyId = await service.company(companyParam(req));
