@@ -279,6 +279,19 @@ export function storeLocatorConformance(backend: ConformanceBackend): void {
       expect(sortIds(ids(page))).toEqual(sortIds(expected.map((k) => filters.b[k])));
     });
 
+    test('product filters on a narrow search (the index finds the stores first) and a wide box', async () => {
+      const portland = { latitude: '45.52', longitude: '-122.68', radius: '60km' };
+      const narrow = await find(filters.companyId, { ...portland, stocked_product_ids: [filters.p.p1, filters.p.p2] });
+      expect(sortIds(ids(narrow))).toEqual(sortIds(['pdx1', 'pdx2', 'vancouverWa'].map((k) => filters.b[k])));
+      const none = await find(filters.companyId, { ...portland, stocked_product_ids: [filters.p.p4] });
+      expect(ids(none)).toEqual([]);
+      const both = await find(filters.companyId, { ...portland, stocked_product_ids: [filters.p.p2], available_product_ids: [filters.p.p4] });
+      expect(ids(both)).toEqual([filters.b.vancouverWa]);
+      const box = { top_left_latitude: '60', top_left_longitude: '-130', bottom_right_latitude: '40', bottom_right_longitude: '-60' };
+      const wideBox = await find(filters.companyId, { ...box, available_product_ids: [filters.p.p1] });
+      expect(sortIds(ids(wideBox))).toEqual(sortIds(['pdx1', 'vancouverBc'].map((k) => filters.b[k])));
+    });
+
     test('results carry the stocked and available products with their images', async () => {
       const page = await find(filters.companyId, { ...wide, stocked_product_ids: [filters.p.p3] });
       expect(page.results).toHaveLength(1);

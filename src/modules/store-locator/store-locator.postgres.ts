@@ -12,6 +12,9 @@ import {
   pgArray,
 } from './store-locator.types';
 
+/** A search area this wide (radius, or the circle holding a box) covers much of a network. */
+export const WIDE_SEARCH_M = 250_000;
+
 /** Buckets per facet, as the list endpoints' default `limit` (PRODUCT.md section 6). */
 export const FACET_LIMIT = 1000;
 
@@ -46,11 +49,20 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
   const geo = geoCondition(query);
   // Each product filter is its own materialized set of CRL ids, so the planner hashes it instead of probing
   // stock once per candidate (the GiST estimate of candidates is a constant, far too low for wide searches).
-  const productSets = query.products.map((f, i) => productSet(f, query.companyId, `product_filter_${i}`));
-  const where: Sql[] = [
-    geo.recheck,
-    ...query.products.map((f, i) => ({ sql: f.values.length ? `e.crl_id in (select id from product_filter_${i})` : 'false', bindings: [] })),
-  ];
+  // A wide search (much of a network) with product filters starts from the stores carrying the products;
+  // otherwise the GiST index finds the stores in range and each is checked for the products. Neither is left
+  // to the planner: its estimate of the stores in a cube is a constant, far too low for wide searches.
+  const byProducts = geo.radius > WIDE_SEARCH_M && query.products.length > 0 && query.products.every((f) => f.values.length > 0);
+  const productSets: Sql[] = byProducts
+    ? [
+        ...query.products.map((f, i) => productSet(f, query.companyId, `product_filter_${i}`)),
+        {
+          sql: `product_stores as materialized (${query.products.map((_, i) => `select id from product_filter_${i}`).join(' intersect ')})`,
+          bindings: [],
+        },
+      ]
+    : [];
+  const where: Sql[] = [geo.recheck, ...(byProducts ? [] : query.products.map((f) => productCondition(f, query.companyId)))];
   const score =
     query.geo.kind === 'point'
       ? {
@@ -62,13 +74,18 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
   // `store_locator_entries` holds exactly the listed stores (see its migration).
   const candidates: Sql = {
     sql: `select e.crl_id as id, e.city, e.province, e.country, st.name as store_type, d.distance, ${score.sql} as score
-            from store_locator_entries e
+            from ${byProducts ? 'product_stores ps join store_locator_entries e on e.crl_id = ps.id' : 'store_locator_entries e'}
             cross join lateral (select ${haversineSql('e.latitude', 'e.longitude')} as distance) d
             left join company_store_types st on st.id = e.company_store_type_id
-           where e.company_id = ?::uuid and ${geo.prefilter.sql} and ${where.map((w) => `(${w.sql})`).join(' and ')}`,
-    bindings: [...score.bindings, ...geo.centre, query.companyId, ...geo.prefilter.bindings, ...where.flatMap((w) => w.bindings)],
+           where e.company_id = ?::uuid and ${byProducts ? 'true' : geo.prefilter.sql} and ${where.map((w) => `(${w.sql})`).join(' and ')}`,
+    bindings: [
+      ...score.bindings,
+      ...geo.centre,
+      query.companyId,
+      ...(byProducts ? [] : geo.prefilter.bindings),
+      ...where.flatMap((w) => w.bindings),
+    ],
   };
-
   const facetFilter = (except?: Facet): Sql => {
     const parts = FACETS.filter((f) => f !== except && query.facets[f]).map((f) => ({
       sql: `${FACET_COLUMN[f]} = any(?::text[])`,
@@ -122,6 +139,8 @@ function haversineSql(lat: string, lng: string): string {
 }
 
 interface GeoSql {
+  /** Radius of the circle holding the search area, metres. */
+  radius: number;
   /** Index-backed: the address lies in a cube holding the search area. */
   prefilter: Sql;
   /** Bindings of the haversine origin (the point, or the box centre). */
@@ -148,6 +167,7 @@ function geoCondition(query: StoreLocatorQuery): GeoSql {
   if (geo.kind === 'point') {
     const { latitude, longitude } = geo.origin;
     return {
+      radius: geo.radius,
       prefilter: earthBox(geo.origin, geo.radius),
       centre: [latitude, latitude, longitude],
       recheck: { sql: 'true', bindings: [] },
@@ -156,12 +176,14 @@ function geoCondition(query: StoreLocatorQuery): GeoSql {
   }
   const { box } = geo;
   const centre = boxCentre(box);
+  const radius = boxRadius(box, centre);
   const longitude =
     box.west <= box.east
       ? { sql: 'e.longitude between ?::float8 and ?::float8', bindings: [box.west, box.east] }
       : { sql: '(e.longitude >= ?::float8 or e.longitude <= ?::float8)', bindings: [box.west, box.east] };
   return {
-    prefilter: earthBox(centre, boxRadius(box, centre)),
+    radius,
+    prefilter: earthBox(centre, radius),
     centre: [centre.latitude, centre.latitude, centre.longitude],
     recheck: { sql: `e.latitude between ?::float8 and ?::float8 and ${longitude.sql}`, bindings: [box.south, box.north, ...longitude.bindings] },
     within: { sql: 'true', bindings: [] },
@@ -174,6 +196,16 @@ const PRODUCT_COLUMN: Record<ProductFilter['key'], string> = {
   external_id: 'p.external_id = any(?::text[])',
   collection_id: 'p.collection_id = any(?::uuid[])',
 };
+
+/** The store `e` stocks (or has available) one of the company's products matching the filter. */
+function productCondition(filter: ProductFilter, companyId: string): Sql {
+  if (!filter.values.length) return { sql: 'false', bindings: [] };
+  return {
+    sql: `exists (select 1 from stocks s join products p on p.id = s.product_id and p.company_id = ?::uuid
+                   where s.company_retailer_location_id = e.crl_id and s.${filter.kind} and ${PRODUCT_COLUMN[filter.key]})`,
+    bindings: [companyId, pgArray(filter.values)],
+  };
+}
 
 /** The CRLs stocking (or having available) one of the company's products matching the filter, as a CTE. */
 function productSet(filter: ProductFilter, companyId: string, name: string): Sql {
