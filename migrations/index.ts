@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_initial } from './Migration20261122000000_initial';
 import { Migration20261122010400_insertion_order } from './Migration20261122010400_insertion_order';
 import { Migration20261122010500_crl_retailer_location_unique } from './Migration20261122010500_crl_retailer_location_unique';
+import { Migration20261122010600_store_locator } from './Migration20261122010600_store_locator';
 import { Migration20261122013000_search } from './Migration20261122013000_search';
 
 /** Every migration in order. A new migration file is added here too. */
@@ -9,5 +10,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122010400_insertion_order', class: Migration20261122010400_insertion_order },
   { name: 'Migration20261122010500_crl_retailer_location_unique', class: Migration20261122010500_crl_retailer_location_unique },
+  { name: 'Migration20261122010600_store_locator', class: Migration20261122010600_store_locator },
   { name: 'Migration20261122013000_search', class: Migration20261122013000_search },
 ];

@@ -11,7 +11,8 @@ import { buildSchema } from './graphql/schema';
 import { restRouter } from './rest/router';
 import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
-import { NullGeocoder } from './geo/geocoder';
+import { createGeocoder } from './geo/factory';
+import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
 
 export interface App {
   app: Express;
@@ -37,7 +38,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const schema = buildSchema();
   const search = createSearchBackend(config, orm);
   await search.start?.();
-  const deps: ContextDeps = { orm, config, search, geocoder: new NullGeocoder() };
+  const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config) };
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
   Object.assign(deps, overrides);
@@ -61,7 +62,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     express.json({ limit: '1mb' }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
   );
-  app.use('/v1', restRouter(schema, deps, [openApiRouter()]));
+  app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });

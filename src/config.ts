@@ -1,9 +1,21 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseDistance } from './geo/distance';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** A distance with a unit (`5mi`), in metres. */
+const distance = (fallback: string) =>
+  z.string().default(fallback).transform((v, ctx) => {
+    const metres = parseDistance(v);
+    if (metres === null || !Number.isFinite(metres)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a distance such as 5mi or 8km' });
+      return z.NEVER;
+    }
+    return metres;
+  });
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -17,6 +29,13 @@ const schema = z.object({
   ELASTICSEARCH_URL: z.string().url().optional(),
   ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/).default('leadnet_'),
   SEARCH_INDEXER: bool.default(true),
+  GEOCODER: z.enum(['offline', 'http', 'none']).default('offline'),
+  GEOCODER_URL: z.string().url().optional(),
+  GEOCODER_TIMEOUT_MS: z.coerce.number().int().min(1).max(60000).default(3000),
+  STORE_LOCATOR_SCALE: distance('5mi').refine((m) => m > 0, 'must be above 0'),
+  STORE_LOCATOR_OFFSET: distance('0mi'),
+  STORE_LOCATOR_DECAY: z.coerce.number().gt(0).lt(1).default(0.5),
+  STORE_LOCATOR_INDEX: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/).default('leadnet_store_locator'),
 });
 
 export interface Config {
@@ -35,6 +54,10 @@ export interface Config {
   elasticsearchIndexPrefix: string;
   /** With Elasticsearch: drain the search outbox in this process (off when a standalone indexer runs). */
   searchIndexer: boolean;
+  /** PRODUCT.md section 8: `offline` (gazetteer data in packages), `http` (Nominatim-compatible) or `none`. */
+  geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
+  /** PRODUCT.md section 7: the Gaussian distance score (metres) and the Elasticsearch index name. */
+  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; index: string };
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +74,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.SEARCH_BACKEND === 'elasticsearch' && !e.ELASTICSEARCH_URL) {
     throw new ConfigError('Invalid configuration: ELASTICSEARCH_URL is required when SEARCH_BACKEND=elasticsearch');
   }
+  if (e.GEOCODER === 'http' && !e.GEOCODER_URL) {
+    throw new ConfigError('Invalid configuration: GEOCODER_URL is required when GEOCODER=http');
+  }
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
@@ -63,6 +89,13 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     elasticsearchUrl: e.ELASTICSEARCH_URL,
     elasticsearchIndexPrefix: e.ELASTICSEARCH_INDEX_PREFIX,
     searchIndexer: e.SEARCH_INDEXER,
+    geocoder: { kind: e.GEOCODER, url: e.GEOCODER_URL, timeoutMs: e.GEOCODER_TIMEOUT_MS },
+    storeLocator: {
+      scaleMeters: e.STORE_LOCATOR_SCALE,
+      offsetMeters: e.STORE_LOCATOR_OFFSET,
+      decay: e.STORE_LOCATOR_DECAY,
+      index: e.STORE_LOCATOR_INDEX,
+    },
   };
 }
 

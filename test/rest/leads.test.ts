@@ -63,9 +63,12 @@ describe('POST /v1/leads: the quote request recipe (SPEC 4.3)', () => {
       city: 'Portland',
       province: 'OR',
       country: 'US',
-      latitude: null,
-      longitude: null,
+      latitude: expect.any(Number),
+      longitude: expect.any(Number),
     });
+    // Placed by the default offline geocoder (ZIP 97201 centroid).
+    expect(lead.location.latitude).toBeCloseTo(45.51, 1);
+    expect(lead.location.longitude).toBeCloseTo(-122.69, 1);
     const storeName = r.net.storeNorth.retailerLocation!.name;
     expect(lead.assignee).toEqual({
       id: r.net.storeNorth.id,

@@ -1,0 +1,65 @@
+import { logger } from '../logger';
+import type { AddressQuery, Coordinates, Geocoder } from './geocoder';
+
+const present = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== '';
+
+/**
+ * A Nominatim-compatible HTTP geocoder (`GEOCODER=http`, `GEOCODER_URL`): a structured `/search` query,
+ * the first hit's `lat`/`lon`. Any failure (timeout, HTTP error, unreadable answer) is null, so the write
+ * that asked goes on without coordinates.
+ */
+export class HttpGeocoder implements Geocoder {
+  private readonly endpoint: string;
+
+  constructor(
+    url: string,
+    private readonly timeoutMs: number,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {
+    const u = new URL(url);
+    if (!u.pathname.endsWith('/search')) u.pathname = `${u.pathname.replace(/\/+$/, '')}/search`;
+    this.endpoint = u.toString();
+  }
+
+  async geocode(address: AddressQuery): Promise<Coordinates | null> {
+    const params = new URLSearchParams({ format: 'jsonv2', limit: '1', addressdetails: '0' });
+    const street = [address.streetLineOne, address.streetLineTwo].filter(present).join(', ');
+    const parts: Array<[string, string | null | undefined]> = [
+      ['street', street],
+      ['city', address.city],
+      ['state', address.province],
+      ['postalcode', address.postalCode],
+      ['country', address.country],
+    ];
+    let any = false;
+    for (const [name, value] of parts) {
+      if (present(value)) {
+        params.set(name, value.trim());
+        any = true;
+      }
+    }
+    if (!any) return null;
+    const url = new URL(this.endpoint);
+    for (const [k, v] of params) url.searchParams.set(k, v);
+    try {
+      const res = await this.fetchImpl(url, {
+        headers: { Accept: 'application/json', 'User-Agent': 'leadnet geocoder' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      if (!res.ok) {
+        logger.warn({ status: res.status }, 'geocoder answered with an error');
+        return null;
+      }
+      const body: unknown = await res.json();
+      const first = Array.isArray(body) ? body[0] : null;
+      const latitude = Number(first?.lat);
+      const longitude = Number(first?.lon);
+      if (first?.lat == null || first?.lon == null || !Number.isFinite(latitude) || !Number.isFinite(longitude)) return null;
+      if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return null;
+      return { latitude, longitude };
+    } catch (err) {
+      logger.warn({ err }, 'geocoder failed');
+      return null;
+    }
+  }
+}

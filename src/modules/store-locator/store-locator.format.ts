@@ -1,0 +1,54 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+
+export interface AddressParts {
+  street_line_one?: string | null;
+  street_line_two?: string | null;
+  city?: string | null;
+  province?: string | null;
+  postal_code?: string | null;
+  country?: string | null;
+}
+
+const present = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== '';
+
+/**
+ * The single-line address of SPEC 2.7 (`address.string`): `street one, street two, city, province postal,
+ * country`, blank parts left out, e.g. `1 Main St, Suite 2, Portland, OR 97205, US`.
+ */
+export function addressString(a: AddressParts): string {
+  const region = [a.province, a.postal_code].filter(present).map((s) => s.trim()).join(' ');
+  return [a.street_line_one, a.street_line_two, a.city, region, a.country]
+    .filter(present)
+    .map((s) => s.trim())
+    .join(', ');
+}
+
+/**
+ * `full_name`: the retailer's name and the store's, `Retailer - Store`. Just the store's name when it already
+ * starts with the retailer's (or they are equal), and whichever is present when one is blank.
+ */
+export function fullName(retailerName: string | null | undefined, name: string | null | undefined): string | null {
+  const r = present(retailerName) ? retailerName.trim() : '';
+  const n = present(name) ? name.trim() : '';
+  if (!r) return n || null;
+  if (!n) return r;
+  return n.toLowerCase().startsWith(r.toLowerCase()) ? n : `${r} - ${n}`;
+}
+
+// Parsing costs tens of microseconds a number and a page can hold 500 stores: remember recent answers.
+const formatted = new Map<string, string>();
+const FORMATTED_MAX = 20_000;
+
+/** International format of a stored (E.164) number; the stored text when it cannot be parsed. */
+export function formatPhone(phoneNumber: string, countryCode: string | null | undefined): string {
+  const country = (countryCode || 'US').toUpperCase();
+  const key = `${country} ${phoneNumber}`;
+  let text = formatted.get(key);
+  if (text === undefined) {
+    const parsed = parsePhoneNumberFromString(phoneNumber, country as CountryCode);
+    text = parsed ? parsed.formatInternational() : phoneNumber;
+    if (formatted.size >= FORMATTED_MAX) formatted.clear();
+    formatted.set(key, text);
+  }
+  return text;
+}

@@ -1,0 +1,151 @@
+import { DateTime, IANAZone } from 'luxon';
+import { WEEKDAYS, type Weekday } from '../retailer-location/hour.entity';
+import { timezoneAt } from '../../geo/timezone';
+import type { LatLng } from '../../geo/distance';
+
+/** A stored hours row (one weekday). */
+export interface HourRow {
+  day: string;
+  open: boolean;
+  open_at_hour: number | null;
+  open_at_minute: number | null;
+  close_at_hour: number | null;
+  close_at_minute: number | null;
+}
+
+/** SPEC 2.7 hour entry. */
+export interface HourEntry extends HourRow {
+  day: Weekday;
+  utc_offset_minute: number;
+  open_at: string | null;
+  timezone: string;
+}
+
+/** Used when a store has no valid zone and no coordinates to derive one from. */
+export const FALLBACK_ZONE = 'UTC';
+
+const validZones = new Map<string, boolean>();
+function isZone(name: string): boolean {
+  let valid = validZones.get(name);
+  if (valid === undefined) {
+    valid = IANAZone.isValidZone(name);
+    if (validZones.size < 10_000) validZones.set(name, valid);
+  }
+  return valid;
+}
+
+/**
+ * PRODUCT.md section 7: the CRL's zone, else the retailer location's, else the zone at the coordinates.
+ * A stored name that is not an IANA zone is skipped.
+ */
+export function resolveZone(stored: Array<string | null | undefined>, coordinates: LatLng | null): string {
+  for (const zone of stored) if (zone && isZone(zone)) return zone;
+  return (coordinates && timezoneAt(coordinates)) ?? FALLBACK_ZONE;
+}
+
+interface LocalDay {
+  year: number;
+  month: number;
+  day: number;
+  weekday: number;
+}
+
+/** One zone as seen at `now`: its offset and the next eight local dates. */
+class ZoneView {
+  readonly offset: number;
+  readonly now: DateTime;
+  readonly days: LocalDay[];
+  private readonly openings = new Map<number, string | null>();
+
+  constructor(
+    readonly zone: IANAZone,
+    now: Date,
+  ) {
+    this.now = DateTime.fromJSDate(now, { zone });
+    this.offset = this.now.offset;
+    const today = Date.UTC(this.now.year, this.now.month - 1, this.now.day);
+    this.days = Array.from({ length: 8 }, (_, i) => {
+      const d = new Date(today + i * 86_400_000);
+      return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: ((d.getUTCDay() + 6) % 7) + 1 };
+    });
+  }
+
+  /** The first opening at `hour:minute` on `weekday` (1 = Monday) at or after now, as ISO 8601 with offset. */
+  nextOpening(weekday: number, hour: number, minute: number): string | null {
+    const key = weekday * 10_000 + hour * 100 + minute;
+    if (!this.openings.has(key)) this.openings.set(key, this.compute(weekday, hour, minute));
+    return this.openings.get(key)!;
+  }
+
+  private compute(weekday: number, hour: number, minute: number): string | null {
+    for (const d of this.days) {
+      if (d.weekday !== weekday) continue;
+      const opening = this.wallClock(d, hour, minute);
+      if (opening >= this.now) return opening.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+    }
+    return null;
+  }
+
+  /**
+   * The instant a wall-clock time first occurs in the zone: the earlier one when clocks fall back and the
+   * time repeats; shifted forward by the gap when clocks spring forward over it.
+   */
+  private wallClock(d: LocalDay, hour: number, minute: number): DateTime {
+    const wall = Date.UTC(d.year, d.month - 1, d.day, hour, minute);
+    const zone = this.zone;
+    const offsets = new Set([zone.offset(wall - 86_400_000), zone.offset(wall), zone.offset(wall + 86_400_000)]);
+    const valid = [...offsets].map((o) => wall - o * 60_000).filter((ts) => zone.offset(ts) * 60_000 === wall - ts);
+    if (valid.length) return DateTime.fromMillis(Math.min(...valid), { zone });
+    return DateTime.fromObject({ year: d.year, month: d.month, day: d.day, hour, minute }, { zone });
+  }
+}
+
+/**
+ * Hours of many stores at one instant. Zone arithmetic is the costly part, so each zone is looked at once
+ * and each (zone, weekday, time) opening computed once: use one calendar per request.
+ */
+export class HoursCalendar {
+  private readonly zones = new Map<string, ZoneView>();
+
+  constructor(readonly now: Date = new Date()) {}
+
+  private view(zone: string): ZoneView {
+    let view = this.zones.get(zone);
+    if (!view) this.zones.set(zone, (view = new ZoneView(IANAZone.create(zone), this.now)));
+    return view;
+  }
+
+  /**
+   * The seven SPEC 2.7 entries, Monday first; a day without a row is closed.
+   * `utc_offset_minute` is the zone's offset now. `open_at` is the first opening on that weekday at or
+   * after now, with the offset in force then (it can differ from `utc_offset_minute` across a DST change).
+   * A close time at or before the open time closes after midnight; it does not change `open_at`.
+   */
+  week(rows: HourRow[], zone: string): HourEntry[] {
+    const view = this.view(zone);
+    const byDay = new Map(rows.map((r) => [r.day, r]));
+    return WEEKDAYS.map((day, i) => {
+      const row = byDay.get(day);
+      const open = row?.open ?? false;
+      const hour = row?.open_at_hour ?? null;
+      const minute = row?.open_at_minute ?? 0;
+      const valid = open && hour !== null && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59;
+      return {
+        day,
+        open,
+        open_at_hour: open ? (row?.open_at_hour ?? null) : null,
+        open_at_minute: open ? (row?.open_at_minute ?? null) : null,
+        close_at_hour: open ? (row?.close_at_hour ?? null) : null,
+        close_at_minute: open ? (row?.close_at_minute ?? null) : null,
+        utc_offset_minute: view.offset,
+        open_at: valid ? view.nextOpening(i + 1, hour!, minute) : null,
+        timezone: zone,
+      };
+    });
+  }
+}
+
+/** The week of one store at `now` (see `HoursCalendar.week`). */
+export function weekHours(rows: HourRow[], zone: string, now: Date): HourEntry[] {
+  return new HoursCalendar(now).week(rows, zone);
+}

@@ -1,0 +1,137 @@
+import { MAX_DISTANCE_M, parseDistance, type GeoBox } from '../../geo/distance';
+import { FACETS, type Facet, type GeoQuery, type ProductFilter, type ProductKey, type StockKind } from './store-locator.types';
+
+/** The store locator's 400: `{ "error": "Invalid search parameters" }` (SPEC 4.5 rule 4). */
+export class InvalidSearchParameters extends Error {
+  constructor(readonly reason: string) {
+    super(`Invalid search parameters: ${reason}`);
+  }
+}
+
+export const DEFAULT_RADIUS = '1000mi';
+export const DEFAULT_PER_PAGE = 15;
+export const MAX_PER_PAGE = 500;
+/** Box searches return this many results per page (PRODUCT.md section 7); `per_page` is for point searches. */
+export const BOX_PER_PAGE = 500;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NUMBER = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/;
+const INTEGER = /^\s*\+?\d+\s*$/;
+
+export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
+
+type Query = Record<string, unknown>;
+
+export interface ParsedParams {
+  geo: GeoQuery;
+  facets: Partial<Record<Facet, string[]>>;
+  products: ProductFilter[];
+  page: number;
+  perPage: number;
+}
+
+/**
+ * The query string of `GET /store_locator` (parsed by qs) -> a search, or InvalidSearchParameters.
+ * Blank values count as absent. Unknown parameters are ignored.
+ */
+export function parseStoreLocatorParams(query: Query): ParsedParams {
+  const geo = parseGeo(query);
+  const page = integer(query, 'page', 1);
+  const perPage = geo.kind === 'box' ? BOX_PER_PAGE : Math.min(integer(query, 'per_page', DEFAULT_PER_PAGE), MAX_PER_PAGE);
+  const facets: Partial<Record<Facet, string[]>> = {};
+  for (const facet of FACETS) {
+    const values = list(query, facet);
+    if (values) facets[facet] = values;
+  }
+  return { geo, facets, products: productFilters(query), page, perPage };
+}
+
+function parseGeo(query: Query): GeoQuery {
+  const latitude = number(query, 'latitude', -90, 90);
+  const longitude = number(query, 'longitude', -180, 180);
+  if (latitude !== undefined && longitude !== undefined) {
+    const raw = scalar(query, 'radius');
+    const radius = parseDistance(raw ?? DEFAULT_RADIUS);
+    if (radius === null) throw new InvalidSearchParameters('radius');
+    return { kind: 'point', origin: { latitude, longitude }, radius: Math.min(radius, MAX_DISTANCE_M) };
+  }
+  if (latitude !== undefined || longitude !== undefined) throw new InvalidSearchParameters('partial point');
+  const box = {
+    north: number(query, 'top_left_latitude', -90, 90),
+    west: number(query, 'top_left_longitude', -180, 180),
+    south: number(query, 'bottom_right_latitude', -90, 90),
+    east: number(query, 'bottom_right_longitude', -180, 180),
+  };
+  const given = Object.values(box).filter((v) => v !== undefined).length;
+  if (given === 0) throw new InvalidSearchParameters('no point and no box');
+  if (given < 4) throw new InvalidSearchParameters('partial box');
+  const full = box as GeoBox;
+  if (full.north < full.south) throw new InvalidSearchParameters('box top below its bottom');
+  return { kind: 'box', box: full };
+}
+
+/** One value of a single-valued parameter; a repeated or nested one is invalid. Blank is absent. */
+function scalar(query: Query, name: string): string | undefined {
+  const v = query[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new InvalidSearchParameters(name);
+  return v.trim() === '' ? undefined : v;
+}
+
+function number(query: Query, name: string, min: number, max: number): number | undefined {
+  const v = scalar(query, name);
+  if (v === undefined) return undefined;
+  if (!NUMBER.test(v)) throw new InvalidSearchParameters(name);
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min || n > max) throw new InvalidSearchParameters(name);
+  return n;
+}
+
+function integer(query: Query, name: string, fallback: number): number {
+  const v = scalar(query, name);
+  if (v === undefined) return fallback;
+  const n = INTEGER.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidSearchParameters(name);
+  return n;
+}
+
+/**
+ * A multi-valued parameter: `a=x&a=y`, `a[]=x&a[]=y` (qs gives an array, or an object past its array
+ * limit) or a single `a=x`. Blank entries are dropped; undefined when nothing is left.
+ */
+function list(query: Query, name: string): string[] | undefined {
+  const raw = query[name] ?? query[`${name}[]`];
+  if (raw === undefined || raw === null) return undefined;
+  const items = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : typeof raw === 'object' ? Object.values(raw) : [raw];
+  if (!items.every((i) => typeof i === 'string')) throw new InvalidSearchParameters(name);
+  const values = [...new Set((items as string[]).map((i) => i.trim()).filter(Boolean))];
+  return values.length ? values : undefined;
+}
+
+const PRODUCT_PARAMS: Array<[ProductKey, string]> = [
+  ['id', 'ids'],
+  ['sku', 'skus'],
+  ['external_id', 'external_ids'],
+  ['collection_id', 'collection_ids'],
+];
+
+/**
+ * The product filters, ANDed. Ids that are not UUIDs can match nothing and are dropped (a parameter left
+ * with none matches nothing). A collection filter replaces the SKU and external-id filters of its kind.
+ */
+function productFilters(query: Query): ProductFilter[] {
+  const filters: ProductFilter[] = [];
+  for (const kind of ['stocked', 'available'] as StockKind[]) {
+    const given = new Map<ProductKey, string[]>();
+    for (const [key, suffix] of PRODUCT_PARAMS) {
+      const values = list(query, `${kind}_product_${suffix}`);
+      if (values) given.set(key, key === 'id' || key === 'collection_id' ? values.filter(isUuid).map((v) => v.toLowerCase()) : values);
+    }
+    if (given.has('collection_id')) {
+      given.delete('sku');
+      given.delete('external_id');
+    }
+    for (const [key, values] of given) filters.push({ kind, key, values });
+  }
+  return filters;
+}

@@ -1,0 +1,219 @@
+import { boxCentre, boxRadius, EARTH_RADIUS_M, MAX_DISTANCE_M, type LatLng } from '../../geo/distance';
+import type { AggResult, Sql } from '../../search/types';
+import {
+  FACETS,
+  type Execute,
+  type Facet,
+  type ProductFilter,
+  type ScoreSettings,
+  type StoreLocatorHits,
+  type StoreLocatorQuery,
+  type StoreLocatorSearch,
+  pgArray,
+} from './store-locator.types';
+
+/** A search area this wide (radius, or the circle holding a box) covers much of a network. */
+export const WIDE_SEARCH_M = 250_000;
+
+/** Buckets per facet, as the list endpoints' default `limit` (PRODUCT.md section 6). */
+export const FACET_LIMIT = 1000;
+
+/**
+ * The store locator on PostgreSQL, in one statement: the listed stores in range (`store_locator_entries`,
+ * GiST index on their earth position, `earth_box` prefilter, exact haversine recheck) are materialized
+ * once, then the page, the total and the four facets are read from them.
+ */
+export class PostgresStoreLocatorSearch implements StoreLocatorSearch {
+  constructor(
+    private readonly execute: Execute,
+    private readonly settings: ScoreSettings,
+  ) {}
+
+  async search(query: StoreLocatorQuery): Promise<StoreLocatorHits> {
+    const statement = storeLocatorSql(query, this.settings);
+    const [row] = await this.execute(statement.sql, statement.bindings);
+    const aggs = {} as Record<Facet, AggResult>;
+    for (const facet of FACETS) {
+      const { buckets, all } = row[facet] as { buckets: Array<{ key: string; doc_count: number }>; all: number };
+      const shown = buckets.reduce((sum, b) => sum + b.doc_count, 0);
+      aggs[facet] = { doc_count_error_upper_bound: 0, sum_other_doc_count: Number(all) - shown, buckets };
+    }
+    return { ids: row.ids as string[], total: Number(row.total), aggs };
+  }
+}
+
+const FACET_COLUMN: Record<Facet, string> = { city: 'city', province: 'province', country: 'country', store_type: 'store_type' };
+
+/** The whole search as one SQL statement (also run bare by the benchmark). */
+export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSettings): Sql {
+  const geo = geoCondition(query);
+  // Each product filter is its own materialized set of CRL ids, so the planner hashes it instead of probing
+  // stock once per candidate (the GiST estimate of candidates is a constant, far too low for wide searches).
+  // A wide search (much of a network) with product filters starts from the stores carrying the products;
+  // otherwise the GiST index finds the stores in range and each is checked for the products. Neither is left
+  // to the planner: its estimate of the stores in a cube is a constant, far too low for wide searches.
+  const byProducts = geo.radius > WIDE_SEARCH_M && query.products.length > 0 && query.products.every((f) => f.values.length > 0);
+  const productSets: Sql[] = byProducts
+    ? [
+        ...query.products.map((f, i) => productSet(f, query.companyId, `product_filter_${i}`)),
+        {
+          sql: `product_stores as materialized (${query.products.map((_, i) => `select id from product_filter_${i}`).join(' intersect ')})`,
+          bindings: [],
+        },
+      ]
+    : [];
+  const where: Sql[] = [geo.recheck, ...(byProducts ? [] : query.products.map((f) => productCondition(f, query.companyId)))];
+  const score =
+    query.geo.kind === 'point'
+      ? {
+          sql: `exp(greatest(-700, ?::float8 * power(greatest(0, d.distance - ?::float8) / ?::float8, 2))) + coalesce(st.boost, 0)`,
+          bindings: [Math.log(settings.decay), settings.offsetMeters, settings.scaleMeters],
+        }
+      : { sql: '0::float8', bindings: [] };
+
+  // `store_locator_entries` holds exactly the listed stores (see its migration).
+  const candidates: Sql = {
+    sql: `select e.crl_id as id, e.city, e.province, e.country, st.name as store_type, d.distance, ${score.sql} as score
+            from ${byProducts ? 'product_stores ps join store_locator_entries e on e.crl_id = ps.id' : 'store_locator_entries e'}
+            cross join lateral (select ${haversineSql('e.latitude', 'e.longitude')} as distance) d
+            left join company_store_types st on st.id = e.company_store_type_id
+           where e.company_id = ?::uuid and ${byProducts ? 'true' : geo.prefilter.sql} and ${where.map((w) => `(${w.sql})`).join(' and ')}`,
+    bindings: [
+      ...score.bindings,
+      ...geo.centre,
+      query.companyId,
+      ...(byProducts ? [] : geo.prefilter.bindings),
+      ...where.flatMap((w) => w.bindings),
+    ],
+  };
+  const facetFilter = (except?: Facet): Sql => {
+    const parts = FACETS.filter((f) => f !== except && query.facets[f]).map((f) => ({
+      sql: `${FACET_COLUMN[f]} = any(?::text[])`,
+      bindings: [pgArray(query.facets[f]!)],
+    }));
+    return parts.length ? { sql: parts.map((p) => p.sql).join(' and '), bindings: parts.flatMap((p) => p.bindings) } : { sql: 'true', bindings: [] };
+  };
+  const order = query.geo.kind === 'point' ? 'score desc, distance asc, id asc' : 'distance asc, id asc';
+  const all = facetFilter();
+  // One pass over the stores counts the total and every facet: a grouping set per facet, each counting
+  // the rows that pass every facet filter but its own.
+  const counts = [...FACETS.map((f) => ({ name: `c_${f}`, filter: facetFilter(f) })), { name: 'c_all', filter: all }];
+  const facetBuckets = FACETS.map(
+    (f) => `b_${f} as (select ${FACET_COLUMN[f]} as k, c_${f} as c from g where g_${f} = 0 and ${FACET_COLUMN[f]} is not null and c_${f} > 0)`,
+  );
+  const facetColumns = FACETS.map(
+    (f) => `json_build_object(
+       'buckets', coalesce((select json_agg(json_build_object('key', k, 'doc_count', c) order by c desc, k collate "C" asc)
+                              from (select k, c from b_${f} order by c desc, k collate "C" asc limit ${FACET_LIMIT}) t), '[]'::json),
+       'all', (select coalesce(sum(c), 0) from b_${f})) as ${f}`,
+  );
+  return {
+    // The radius applies outside the materialized candidates, so the distance is computed once a row.
+    sql: `with ${productSets.map((p) => `${p.sql},`).join('\n')}
+          candidates as materialized (${candidates.sql}),
+          stores as not materialized (select * from candidates where ${geo.within.sql}),
+          g as (select ${FACETS.map((f) => `grouping(${FACET_COLUMN[f]}) as g_${f}, ${FACET_COLUMN[f]}`).join(', ')},
+                       ${counts.map((c) => `count(*) filter (where ${c.filter.sql})::int as ${c.name}`).join(', ')}
+                  from stores group by grouping sets (${FACETS.map((f) => `(${FACET_COLUMN[f]})`).join(', ')}, ())),
+          ${facetBuckets.join(',\n')}
+          select coalesce((select json_agg(p.id order by ${order})
+                             from (select id, score, distance from stores where ${all.sql} order by ${order} limit ? offset ?) p), '[]'::json) as ids,
+                 (select c_all from g where ${FACETS.map((f) => `g_${f} = 1`).join(' and ')}) as total,
+                 ${facetColumns.join(',\n')}`,
+    bindings: [
+      ...productSets.flatMap((p) => p.bindings),
+      ...candidates.bindings,
+      ...geo.within.bindings,
+      ...counts.flatMap((c) => c.filter.bindings),
+      ...all.bindings,
+      query.perPage,
+      (query.page - 1) * query.perPage,
+    ],
+  };
+}
+
+/** Great-circle distance in metres from the point bound as `?, ?` (latitude, longitude) to the columns. */
+function haversineSql(lat: string, lng: string): string {
+  return `2 * ${EARTH_RADIUS_M} * asin(sqrt(least(1, power(sin(radians(${lat} - ?::float8) / 2), 2)
+            + cos(radians(?::float8)) * cos(radians(${lat})) * power(sin(radians(${lng} - ?::float8) / 2), 2))))`;
+}
+
+interface GeoSql {
+  /** Radius of the circle holding the search area, metres. */
+  radius: number;
+  /** Index-backed: the address lies in a cube holding the search area. */
+  prefilter: Sql;
+  /** Bindings of the haversine origin (the point, or the box centre). */
+  centre: unknown[];
+  /** The exact condition on the entry `e` (box). */
+  recheck: Sql;
+  /** The exact condition on a candidate's `distance` (radius). */
+  within: Sql;
+}
+
+/**
+ * `earth_box` takes a distance on the sphere of `earth()` (6378168 m unless changed), not on the mean
+ * radius: scale it, and widen it a little so rounding cannot drop a store on the edge.
+ */
+function earthBox(centre: LatLng, metres: number): Sql {
+  return {
+    sql: `earth_box(ll_to_earth(?::float8, ?::float8), ?::float8 * earth() / ${EARTH_RADIUS_M}) @> ll_to_earth(e.latitude, e.longitude)`,
+    bindings: [centre.latitude, centre.longitude, Math.min(metres, MAX_DISTANCE_M) * 1.000001 + 1],
+  };
+}
+
+function geoCondition(query: StoreLocatorQuery): GeoSql {
+  const geo = query.geo;
+  if (geo.kind === 'point') {
+    const { latitude, longitude } = geo.origin;
+    return {
+      radius: geo.radius,
+      prefilter: earthBox(geo.origin, geo.radius),
+      centre: [latitude, latitude, longitude],
+      recheck: { sql: 'true', bindings: [] },
+      within: geo.radius >= MAX_DISTANCE_M ? { sql: 'true', bindings: [] } : { sql: 'distance <= ?::float8', bindings: [geo.radius] },
+    };
+  }
+  const { box } = geo;
+  const centre = boxCentre(box);
+  const radius = boxRadius(box, centre);
+  const longitude =
+    box.west <= box.east
+      ? { sql: 'e.longitude between ?::float8 and ?::float8', bindings: [box.west, box.east] }
+      : { sql: '(e.longitude >= ?::float8 or e.longitude <= ?::float8)', bindings: [box.west, box.east] };
+  return {
+    radius,
+    prefilter: earthBox(centre, radius),
+    centre: [centre.latitude, centre.latitude, centre.longitude],
+    recheck: { sql: `e.latitude between ?::float8 and ?::float8 and ${longitude.sql}`, bindings: [box.south, box.north, ...longitude.bindings] },
+    within: { sql: 'true', bindings: [] },
+  };
+}
+
+const PRODUCT_COLUMN: Record<ProductFilter['key'], string> = {
+  id: 'p.id = any(?::uuid[])',
+  sku: 'p.sku = any(?::text[])',
+  external_id: 'p.external_id = any(?::text[])',
+  collection_id: 'p.collection_id = any(?::uuid[])',
+};
+
+/** The store `e` stocks (or has available) one of the company's products matching the filter. */
+function productCondition(filter: ProductFilter, companyId: string): Sql {
+  if (!filter.values.length) return { sql: 'false', bindings: [] };
+  return {
+    sql: `exists (select 1 from stocks s join products p on p.id = s.product_id and p.company_id = ?::uuid
+                   where s.company_retailer_location_id = e.crl_id and s.${filter.kind} and ${PRODUCT_COLUMN[filter.key]})`,
+    bindings: [companyId, pgArray(filter.values)],
+  };
+}
+
+/** The CRLs stocking (or having available) one of the company's products matching the filter, as a CTE. */
+function productSet(filter: ProductFilter, companyId: string, name: string): Sql {
+  return {
+    sql: `${name} as materialized (
+            select distinct s.company_retailer_location_id as id from stocks s
+              join products p on p.id = s.product_id and p.company_id = ?::uuid
+             where s.${filter.kind} and ${PRODUCT_COLUMN[filter.key]})`,
+    bindings: [companyId, pgArray(filter.values)],
+  };
+}

@@ -1,0 +1,71 @@
+import type { GeoBox, LatLng } from '../../geo/distance';
+import type { AggResult } from '../../search/types';
+
+/** The fields `meta.aggs` counts over; each is also a filter parameter (PRODUCT.md section 7). */
+export const FACETS = ['city', 'province', 'country', 'store_type'] as const;
+export type Facet = (typeof FACETS)[number];
+
+/** Which stock flag a product filter reads. */
+export type StockKind = 'stocked' | 'available';
+/** Which product attribute a product filter matches. */
+export type ProductKey = 'id' | 'sku' | 'external_id' | 'collection_id';
+
+/**
+ * One product filter parameter, e.g. `stocked_product_skus`: the store stocks (or has available) at least
+ * one product of the company whose `key` is among `values`. An empty `values` matches nothing.
+ */
+export interface ProductFilter {
+  kind: StockKind;
+  key: ProductKey;
+  values: string[];
+}
+
+export type GeoQuery =
+  | { kind: 'point'; origin: LatLng; /** Metres. */ radius: number }
+  | { kind: 'box'; box: GeoBox };
+
+/** A validated store locator search (SPEC 4.5, PRODUCT.md section 7). */
+export interface StoreLocatorQuery {
+  companyId: string;
+  geo: GeoQuery;
+  /** Any-of values per facet; a facet absent here is not filtered. */
+  facets: Partial<Record<Facet, string[]>>;
+  /** ANDed; collection precedence is already applied. */
+  products: ProductFilter[];
+  page: number;
+  perPage: number;
+}
+
+/** The Gaussian distance score: `decay ^ ((max(0, d - offset) / scale) ^ 2)` + the store type's boost. */
+export interface ScoreSettings {
+  scaleMeters: number;
+  offsetMeters: number;
+  decay: number;
+}
+
+export interface StoreLocatorHits {
+  /** CRL ids of the page, in order. */
+  ids: string[];
+  total: number;
+  aggs: Record<Facet, AggResult>;
+}
+
+/**
+ * One store locator search backend (PostgreSQL or Elasticsearch, chosen by `SEARCH_BACKEND`). It finds and
+ * orders the listed stores; turning ids into results is shared (`StoreLocatorReader`).
+ */
+export interface StoreLocatorSearch {
+  search(query: StoreLocatorQuery): Promise<StoreLocatorHits>;
+}
+
+/** Runs one SQL statement with positional `?` bindings. */
+export type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
+
+/**
+ * A PostgreSQL array literal for `?::text[]` / `?::uuid[]`. MikroORM inlines a JS array binding as a comma
+ * list, so arrays travel as one quoted literal. Values holding NUL (which no stored text can) are left out.
+ */
+export function pgArray(values: readonly string[]): string {
+  const items = values.filter((v) => !v.includes('\u0000')).map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+  return `{${items.join(',')}}`;
+}

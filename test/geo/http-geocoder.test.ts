@@ -1,0 +1,97 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpGeocoder } from '../../src/geo/http-geocoder';
+import { createGeocoder } from '../../src/geo/factory';
+import { OfflineGeocoder } from '../../src/geo/offline-geocoder';
+import { NullGeocoder } from '../../src/geo/geocoder';
+import { parseConfig } from '../../src/config';
+import { logger } from '../../src/logger';
+
+// The failures below are logged as warnings on purpose; keep the test output quiet.
+logger.level = 'silent';
+
+/** A local Nominatim stand-in: answers by the `city` parameter, records what it was asked. */
+let server: http.Server;
+let base: string;
+const asked: URL[] = [];
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://stub');
+    asked.push(url);
+    const city = url.searchParams.get('city');
+    const reply = (status: number, body: string) => {
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(body);
+    };
+    if (city === 'Portland') return reply(200, JSON.stringify([{ lat: '45.5202471', lon: '-122.674194', display_name: 'Portland' }]));
+    if (city === 'Nowhere') return reply(200, '[]');
+    if (city === 'Garbled') return reply(200, '{not json');
+    if (city === 'Object') return reply(200, '{"lat": 1, "lon": 2}');
+    if (city === 'Strings') return reply(200, '[{"lat": "north", "lon": "west"}]');
+    if (city === 'Out of range') return reply(200, '[{"lat": "123", "lon": "0"}]');
+    if (city === 'Broken') return reply(500, '{"error":"boom"}');
+    if (city === 'Slow') return void setTimeout(() => reply(200, '[{"lat":"1","lon":"2"}]'), 1000).unref();
+    if (city === 'Hangup') return void req.socket.destroy();
+    reply(404, '[]');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+test('a structured Nominatim search; the first hit', async () => {
+  const geocoder = new HttpGeocoder(base, 500);
+  asked.length = 0;
+  const coordinates = await geocoder.geocode({ streetLineOne: '1 Main St', streetLineTwo: 'Suite 2', city: 'Portland', province: 'OR', postalCode: '97205', country: 'US' });
+  expect(coordinates).toEqual({ latitude: 45.5202471, longitude: -122.674194 });
+  expect(asked).toHaveLength(1);
+  expect(asked[0].pathname).toBe('/search');
+  expect(Object.fromEntries(asked[0].searchParams)).toEqual({
+    format: 'jsonv2',
+    limit: '1',
+    addressdetails: '0',
+    street: '1 Main St, Suite 2',
+    city: 'Portland',
+    state: 'OR',
+    postalcode: '97205',
+    country: 'US',
+  });
+});
+
+test('a URL that already ends in /search is used as is', async () => {
+  asked.length = 0;
+  await new HttpGeocoder(`${base}/search`, 500).geocode({ city: 'Portland' });
+  expect(asked[0].pathname).toBe('/search');
+  await new HttpGeocoder(`${base}/nominatim/`, 500).geocode({ city: 'Portland' });
+  expect(asked[1].pathname).toBe('/nominatim/search');
+});
+
+test.each(['Nowhere', 'Garbled', 'Object', 'Strings', 'Out of range', 'Broken', 'Slow', 'Hangup'])('%s: null, never a throw', async (city) => {
+  const started = Date.now();
+  await expect(new HttpGeocoder(base, 200).geocode({ city })).resolves.toBeNull();
+  expect(Date.now() - started).toBeLessThan(900);
+});
+
+test('an unreachable server: null', async () => {
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise((resolve) => closed.close(resolve));
+  await expect(new HttpGeocoder(`http://127.0.0.1:${port}`, 500).geocode({ city: 'Portland' })).resolves.toBeNull();
+});
+
+test('an empty address asks nothing', async () => {
+  asked.length = 0;
+  expect(await new HttpGeocoder(base, 500).geocode({ city: ' ' })).toBeNull();
+  expect(asked).toHaveLength(0);
+});
+
+test('GEOCODER chooses the geocoder; offline by default', () => {
+  expect(createGeocoder(parseConfig({}))).toBeInstanceOf(OfflineGeocoder);
+  expect(createGeocoder(parseConfig({ GEOCODER: 'http', GEOCODER_URL: base }))).toBeInstanceOf(HttpGeocoder);
+  expect(createGeocoder(parseConfig({ GEOCODER: 'none' }))).toBeInstanceOf(NullGeocoder);
+  expect(() => parseConfig({ GEOCODER: 'http' })).toThrow(/GEOCODER_URL/);
+});
