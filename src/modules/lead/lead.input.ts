@@ -1,5 +1,6 @@
 import { Field, InputType } from 'type-graphql';
 import { JSONScalar, UUIDScalar } from '../../graphql/common';
+import { LocationInput } from '../contact/contact.input';
 
 /** SPEC 2.3 `EmailInput` of a lead. With `id`: updates (or, with `_destroy: true`, removes) that email. */
 @InputType()
@@ -32,30 +33,9 @@ export class LeadPhoneNumberInput {
 
 /** SPEC 2.3 `LocationInput`; geocoded on write. `_destroy: true` (or `location: null`) removes it. */
 @InputType()
-export class LeadLocationInput {
+export class LeadLocationInput extends LocationInput {
   @Field(() => UUIDScalar, { nullable: true, description: "Optional; when sent it must be the lead's own location." })
   id?: string | null;
-
-  @Field(() => String, { nullable: true })
-  addressName?: string | null;
-
-  @Field(() => String, { nullable: true })
-  streetLineOne?: string | null;
-
-  @Field(() => String, { nullable: true })
-  streetLineTwo?: string | null;
-
-  @Field(() => String, { nullable: true })
-  postalCode?: string | null;
-
-  @Field(() => String, { nullable: true })
-  city?: string | null;
-
-  @Field(() => String, { nullable: true })
-  province?: string | null;
-
-  @Field(() => String, { nullable: true })
-  country?: string | null;
 
   @Field(() => Boolean, { nullable: true })
   _destroy?: boolean | null;
