@@ -35,7 +35,6 @@ const schema = z.object({
   STORE_LOCATOR_SCALE: distance('5mi').refine((m) => m > 0, 'must be above 0'),
   STORE_LOCATOR_OFFSET: distance('0mi'),
   STORE_LOCATOR_DECAY: z.coerce.number().gt(0).lt(1).default(0.5),
-  STORE_LOCATOR_INDEX: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/).default('leadnet_store_locator'),
 });
 
 export interface Config {
@@ -56,8 +55,8 @@ export interface Config {
   searchIndexer: boolean;
   /** PRODUCT.md section 8: `offline` (gazetteer data in packages), `http` (Nominatim-compatible) or `none`. */
   geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
-  /** PRODUCT.md section 7: the Gaussian distance score (metres) and the Elasticsearch index name. */
-  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; index: string };
+  /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
+  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number };
 }
 
 export class ConfigError extends Error {}
@@ -94,7 +93,6 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scaleMeters: e.STORE_LOCATOR_SCALE,
       offsetMeters: e.STORE_LOCATOR_OFFSET,
       decay: e.STORE_LOCATOR_DECAY,
-      index: e.STORE_LOCATOR_INDEX,
     },
   };
 }

@@ -49,6 +49,17 @@ export interface SearchDocument {
    * table of `from`, one document per row.
    */
   sources?: SearchSource[];
+  /**
+   * Elasticsearch only: an index with its own mapping and documents instead of ones derived from
+   * `fields` (the store locator, whose searches do not go through `SearchBackend`). `build` returns the
+   * sources of the given root ids; an id it leaves out is deleted from the index.
+   */
+  customIndex?: CustomIndex;
+}
+
+export interface CustomIndex {
+  definition(): { settings: Record<string, unknown>; mappings: Record<string, unknown> };
+  build(execute: (sql: string, bindings: unknown[]) => Promise<any[]>, ids: string[]): Promise<Map<string, Record<string, unknown>>>;
 }
 
 export type WhereValue = unknown;

@@ -217,8 +217,24 @@ const DOCUMENTS_SQL = (where: string) => `
    where ${where}`;
 
 /**
- * Keeps the Elasticsearch store locator index in step with PostgreSQL. Writers of CRLs, their addresses,
- * store types and stock call `sync` with the CRL ids they touched; `reindexCompany` rebuilds a company.
+ * The documents of the stores the locator lists among these CRLs (both lead flags on and a real position,
+ * as `store_locator_entries` in PostgreSQL), by id. The others are left out, so the outbox indexer
+ * deletes them from the index.
+ */
+export async function storeDocuments(execute: Execute, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const out = new Map<string, Record<string, unknown>>();
+  if (!ids.length) return out;
+  for (const row of await execute(DOCUMENTS_SQL('crl.id = any(?::uuid[])'), [pgArray(ids)])) {
+    const doc = toDocument(row);
+    if (doc.sending_leads === true && doc.receiving_leads === true && doc.location) out.set(row.id, doc);
+  }
+  return out;
+}
+
+/**
+ * Writes store documents straight to one index (the Elasticsearch conformance suite, one-off tools).
+ * The running system keeps the index in step through the search outbox instead (`storeLocatorSearch`
+ * in `store-locator.search.ts`, `src/search/elasticsearch/`).
  */
 export class StoreLocatorIndexer {
   constructor(

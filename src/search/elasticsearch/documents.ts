@@ -19,6 +19,7 @@ export function documentsStatement(doc: SearchDocument): string {
 export async function buildDocuments(execute: Execute, doc: SearchDocument, ids: string[]): Promise<Map<string, Source>> {
   const out = new Map<string, Source>();
   if (!ids.length) return out;
+  if (doc.customIndex) return doc.customIndex.build(execute, ids);
   const entries = Object.entries(doc.fields);
   const rows = await execute(documentsStatement(doc), [ids]);
   for (const row of rows) {

@@ -34,6 +34,7 @@ function fieldMapping(field: SearchField): estypes.MappingProperty {
  * and ASCII-folded, as PostgreSQL's `leadnet_search_text` folds them.
  */
 export function indexDefinition(doc: SearchDocument): { settings: estypes.IndicesIndexSettings; mappings: estypes.MappingTypeMapping } {
+  if (doc.customIndex) return doc.customIndex.definition() as { settings: estypes.IndicesIndexSettings; mappings: estypes.MappingTypeMapping };
   const properties: Record<string, estypes.MappingProperty> = {
     [ID_FIELD]: { type: 'keyword' },
     [CREATED_AT_FIELD]: { type: 'date', format: 'strict_date_optional_time||epoch_millis' },
