@@ -1,9 +1,12 @@
-// Search benchmark (not a test): seeds products on an embedded PostgreSQL and reports list latency
-// (p50/p99) and throughput for q, where and aggs queries through the service (HTTP in-process: REST
-// facade, GraphQL, auth, PostgreSQL backend), beside the bare SQL the backend runs for the same request.
+// Search benchmark (not a test): seeds products and leads on an embedded PostgreSQL and reports list
+// latency (p50/p99) and throughput for q, where and aggs queries through the service (HTTP in-process:
+// REST facade, GraphQL, auth, PostgreSQL backend), beside the bare SQL the backend runs for the same
+// request and the ratio of the two.
 //
-//   npm run bench:search                     100,000 products, 200 requests per case, 8 at a time
-//   BENCH_PRODUCTS=20000 BENCH_REQUESTS=100 BENCH_CONCURRENCY=4 npm run bench:search
+//   npm run bench:search                     100,000 products and 100,000 leads, 200 requests per case, 8 at a time
+//   BENCH_RESOURCE=leads BENCH_LEADS=20000 BENCH_REQUESTS=100 BENCH_CONCURRENCY=4 npm run bench:search
+//
+// BENCH_RESOURCE is products, leads or all (the default); BENCH_PRODUCTS and BENCH_LEADS set the sizes.
 import 'reflect-metadata';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,18 +18,23 @@ import { parseConfig } from '../src/config';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
 import { buildApp } from '../src/app';
-import { generatePlainKey, hashKey, keyPrefix } from '../src/auth/api-keys';
+import { authenticate, generatePlainKey, hashKey, keyPrefix } from '../src/auth/api-keys';
 import { Role } from '../src/modules/user/role';
 import { User } from '../src/modules/user/user.entity';
 import { ApiKey } from '../src/modules/user/api-key.entity';
 import { Company } from '../src/modules/company/company.entity';
 import { Retailer } from '../src/modules/retailer/retailer.entity';
 import { productSearch, productScope } from '../src/modules/product/product.search';
+import { leadScope, leadSearch } from '../src/modules/lead/lead.search';
+import { LEAD_ACTIVITY_TYPES } from '../src/modules/lead/lead-activity.entity';
 import { planSearch } from '../src/search/postgres';
+import type { SearchDocument, Where } from '../src/search/types';
 import { listVariables, parseQueryString } from '../src/rest/query';
 import type { Caller } from '../src/auth/caller';
 
+const RESOURCE = process.env.BENCH_RESOURCE ?? 'all';
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 100_000);
+const LEADS = Number(process.env.BENCH_LEADS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const COMPANIES = 20;
@@ -78,7 +86,7 @@ async function measure(run: () => Promise<void>): Promise<{ p50: number; p99: nu
   return { p50: percentile(times, 50), p99: percentile(times, 99), rps: times.length / elapsed };
 }
 
-async function seed(em: EntityManager, url: string): Promise<{ companyKey: string; retailerKey: string; company: Company }> {
+async function seedProducts(em: EntityManager, url: string): Promise<{ companyKey: string; retailerKey: string; company: Company }> {
   const pg = new Client({ connectionString: url });
   await pg.connect();
   await pg.query(`insert into companies (name) select 'Company ' || g from generate_series(1, ${COMPANIES}) g`);
@@ -120,7 +128,187 @@ async function seed(em: EntityManager, url: string): Promise<{ companyKey: strin
   return { companyKey, retailerKey, company };
 }
 
+const LEAD_COMPANIES = 4;
+const LEAD_RETAILERS = 10;
+const STORES_PER_RETAILER = 10;
+const FIRST_NAMES = ['Olivia', 'Liam', 'Emma', 'Noah', 'Amélie', 'Lucas', 'Sofía', 'Mateo', 'Chloé', 'Ethan', 'Zoë', 'Mason', 'Isabella', 'James', 'Mia', 'Benjamin', 'Charlotte', 'Élodie', 'Henry', 'Harper'];
+const LAST_NAMES = ['Smith', 'Johnson', 'Garcia', 'Brown', 'Martínez', 'Tremblay', 'Nguyen', 'Wilson', 'Anderson', 'Gagnon', 'Lee', 'Roy', 'Müller', 'Taylor', 'Côté', 'Thomas', 'Moore', 'Jackson', 'Martin', 'White'];
+const CITIES: Array<[string, string, string, string]> = [
+  ['Portland', 'OR', 'US', '97201'],
+  ['Seattle', 'WA', 'US', '98101'],
+  ['Denver', 'CO', 'US', '80202'],
+  ['Austin', 'TX', 'US', '73301'],
+  ['Chicago', 'IL', 'US', '60601'],
+  ['Montréal', 'QC', 'CA', 'H2X'],
+  ['Toronto', 'ON', 'CA', 'M5V'],
+  ['Vancouver', 'BC', 'CA', 'V6B'],
+];
+const STATUSES = ['New', 'New', 'New', 'Contacted', 'Contacted', 'Qualified', 'Won', 'Lost'];
+
+/**
+ * LEADS leads over LEAD_COMPANIES companies, each dealing with LEAD_RETAILERS retailers of
+ * STORES_PER_RETAILER stores (a CRL per company and store). 90% are assigned to a store of their owner
+ * company; each has a location in one of CITIES (1 in 13 has none), one email (1 in 5 a second), one
+ * phone number; a third have 1 to 3 activities. Keys: the admin of the first company and a location
+ * user of it assigned to 5 of its stores.
+ */
+async function seedLeads(em: EntityManager, url: string): Promise<{ adminKey: string; locationUserKey: string; emailPrefix: string; storeLeads: number }> {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  try {
+    await pg.query('begin');
+    await pg.query(`insert into companies (name) select 'Lead brand ' || g from generate_series(1, ${LEAD_COMPANIES}) g`);
+    await pg.query(`insert into retailers (name) select 'Lead dealer ' || g from generate_series(1, ${LEAD_RETAILERS}) g`);
+    await pg.query(
+      `insert into company_retailers (company_id, retailer_id, name)
+       select c.id, r.id, r.name from companies c, retailers r where c.name like 'Lead brand %' and r.name like 'Lead dealer %'`,
+    );
+    await pg.query(
+      `insert into retailer_locations (retailer_id, name)
+       select r.id, r.name || ' store ' || g from retailers r, generate_series(1, ${STORES_PER_RETAILER}) g where r.name like 'Lead dealer %'`,
+    );
+    await pg.query(
+      `insert into company_retailer_locations (company_id, company_retailer_id, retailer_location_id)
+       select cr.company_id, cr.id, rl.id
+         from company_retailers cr join companies c on c.id = cr.company_id join retailer_locations rl on rl.retailer_id = cr.retailer_id
+        where c.name like 'Lead brand %'`,
+    );
+    // Deterministic pseudo-random picks (hashtext), as for products.
+    await pg.query(
+      `create temp table seed_leads on commit drop as
+       with c as (select id, row_number() over (order by name) - 1 as n from companies where name like 'Lead brand %'),
+            crl as (select id, company_id, row_number() over (partition by company_id order by id) - 1 as n
+                      from company_retailer_locations where company_id in (select id from c)),
+            g as (select g, g % ${LEAD_COMPANIES} as company_n,
+                         1 + abs(hashtext('f' || g)) % ${FIRST_NAMES.length} as f, 1 + abs(hashtext('l' || g)) % ${LAST_NAMES.length} as l
+                    from generate_series(1, $1::int) g)
+       select g.g, gen_random_uuid() as id, case when g.g % 13 = 0 then null else gen_random_uuid() end as location_id,
+              c.id as company_id, crl.id as assignee_id, g.f, g.l,
+              timestamptz '2026-01-01' + (g.g * interval '3 minutes') as created_at
+         from g join c on c.n = g.company_n
+         left join crl on crl.company_id = c.id and g.g % 10 <> 0
+                      and crl.n = abs(hashtext('s' || g.g)) % ${LEAD_RETAILERS * STORES_PER_RETAILER}`,
+      [LEADS],
+    );
+    await pg.query(
+      `with cities as (select (n - 1)::int as n, city, province, country, postal
+                        from unnest($1::text[], $2::text[], $3::text[], $4::text[]) with ordinality as x(city, province, country, postal, n))
+       insert into locations (id, street_line_one, city, province, country, postal_code)
+       select s.location_id, s.g || ' Main St', c.city, c.province, c.country, c.postal
+         from seed_leads s join cities c on c.n = abs(hashtext('c' || s.g)) % ${CITIES.length}
+        where s.location_id is not null`,
+      [0, 1, 2, 3].map((i) => CITIES.map((c) => c[i])),
+    );
+    await pg.query(
+      `insert into leads (id, name, status, owner_company_id, assignee_id, location_id, source_type, created_at, updated_at)
+       select s.id, ($1::text[])[s.f] || ' ' || ($2::text[])[s.l], ($3::text[])[1 + abs(hashtext('t' || s.g)) % array_length($3::text[], 1)],
+              s.company_id, s.assignee_id, s.location_id, 'Bench', s.created_at, s.created_at
+         from seed_leads s`,
+      [FIRST_NAMES, LAST_NAMES, STATUSES],
+    );
+    // Email: first letter and last name, folded to ASCII, and the lead number (olivia + garcia -> ogarcia123@...).
+    await pg.query(
+      `insert into emails (lead_id, email, created_at)
+       select s.id, lower(unaccent(left(($1::text[])[s.f], 1) || ($2::text[])[s.l])) || s.g || '@mail.example.test', s.created_at from seed_leads s
+       union all
+       select s.id, 'lead' || s.g || '@work.example.test', s.created_at from seed_leads s where s.g % 5 = 0`,
+      [FIRST_NAMES, LAST_NAMES],
+    );
+    await pg.query(
+      `insert into phone_numbers (lead_id, phone_number, country_code, created_at)
+       select s.id, '+1503' || lpad((s.g % 10000000)::text, 7, '0'), 'US', s.created_at from seed_leads s`,
+    );
+    await pg.query(
+      `insert into lead_activities (lead_id, type, data, created_at, updated_at)
+       select s.id, ($1::text[])[1 + abs(hashtext('a' || s.g || '-' || j)) % array_length($1::text[], 1)], '{"note": "bench"}'::jsonb,
+              s.created_at + j * interval '1 hour', s.created_at + j * interval '1 hour'
+         from seed_leads s cross join lateral generate_series(1, 1 + s.g % 3) j where s.g % 3 = 0`,
+      [LEAD_ACTIVITY_TYPES],
+    );
+    await pg.query('commit');
+    await pg.query('vacuum analyze');
+
+    const company = (await em.findOne(Company, { name: 'Lead brand 1' }))!;
+    const key = (role: Role) => {
+      const user = em.create(User, { email: `lead-${role}@bench.test`, name: role, role, company });
+      const plain = generatePlainKey();
+      em.create(ApiKey, { user, keyHash: hashKey(plain), prefix: keyPrefix(plain), label: 'bench' });
+      return { user, plain };
+    };
+    const admin = key(Role.CompanyAdmin);
+    const locationUser = key(Role.CompanyLocationUser);
+    await em.flush();
+    // The location user's stores: the five first of the company's CRLs.
+    await pg.query(
+      `insert into user_company_retailer_locations (user_id, company_retailer_location_id)
+       select $1, id from company_retailer_locations where company_id = $2 order by id limit 5`,
+      [locationUser.user.id, company.id],
+    );
+    const { rows: [store] } = await pg.query(
+      `select count(*)::int as n, min(split_part(e.email, '@', 1)) as email
+         from leads l join emails e on e.lead_id = l.id and e.email like '%@mail.example.test'
+        where l.assignee_id in (select company_retailer_location_id from user_company_retailer_locations where user_id = $1)`,
+      [locationUser.user.id],
+    );
+    // A prefix of an email the location user sees (its last two digits cut): a handful of matches.
+    return { adminKey: admin.plain, locationUserKey: locationUser.plain, emailPrefix: String(store.email).slice(0, -2), storeLeads: store.n };
+  } catch (e) {
+    await pg.query('rollback').catch(() => undefined);
+    throw e;
+  } finally {
+    await pg.end();
+  }
+}
+
+function leadCases(emailPrefix: string): Case[] {
+  return [
+    { name: 'list (default order)', query: '' },
+    { name: 'q: a name word', query: 'q=garcia' },
+    { name: 'q: an email prefix', query: `q=${encodeURIComponent(emailPrefix)}` },
+    { name: 'where: status and city', query: 'opts[where][status]=Qualified&opts[where][city]=Portland' },
+    { name: 'where: created_at range', query: 'opts[where][created_at][gte]=2026-03-01&opts[where][created_at][lt]=2026-04-01' },
+    { name: 'aggs: status and city', query: 'opts[aggs][]=status&opts[aggs][]=city' },
+    { name: 'q + where + aggs', query: 'q=olivia&opts[where][status][]=New&opts[where][status][]=Contacted&opts[aggs][]=status&opts[aggs][]=city' },
+  ];
+}
+
+interface Who {
+  name: string;
+  key: string;
+  scope: Where;
+}
+
+/** Every case for every caller: through the service, then the same search statements straight to PostgreSQL. */
+async function runCases(title: string, base: string, doc: SearchDocument, callers: Who[], cases: Case[], pg: Pool): Promise<void> {
+  console.log(title);
+  console.log(`HTTP = GET ${new URL(base).pathname} through the service; SQL = the same search statements sent straight to PostgreSQL; ratio = HTTP p50 / SQL p50.\n`);
+  const header = ['case', 'total', 'HTTP p50 ms', 'HTTP p99 ms', 'HTTP req/s', 'SQL p50 ms', 'SQL p99 ms', 'SQL q/s', 'ratio'];
+  for (const who of callers) {
+    console.log(`## ${who.name}`);
+    const rows: string[][] = [header];
+    for (const c of cases) {
+      const url = c.query ? `${base}?${c.query}` : base;
+      let total = 0;
+      const http = await measure(async () => {
+        const res = await fetch(url, { headers: { 'X-Api-Key': who.key } });
+        if (res.status !== 200) throw new Error(`${c.name}: HTTP ${res.status} ${await res.text()}`);
+        total = ((await res.json()) as any).meta.total;
+      });
+      const vars = listVariables(parseQueryString(`?${c.query}`));
+      const plan = planSearch(doc, { ...vars, where: vars.where as any, order: vars.order as any, aggs: vars.aggs as any, scope: who.scope });
+      const statements = [plan.page, plan.count, ...(plan.facets ? [plan.facets] : [])].map((s) => toPg(s.sql, s.bindings));
+      const sql = await measure(async () => {
+        await Promise.all(statements.map((s) => pg.query(s.text, s.values)));
+      });
+      rows.push([c.name, String(total), ms(http.p50), ms(http.p99), http.rps.toFixed(0), ms(sql.p50), ms(sql.p99), sql.rps.toFixed(0), `${(http.p50 / sql.p50).toFixed(1)}x`]);
+    }
+    printTable(rows);
+    console.log('');
+  }
+}
+
 async function main(): Promise<void> {
+  if (!['products', 'leads', 'all'].includes(RESOURCE)) throw new Error(`BENCH_RESOURCE must be products, leads or all, not ${RESOURCE}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-bench-'));
   const port = 56000 + Math.floor(Math.random() * 2000);
   process.stderr.write(`starting PostgreSQL in ${dir} on port ${port}\n`);
@@ -129,41 +317,42 @@ async function main(): Promise<void> {
   const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
   const { app, stop } = await buildApp(config, orm);
   const server = app.listen(0);
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/products`;
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   const pg = new Pool({ connectionString: db.url, max: CONCURRENCY * 3 });
   try {
-    const t0 = performance.now();
-    const { companyKey, retailerKey, company } = await seed(orm.em.fork() as EntityManager, db.url);
-    process.stderr.write(`seeded ${PRODUCTS} products in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-
-    const callers: Array<{ name: string; key: string; caller: Caller }> = [
-      { name: `retailer admin (sees all ${PRODUCTS})`, key: retailerKey, caller: { role: Role.RetailerAdmin } as Caller },
-      { name: `company admin (sees ~${Math.round(PRODUCTS / COMPANIES)})`, key: companyKey, caller: { role: Role.CompanyAdmin, companyId: company.id } as Caller },
-    ];
-    console.log(`\nSearch benchmark: ${PRODUCTS} products, ${REQUESTS} requests per case, concurrency ${CONCURRENCY}, per_page 50 unless stated`);
-    console.log('HTTP = GET /v1/products through the service; SQL = the same statements sent straight to PostgreSQL.\n');
-    const header = ['case', 'total', 'HTTP p50 ms', 'HTTP p99 ms', 'HTTP req/s', 'SQL p50 ms', 'SQL p99 ms', 'SQL q/s'];
-    for (const who of callers) {
-      console.log(`## ${who.name}`);
-      const rows: string[][] = [header];
-      for (const c of CASES) {
-        const url = c.query ? `${base}?${c.query}` : base;
-        let total = 0;
-        const http = await measure(async () => {
-          const res = await fetch(url, { headers: { 'X-Api-Key': who.key } });
-          if (res.status !== 200) throw new Error(`${c.name}: HTTP ${res.status} ${await res.text()}`);
-          total = ((await res.json()) as any).meta.total;
-        });
-        const vars = listVariables(parseQueryString(`?${c.query}`));
-        const plan = planSearch(productSearch, { ...vars, where: vars.where as any, order: vars.order as any, aggs: vars.aggs as any, scope: productScope(who.caller) });
-        const statements = [plan.page, plan.count, ...(plan.facets ? [plan.facets] : [])].map((s) => toPg(s.sql, s.bindings));
-        const sql = await measure(async () => {
-          await Promise.all(statements.map((s) => pg.query(s.text, s.values)));
-        });
-        rows.push([c.name, String(total), ms(http.p50), ms(http.p99), http.rps.toFixed(0), ms(sql.p50), ms(sql.p99), sql.rps.toFixed(0)]);
-      }
-      printTable(rows);
-      console.log('');
+    if (RESOURCE !== 'leads') {
+      const t0 = performance.now();
+      const { companyKey, retailerKey, company } = await seedProducts(orm.em.fork() as EntityManager, db.url);
+      process.stderr.write(`seeded ${PRODUCTS} products in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      await runCases(
+        `\nSearch benchmark: ${PRODUCTS} products, ${REQUESTS} requests per case, concurrency ${CONCURRENCY}, per_page 50 unless stated`,
+        `${base}/products`,
+        productSearch,
+        [
+          { name: `retailer admin (sees all ${PRODUCTS})`, key: retailerKey, scope: productScope({ role: Role.RetailerAdmin } as Caller) },
+          { name: `company admin (sees ~${Math.round(PRODUCTS / COMPANIES)})`, key: companyKey, scope: productScope({ role: Role.CompanyAdmin, companyId: company.id } as Caller) },
+        ],
+        CASES,
+        pg,
+      );
+    }
+    if (RESOURCE !== 'products') {
+      const t0 = performance.now();
+      const em = orm.em.fork() as EntityManager;
+      const seeded = await seedLeads(em, db.url);
+      process.stderr.write(`seeded ${LEADS} leads in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      const scope = async (key: string) => leadScope((await authenticate(em.fork() as EntityManager, key))!);
+      await runCases(
+        `\nSearch benchmark: ${LEADS} leads (with emails, phone numbers, locations, activities; all associations included), ${REQUESTS} requests per case, concurrency ${CONCURRENCY}, per_page 50`,
+        `${base}/leads`,
+        leadSearch,
+        [
+          { name: `company admin (sees ~${Math.round(LEADS / LEAD_COMPANIES)})`, key: seeded.adminKey, scope: await scope(seeded.adminKey) },
+          { name: `company location user, 5 stores (sees ${seeded.storeLeads})`, key: seeded.locationUserKey, scope: await scope(seeded.locationUserKey) },
+        ],
+        leadCases(seeded.emailPrefix),
+        pg,
+      );
     }
   } finally {
     await pg.end().catch(() => undefined);
