@@ -184,7 +184,7 @@ async function seedLeads(em: EntityManager, url: string): Promise<{ adminKey: st
                     from generate_series(1, $1::int) g)
        select g.g, gen_random_uuid() as id, case when g.g % 13 = 0 then null else gen_random_uuid() end as location_id,
               c.id as company_id, crl.id as assignee_id, g.f, g.l,
-              timestamptz '2026-01-01' + (g.g * interval '3 minutes') as created_at
+              timestamptz '2026-01-01' + g.g * (interval '300 days' / $1::int) as created_at
          from g join c on c.n = g.company_n
          left join crl on crl.company_id = c.id and g.g % 10 <> 0
                       and crl.n = abs(hashtext('s' || g.g)) % ${LEAD_RETAILERS * STORES_PER_RETAILER}`,
