@@ -4,6 +4,7 @@ import { Migration20261122010400_insertion_order } from './Migration202611220104
 import { Migration20261122010500_crl_retailer_location_unique } from './Migration20261122010500_crl_retailer_location_unique';
 import { Migration20261122010600_store_locator } from './Migration20261122010600_store_locator';
 import { Migration20261122013000_search } from './Migration20261122013000_search';
+import { Migration20261122014000_lead_search_text } from './Migration20261122014000_lead_search_text';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122010500_crl_retailer_location_unique', class: Migration20261122010500_crl_retailer_location_unique },
   { name: 'Migration20261122010600_store_locator', class: Migration20261122010600_store_locator },
   { name: 'Migration20261122013000_search', class: Migration20261122013000_search },
+  { name: 'Migration20261122014000_lead_search_text', class: Migration20261122014000_lead_search_text },
 ];

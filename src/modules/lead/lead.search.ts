@@ -32,6 +32,8 @@ export const leadSearch: SearchDocument = {
   ],
   from: `leads l ${ASSIGNEE_JOIN} left join locations loc on loc.id = l.location_id`,
   alias: 'l',
+  // Kept equal to textExpression(leadSearch) by triggers (Migration20261122014000_lead_search_text).
+  textSql: 'l.search_text',
   fields: {
     id: { sql: 'l.id', type: 'uuid' },
     name: { sql: 'l.name', type: 'string', text: true },
