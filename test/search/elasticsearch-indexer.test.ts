@@ -196,6 +196,21 @@ describe('the outbox', () => {
     }
   });
 
+  test("the leads' stored search text refreshing queues the lead once and not its activities", async () => {
+    await syncTriggers(backend.execute, searchDocuments);
+    try {
+      const net = await f.network(t.em());
+      const [lead] = await sql(`insert into leads (name, owner_company_id) values ('L', ?) returning id`, [net.company.id]);
+      await sql(`insert into lead_activities (lead_id, type) values (?, 'LeadActivity::Note')`, [lead.id]);
+      await sql('delete from search_outbox');
+      await sql(`insert into emails (email, lead_id) values ('y@example.test', ?)`, [lead.id]);
+      expect(await sql('select document, record_id from search_outbox')).toEqual([{ document: 'leads', record_id: lead.id }]);
+    } finally {
+      await syncTriggers(backend.execute, [productSearch]);
+      await sql('delete from search_outbox');
+    }
+  });
+
   test('rows of a document nobody declares are dropped, not retried forever', async () => {
     await sql(`insert into search_outbox (document, record_id) values ('gone', gen_random_uuid())`);
     await backend.indexer.drain();
