@@ -206,6 +206,8 @@ async function seedLeads(em: EntityManager, url: string): Promise<{ adminKey: st
          from seed_leads s`,
       [FIRST_NAMES, LAST_NAMES, STATUSES],
     );
+    // Bulk load: the leads' search text is refreshed once at the end, not per email and phone row.
+    for (const table of ['emails', 'phone_numbers']) await pg.query(`alter table ${table} disable trigger leadnet_lead_search_text`);
     // Email: first letter and last name, folded to ASCII, and the lead number (olivia + garcia -> ogarcia123@...).
     await pg.query(
       `insert into emails (lead_id, email, created_at)
@@ -225,6 +227,8 @@ async function seedLeads(em: EntityManager, url: string): Promise<{ adminKey: st
          from seed_leads s cross join lateral generate_series(1, 1 + s.g % 3) j where s.g % 3 = 0`,
       [LEAD_ACTIVITY_TYPES],
     );
+    for (const table of ['emails', 'phone_numbers']) await pg.query(`alter table ${table} enable trigger leadnet_lead_search_text`);
+    await pg.query('update leads l set search_text = leadnet_lead_search_text(l) where l.id in (select id from seed_leads)');
     await pg.query('commit');
     await pg.query('vacuum analyze');
 
