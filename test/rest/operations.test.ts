@@ -16,3 +16,17 @@ test('an invalid document stops the start with a message naming it', () => {
   fs.writeFileSync(file, 'query Bad { result: products { nodes { nope } } }');
   expect(() => new OperationRegistry(buildSchema(), [file])).toThrow(/bad\.rest\.graphql: .*nope/);
 });
+
+test('a file may use the fragments of another file (the shared RestMeta)', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ops-'));
+  const shared = path.join(dir, 'shared.rest.graphql');
+  const uses = path.join(dir, 'uses.rest.graphql');
+  fs.writeFileSync(shared, 'fragment Meta on SearchMeta { total }');
+  fs.writeFileSync(uses, 'query Uses { result: products { meta { ...Meta } } }');
+  const registry = new OperationRegistry(buildSchema(), [shared, uses]);
+  expect(registry.names()).toEqual(['Uses']);
+  expect(() => new OperationRegistry(buildSchema(), [uses])).toThrow(/uses\.rest\.graphql: Unknown fragment "Meta"/);
+});
