@@ -13,6 +13,8 @@ import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
 import { createGeocoder } from './geo/factory';
 import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
+import { graphiqlRouter } from './graphiql/graphiql.router';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 
 export interface App {
   app: Express;
@@ -39,7 +41,14 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const search = createSearchBackend(config, orm);
   await search.start?.();
   const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config) };
-  const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
+  const apollo = new ApolloServer({
+    schema,
+    formatError,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    // Browsers get the locally served GraphiQL (`graphiqlRouter`), never Apollo's CDN-loaded Sandbox.
+    plugins: [ApolloServerPluginLandingPageDisabled()],
+  });
   await apollo.start();
   Object.assign(deps, overrides);
 
@@ -59,6 +68,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   });
   app.use(
     '/graphql',
+    graphiqlRouter(),
     express.json({ limit: '1mb' }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
   );

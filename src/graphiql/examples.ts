@@ -1,0 +1,52 @@
+/** Saved example operations the IDE opens as tabs: what a dashboard developer asks first. */
+export const exampleTabs: Array<{ query: string; variables?: string }> = [
+  {
+    query: `# The newest leads the key may see, with contacts, assignee and status facets.
+query NewestLeads($perPage: Int = 10) {
+  leads(perPage: $perPage, order: {created_at: "desc"}, aggs: ["status"]) {
+    meta { total page perPage totalPages aggs }
+    nodes {
+      id
+      name
+      status
+      createdAt
+      emails { email }
+      phoneNumbers { phoneNumber formatted }
+      location { city province country }
+      assignee { id name }
+    }
+  }
+}
+`,
+    variables: '{ "perPage": 10 }',
+  },
+  {
+    query: `# One lead's whole timeline, newest first.
+query LeadTimeline($leadId: ID!) {
+  leadTimeline(leadId: $leadId) {
+    id
+    type
+    createdAt
+    data
+  }
+}
+`,
+    variables: '{ "leadId": "<a lead id from the first tab>" }',
+  },
+  {
+    query: `# The stores (company retailer locations) of the network, with hours and flags.
+query Stores {
+  companyRetailerLocations(perPage: 20) {
+    meta { total }
+    nodes {
+      id
+      name
+      receivingLeads
+      physicalAddress { city province country }
+      retailerLocationHours { day open openAtHour openAtMinute closeAtHour closeAtMinute }
+    }
+  }
+}
+`,
+  },
+];
