@@ -18,6 +18,7 @@ import { PhoneNumber } from '../modules/contact/phone-number.entity';
 import { User } from '../modules/user/user.entity';
 import { Role } from '../modules/user/role';
 import { issueApiKey } from '../modules/user/user.service';
+import { createDemoLeads } from './demo-leads';
 
 /** What the demo seed created, with the only copy of each plain API key. */
 export interface DemoSeed {
@@ -25,6 +26,8 @@ export interface DemoSeed {
   retailer: { id: string; name: string };
   stores: Array<{ companyRetailerLocationId: string; retailerLocationId: string; name: string; city: string }>;
   products: Array<{ id: string; sku: string; name: string }>;
+  /** How many leads (with timelines) the seed spread over the stores. */
+  leads: number;
   users: Array<{ role: Role; email: string; id: string; apiKey: string }>;
 }
 
@@ -34,13 +37,16 @@ const STORE_TYPES = [
   { name: 'Dealer', boost: 0 },
 ];
 
+/** Enough leads for lists, facets and the IDE to show something on the first start. */
+const DEMO_LEADS = 300;
+
 const TERRITORIES = ['Pacific Northwest', 'Mountain', 'Canada'];
 
 const STORES = [
-  { slug: 'portland', street: '921 SW Morrison St', city: 'Portland', province: 'OR', postalCode: '97205', country: 'US', latitude: 45.5197, longitude: -122.681, timezone: 'America/Los_Angeles', phone: '+15035550142', territory: 'Pacific Northwest', storeType: 'Flagship', sundayOpen: true },
-  { slug: 'seattle', street: '1520 4th Ave', city: 'Seattle', province: 'WA', postalCode: '98101', country: 'US', latitude: 47.6109, longitude: -122.3374, timezone: 'America/Los_Angeles', phone: '+12065550123', territory: 'Pacific Northwest', storeType: 'Premier Dealer', sundayOpen: true },
-  { slug: 'denver', street: '1701 Wynkoop St', city: 'Denver', province: 'CO', postalCode: '80202', country: 'US', latitude: 39.7536, longitude: -104.9997, timezone: 'America/Denver', phone: '+13035550177', territory: 'Mountain', storeType: 'Dealer', sundayOpen: false },
-  { slug: 'vancouver', street: '1055 W Georgia St', city: 'Vancouver', province: 'BC', postalCode: 'V6E 3P3', country: 'CA', latitude: 49.2855, longitude: -123.1226, timezone: 'America/Vancouver', phone: '+16045550199', territory: 'Canada', storeType: 'Premier Dealer', sundayOpen: true },
+  { slug: 'portland', areaCode: '503', street: '921 SW Morrison St', city: 'Portland', province: 'OR', postalCode: '97205', country: 'US', latitude: 45.5197, longitude: -122.681, timezone: 'America/Los_Angeles', phone: '+15035550142', territory: 'Pacific Northwest', storeType: 'Flagship', sundayOpen: true },
+  { slug: 'seattle', areaCode: '206', street: '1520 4th Ave', city: 'Seattle', province: 'WA', postalCode: '98101', country: 'US', latitude: 47.6109, longitude: -122.3374, timezone: 'America/Los_Angeles', phone: '+12065550123', territory: 'Pacific Northwest', storeType: 'Premier Dealer', sundayOpen: true },
+  { slug: 'denver', areaCode: '303', street: '1701 Wynkoop St', city: 'Denver', province: 'CO', postalCode: '80202', country: 'US', latitude: 39.7536, longitude: -104.9997, timezone: 'America/Denver', phone: '+13035550177', territory: 'Mountain', storeType: 'Dealer', sundayOpen: false },
+  { slug: 'vancouver', areaCode: '604', street: '1055 W Georgia St', city: 'Vancouver', province: 'BC', postalCode: 'V6E 3P3', country: 'CA', latitude: 49.2855, longitude: -123.1226, timezone: 'America/Vancouver', phone: '+16045550199', territory: 'Canada', storeType: 'Premier Dealer', sundayOpen: true },
 ];
 
 const PRODUCTS = [
@@ -71,9 +77,10 @@ export function demoSeedWanted(config: Pick<Config, 'databaseUrl' | 'seedDemo'>)
 }
 
 /**
- * Seeds a small demo network (one company, one retailer with four stores, products, stock and one user
- * of every role with an API key) in one transaction. Returns null, changing nothing, when the database
- * already has a company (or one of the demo users' emails): the seed only ever runs on an empty database.
+ * Seeds a small demo network (one company, one retailer with four stores, products, stock, a few hundred
+ * leads with timelines and one user of every role with an API key) in one transaction. Returns null,
+ * changing nothing, when the database already has a company (or one of the demo users' emails): the seed
+ * only ever runs on an empty database.
  */
 export async function seedDemo(em: EntityManager): Promise<DemoSeed | null> {
   return em.transactional(async (tx) => {
@@ -164,9 +171,10 @@ export async function seedDemo(em: EntityManager): Promise<DemoSeed | null> {
         const stocked = (i + j) % 3 !== 2;
         tx.create(Stock, { companyRetailerLocation: crl, product, stocked, available: stocked || (i + j) % 2 === 0 });
       });
-      return { crl, retailerLocation, name, city: s.city };
+      return { crl, retailerLocation, name, city: s.city, spec: s };
     });
     const [portland, seattle] = stores;
+    const leads = createDemoLeads(tx as EntityManager, company, stores.map((s) => ({ crl: s.crl, ...s.spec })), products, DEMO_LEADS);
 
     const assignments: Partial<Record<Role, (u: User) => void>> = {
       [Role.CompanyTerritoryManager]: (u) => (u.territory = territories.get('Pacific Northwest')!),
@@ -195,6 +203,7 @@ export async function seedDemo(em: EntityManager): Promise<DemoSeed | null> {
       retailer: { id: retailer.id, name: retailer.name },
       stores: stores.map((s) => ({ companyRetailerLocationId: s.crl.id, retailerLocationId: s.retailerLocation.id, name: s.name, city: s.city })),
       products: products.map((p) => ({ id: p.id, sku: p.sku, name: p.name })),
+      leads: leads.length,
       users,
     };
   });
@@ -209,7 +218,8 @@ export function demoExamples(seed: DemoSeed, baseUrl: string): { listProducts: s
     lead: {
       name: 'Jordan Rivera',
       emails: [{ email: 'jordan.rivera@example.com' }],
-      phone_numbers: [{ phone_number: '503-555-0100', country_code: 'US' }],
+      // Not the README's example number: following both must create two leads, not merge them.
+      phone_numbers: [{ phone_number: '503-555-0163', country_code: 'US' }],
       location: { city: 'Portland', province: 'OR', postal_code: '97205', country: 'US' },
       assignee_type: 'CompanyRetailerLocation',
       assignee_id: store.companyRetailerLocationId,
@@ -241,6 +251,7 @@ export function demoJson(seed: DemoSeed, baseUrl: string) {
     retailer: seed.retailer,
     stores: seed.stores.map((s) => ({ company_retailer_location_id: s.companyRetailerLocationId, retailer_location_id: s.retailerLocationId, name: s.name, city: s.city })),
     products: seed.products,
+    leads: seed.leads,
     users: seed.users.map((u) => ({ role: u.role, email: u.email, id: u.id, api_key: u.apiKey })),
     examples: { list_products: examples.listProducts, create_lead: examples.createLead },
   };
@@ -253,7 +264,7 @@ export function demoBanner(seed: DemoSeed, baseUrl: string): string {
   const emailWidth = Math.max(...seed.users.map((u) => u.email.length));
   return [
     `Demo network seeded: company "${seed.company.name}" (${seed.company.id}), retailer "${seed.retailer.name}" (${seed.retailer.id}),`,
-    `stores in ${seed.stores.map((s) => s.city).join(', ')}.`,
+    `stores in ${seed.stores.map((s) => s.city).join(', ')}, and ${seed.leads} leads with their timelines.`,
     '',
     'API keys, one per role (shown only this once; send as the X-Api-Key header):',
     ...seed.users.map((u) => `  ${u.role.padEnd(roleWidth)}  ${u.email.padEnd(emailWidth)}  ${u.apiKey}`),

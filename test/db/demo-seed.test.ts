@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { authenticate } from '../../src/auth/api-keys';
 import { demoBanner, demoJson, demoSeedWanted, seedDemo, type DemoSeed } from '../../src/db/demo-seed';
@@ -88,6 +90,44 @@ test('the example requests work with the printed keys', async () => {
   const operator = seed.users.find((u) => u.role === Role.PlatformOperator)!;
   const users = await gql(t, operator.apiKey, `{ users { meta { total } } }`);
   expect(users.body.data.users.meta.total).toBe(Object.values(Role).length);
+});
+
+test('the demo has leads with timelines across stores and statuses, visible by scope', async () => {
+  const key = (role: Role) => seed.users.find((u) => u.role === role)!.apiKey;
+  expect(seed.leads).toBe(300);
+  const list = await api(t, 'get', '/v1/leads?opts[aggs][]=status&opts[per_page]=5&include=*', { key: key(Role.CompanyAdmin) });
+  expect(list.body.meta.total).toBe(300);
+  const statuses = list.body.meta.aggs.status.buckets.map((b: any) => b.key);
+  expect(statuses.sort()).toEqual(['Contacted', 'Lost', 'New', 'Quoted', 'Won']);
+  expect(banner).toContain('300 leads');
+
+  // Every timeline starts with a first contact and an assignment, and its last status change is the status.
+  const gqlPage = await gql(t, key(Role.CompanyAdmin), `{ leads(perPage: 300) { nodes { status assigneeId emails { email } leadActivities { type data } } } }`);
+  const leads = gqlPage.body.data.leads.nodes;
+  expect(new Set(leads.map((l: any) => l.assigneeId)).size).toBe(4);
+  for (const lead of leads) {
+    const oldestFirst = [...lead.leadActivities].reverse();
+    expect(oldestFirst[1].type).toBe('LeadActivity::Assignment');
+    const changes = oldestFirst.filter((a: any) => a.type === 'LeadActivity::StatusChange');
+    expect(changes.length ? changes[changes.length - 1].data.to : 'New').toBe(lead.status);
+    expect(lead.emails).toHaveLength(1);
+  }
+
+  // The location user of the Portland store sees that store's leads only.
+  const portland = await api(t, 'get', '/v1/leads?opts[per_page]=1', { key: key(Role.CompanyLocationUser) });
+  expect(portland.body.meta.total).toBe(75);
+});
+
+test("the README's example lead and the banner's are different people: following both creates two leads", async () => {
+  const admin = seed.users.find((u) => u.role === Role.CompanyAdmin)!.apiKey;
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const readmeBody = JSON.parse(readme.match(/-d '(\{"lead":[^']*)'/)![1]);
+  const bannerBody = JSON.parse(demoJson(seed, BASE).examples.create_lead.match(/-d '(.*)'$/m)![1]);
+  const first = await api(t, 'post', '/v1/leads', { key: admin, body: readmeBody });
+  const second = await api(t, 'post', '/v1/leads', { key: admin, body: bannerBody });
+  expect([first.status, second.status]).toEqual([201, 201]);
+  expect(first.body.id).not.toBe(second.body.id);
+  expect((await api(t, 'get', '/v1/leads?opts[per_page]=1', { key: admin })).body.meta.total).toBe(302);
 });
 
 test('a database that has a company is never seeded again', async () => {
