@@ -17,6 +17,15 @@ const OWNER_FIELDS: Record<string, SearchField> = {
   created_by_id: { sql: 'l.created_by_id', type: 'uuid' },
 };
 
+/**
+ * The tails of 4 or more digits of a lead's phone numbers (`15035550100`, `5035550100`, ... `0100`): any
+ * run of digits of a number starts one of them, which is how `q` words match (word prefixes).
+ */
+const PHONE_DIGITS = String.raw`array(select substr(d.digits, i) from phone_numbers p
+      cross join lateral (select regexp_replace(p.phone_number, '\D', '', 'g') as digits) d
+      cross join lateral generate_series(1, length(d.digits) - 3) i
+      where p.lead_id = l.id order by p.seq, i)`;
+
 /** What a lead list can search, filter, order and aggregate on. */
 export const leadSearch: SearchDocument = {
   name: 'leads',
@@ -39,12 +48,10 @@ export const leadSearch: SearchDocument = {
     name: { sql: 'l.name', type: 'string', text: true },
     status: { sql: 'l.status', type: 'string', text: true },
     emails: { sql: 'array(select e.email from emails e where e.lead_id = l.id)', type: 'string', array: true, text: true },
-    phone_numbers: {
-      sql: 'array(select p.phone_number from phone_numbers p where p.lead_id = l.id)',
-      type: 'string',
-      array: true,
-      text: true,
-    },
+    phone_numbers: { sql: 'array(select p.phone_number from phone_numbers p where p.lead_id = l.id)', type: 'string', array: true },
+    // What `q` reads of the phone numbers: every tail of 4+ digits of each E.164 number, so a number
+    // matches as people type it (`503-555-0100`, `(503) 555-0100`, `+1 503 555 0100`, `5550`).
+    phone_digits: { sql: PHONE_DIGITS, type: 'string', array: true, text: true },
     ...OWNER_FIELDS,
     ...ASSIGNEE_FIELDS,
     assignee_type: { sql: "case when l.assignee_id is not null then 'CompanyRetailerLocation' end", type: 'string' },
