@@ -19,6 +19,23 @@ const LEAD_FIELDS = `
 `;
 
 describe('leads over GraphQL', () => {
+  test('createLead says whether it merged into an existing lead, and what it added', async () => {
+    const create = (input: Record<string, unknown>) =>
+      gql(t, r.users.companyAdmin.key, `mutation($input: LeadInput!) { createLead(input: $input) { id merge { emailsAdded phoneNumbersAdded nameFilled locationFilled assigneeChanged activitiesAdded } leadActivities { type data } } }`, { input });
+    const first = await create({ name: 'Mia Merge', emails: [{ email: 'mia.merge@example.com' }] });
+    expect(first.body.data.createLead.merge).toBeNull();
+
+    const again = await create({ name: 'Mia M.', emails: [{ email: 'MIA.merge@example.com' }], phoneNumbers: [{ phoneNumber: '(503) 555-0144' }] });
+    const merged = again.body.data.createLead;
+    expect(merged.id).toBe(first.body.data.createLead.id);
+    expect(merged.merge).toEqual({ emailsAdded: [], phoneNumbersAdded: ['+15035550144'], nameFilled: false, locationFilled: false, assigneeChanged: false, activitiesAdded: 0 });
+    expect(merged.leadActivities[0]).toEqual({ type: 'LeadActivity::Note', data: expect.objectContaining({ notes: 'A new submission merged into this lead; it added phone number +15035550144.' }) });
+
+    // Read later, the lead carries no merge: it describes one create's answer only.
+    const read = await gql(t, r.users.companyAdmin.key, `query($id: ID!) { lead(id: $id) { merge { emailsAdded } } }`, { id: merged.id });
+    expect(read.body.data.lead.merge).toBeNull();
+  });
+
   test('createLead, updateLead with _destroy, replaceLead and deleteLead', async () => {
     const created = await gql(t, r.users.companyAdmin.key, `mutation($input: LeadInput!) { createLead(input: $input) { ${LEAD_FIELDS} } }`, {
       input: {

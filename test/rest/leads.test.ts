@@ -682,9 +682,21 @@ describe('duplicates merge (PRODUCT.md section 5)', () => {
     expect(res.body.phone_numbers.map((p: any) => p.phone_number)).toEqual(['+15035550177']);
     expect(res.body.location).toMatchObject({ city: 'Portland' });
     expect(res.body.assignee.id).toBe(r.net.storeNorth.id);
-    expect(res.body.lead_activities.map((a: any) => a.type)).toEqual(['LeadActivity::QuoteRequest', 'LeadActivity::Assignment', 'LeadActivity::QuoteRequest']);
-    expect(res.body.lead_activities[0].data.products[0].name).toBe('Second anvil');
-    expect(res.body.lead_activities[1].data).toEqual({ from_id: null, to_id: r.net.storeNorth.id });
+    // The merge heads the timeline as a Note saying what the create added (SPEC 2.2 types only).
+    expect(res.body.lead_activities.map((a: any) => a.type)).toEqual(['LeadActivity::Note', 'LeadActivity::QuoteRequest', 'LeadActivity::Assignment', 'LeadActivity::QuoteRequest']);
+    expect(res.body.lead_activities[0].data).toEqual({
+      notes: 'A new submission merged into this lead; it added email jane.work@example.com, phone number +15035550177, the location, 1 activity and changed the assignee.',
+      merge: {
+        emails_added: ['jane.work@example.com'],
+        phone_numbers_added: ['+15035550177'],
+        name_filled: false,
+        location_filled: true,
+        assignee_changed: true,
+        activities_added: 1,
+      },
+    });
+    expect(res.body.lead_activities[1].data.products[0].name).toBe('Second anvil');
+    expect(res.body.lead_activities[2].data).toEqual({ from_id: null, to_id: r.net.storeNorth.id });
     expect(await t.em().count(Lead, { id: first.id })).toBe(1);
   });
 

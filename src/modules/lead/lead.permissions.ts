@@ -41,6 +41,7 @@ export const leadPermissions = {
   Lead: allow,
   LeadPage: allow,
   LeadAssignee: allow,
+  LeadMerge: allow,
   LeadActivity: allow,
   LeadActivityPage: allow,
   Email: allow,

@@ -9,8 +9,8 @@ import { RetailerLocation } from '../retailer-location/retailer-location.entity'
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadInput } from './lead.input';
-import { LeadAssignee, LeadPage } from './lead.types';
-import { ASSIGNEE_TYPE, INSERTION_ORDER, LeadService, TIMELINE_ORDER } from './lead.service';
+import { LeadAssignee, LeadMerge, LeadPage } from './lead.types';
+import { ASSIGNEE_TYPE, INSERTION_ORDER, LeadService, merges, TIMELINE_ORDER } from './lead.service';
 
 @Resolver(() => Lead)
 export class LeadResolver {
@@ -85,6 +85,14 @@ export class LeadResolver {
       companyRetailerId: crl.companyRetailer.id,
       retailerLocationId: crl.retailerLocation?.id ?? null,
     };
+  }
+
+  @FieldResolver(() => LeadMerge, {
+    nullable: true,
+    description: 'Set only in a `createLead` answer that merged into this existing lead (PRODUCT.md 5): what the create added. Null otherwise.',
+  })
+  merge(@Root() lead: Lead, @Ctx() ctx: Context): LeadMerge | null {
+    return merges(ctx).get(lead.id) ?? null;
   }
 
   @FieldResolver(() => [LeadActivity], { description: 'The timeline, newest first.' })

@@ -23,6 +23,7 @@ import { Lead } from './lead.entity';
 import { LeadActivity, type LeadActivityType } from './lead-activity.entity';
 import type { LeadActivityItemInput, LeadEmailInput, LeadInput, LeadLocationInput, LeadPhoneNumberInput } from './lead.input';
 import { assigneeSearch, leadScope, leadSearch } from './lead.search';
+import type { LeadMerge } from './lead.types';
 import { leadActions } from './lead.permissions';
 import { authorize, may } from '../../auth/policy';
 import {
@@ -131,20 +132,31 @@ export class LeadService {
           emails: new Set((await tx.find(Email, { lead: lead.id })).map((e) => e.email)),
           phones: new Set((await tx.find(PhoneNumber, { lead: lead.id })).map((p) => p.phoneNumber)),
         };
-        if (isBlank(lead.name)) lead.name = name;
-        if (!lead.location && location.kind === 'set') lead.location = tx.create(Location, locationData(location.fields, coordinates));
+        const merge: LeadMerge = {
+          emailsAdded: emailValues.filter((email) => !have.emails.has(email)),
+          phoneNumbersAdded: phoneValues.filter((phone) => !have.phones.has(phone)),
+          nameFilled: isBlank(lead.name),
+          locationFilled: !lead.location && location.kind === 'set',
+          assigneeChanged: !!assignee && assignee !== lead.assigneeId,
+          activitiesAdded: activities.length,
+        };
+        if (merge.nameFilled) lead.name = name;
+        if (merge.locationFilled && location.kind === 'set') lead.location = tx.create(Location, locationData(location.fields, coordinates));
         if (!lead.sourceId && !lead.sourceType && (input.sourceId || sourceType)) {
           lead.sourceId = input.sourceId ?? null;
           lead.sourceType = sourceType ?? null;
         }
-        for (const email of emailValues) if (!have.emails.has(email)) tx.create(Email, { email, lead });
-        for (const phone of phones.values) if (!have.phones.has(phone.e164)) createPhone(tx, lead, phone);
-        if (assignee && assignee !== lead.assigneeId) {
+        for (const email of merge.emailsAdded) tx.create(Email, { email, lead });
+        for (const phone of phones.values) if (merge.phoneNumbersAdded.includes(phone.e164)) createPhone(tx, lead, phone);
+        if (merge.assigneeChanged) {
           addActivity(tx, lead, { type: 'LeadActivity::Assignment', data: { from_id: lead.assigneeId, to_id: assignee } });
-          lead.assignee = tx.getReference(CompanyRetailerLocation, assignee);
+          lead.assignee = tx.getReference(CompanyRetailerLocation, assignee!);
         }
         for (const a of activities) addActivity(tx, lead, a);
+        // Last, so it heads the timeline: a person can see that this lead came back, and with what.
+        addActivity(tx, lead, mergeNote(merge));
         await tx.flush();
+        merges(this.ctx).set(lead.id, merge);
         return lead.id;
       }
       const lead = tx.create(Lead, {
@@ -324,6 +336,42 @@ export class LeadService {
   private async reload(id: string): Promise<Lead> {
     return reloadAfterWrite(this.ctx, Lead, id);
   }
+}
+
+const mergesByRequest = new WeakMap<Context, Map<string, LeadMerge>>();
+/** The merges the creates of this request made, by lead id (what `Lead.merge` answers). */
+export function merges(ctx: Context): Map<string, LeadMerge> {
+  let map = mergesByRequest.get(ctx);
+  if (!map) mergesByRequest.set(ctx, (map = new Map()));
+  return map;
+}
+
+/**
+ * The timeline entry of a merge: a `Note` (SPEC 2.2 has no merge type, and partners code against its
+ * list) whose `data.merge` says what the create added and `data.notes` says it in words.
+ */
+export function mergeNote(merge: LeadMerge): NewActivity {
+  const added = [
+    ...merge.emailsAdded.map((e) => `email ${e}`),
+    ...merge.phoneNumbersAdded.map((p) => `phone number ${p}`),
+    ...(merge.nameFilled ? ['the name'] : []),
+    ...(merge.locationFilled ? ['the location'] : []),
+    ...(merge.activitiesAdded ? [`${merge.activitiesAdded} ${merge.activitiesAdded === 1 ? 'activity' : 'activities'}`] : []),
+  ];
+  return {
+    type: 'LeadActivity::Note',
+    data: {
+      notes: `A new submission merged into this lead; it added ${added.length ? added.join(', ') : 'nothing new'}${merge.assigneeChanged ? ' and changed the assignee' : ''}.`,
+      merge: {
+        emails_added: merge.emailsAdded,
+        phone_numbers_added: merge.phoneNumbersAdded,
+        name_filled: merge.nameFilled,
+        location_filled: merge.locationFilled,
+        assignee_changed: merge.assigneeChanged,
+        activities_added: merge.activitiesAdded,
+      },
+    },
+  };
 }
 
 /** Newest first; `seq` (insertion order) breaks ties between activities of one write. */

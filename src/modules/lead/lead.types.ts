@@ -22,5 +22,27 @@ export class LeadAssignee {
   retailerLocationId!: string | null;
 }
 
+/** What a create merged into an existing lead (PRODUCT.md section 5); also the data of its merge note. */
+@ObjectType({ description: 'What a createLead merged into this existing lead (PRODUCT.md 5).' })
+export class LeadMerge {
+  @Field(() => [String], { description: 'Emails the create added.' })
+  emailsAdded!: string[];
+
+  @Field(() => [String], { description: 'Phone numbers (E.164) the create added.' })
+  phoneNumbersAdded!: string[];
+
+  @Field(() => Boolean, { description: 'The lead had no name and took the sent one.' })
+  nameFilled!: boolean;
+
+  @Field(() => Boolean, { description: 'The lead had no location and took the sent one.' })
+  locationFilled!: boolean;
+
+  @Field(() => Boolean, { description: 'The sent assignee replaced the previous one.' })
+  assigneeChanged!: boolean;
+
+  @Field(() => Number, { description: 'Activities the create appended to the timeline.' })
+  activitiesAdded!: number;
+}
+
 export const LeadPage = PageType(Lead, 'LeadPage');
 export const LeadActivityPage = PageType(LeadActivity, 'LeadActivityPage');
