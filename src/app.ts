@@ -14,11 +14,16 @@ import { createSearchBackend } from './search/factory';
 import { createGeocoder } from './geo/factory';
 import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
 import { graphiqlRouter } from './graphiql/graphiql.router';
+import { LeadEventHub } from './modules/lead-events/lead-events.hub';
+import { serveSubscriptions } from './modules/lead-events/lead-events.ws';
+import type { Server } from 'node:http';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 
 export interface App {
   app: Express;
-  /** Stops Apollo and the search backend (its indexer); the caller closes the ORM. */
+  /** Serves GraphQL subscriptions (WebSocket, graphql-ws) on the listening server. */
+  attach(server: Server): void;
+  /** Stops subscriptions, Apollo and the search backend (its indexer); the caller closes the ORM. */
   stop(): Promise<void>;
 }
 
@@ -51,6 +56,9 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   });
   await apollo.start();
   Object.assign(deps, overrides);
+  const hub = new LeadEventHub(orm.config.get('clientUrl')!);
+  await hub.start();
+  const closers: Array<() => Promise<void>> = [];
 
   const app = express();
   app.disable('x-powered-by');
@@ -78,7 +86,12 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   });
   return {
     app,
+    attach(server) {
+      closers.push(serveSubscriptions(server, schema, deps, hub));
+    },
     async stop() {
+      await Promise.all(closers.map((close) => close()));
+      await hub.stop();
       await apollo.stop();
       await search.stop?.();
     },

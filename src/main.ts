@@ -18,11 +18,12 @@ async function main(): Promise<void> {
   }
   const orm = await initOrm(url);
   const demo = demoSeedWanted(cfg) ? await seedDemo(orm.em.fork()) : null;
-  const { app, stop } = await buildApp(cfg, orm);
+  const { app, attach, stop } = await buildApp(cfg, orm);
   const server: Server = app.listen(cfg.port, () => {
     logger.info(`leadnet listening on http://localhost:${cfg.port} (GraphQL /graphql, REST /v1)`);
     if (demo) console.log(`\n${demoBanner(demo, `http://localhost:${cfg.port}`)}\n`);
   });
+  attach(server);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

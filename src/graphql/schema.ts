@@ -33,6 +33,8 @@ import { productImagePermissions } from '../modules/product/product-image.permis
 import { StockResolver, CrlStocksFieldResolver } from '../modules/product/stock.resolver';
 import { stockPermissions } from '../modules/product/stock.permissions';
 import { contactPermissions } from '../modules/contact/contact.permissions';
+import { LeadEventResolver } from '../modules/lead-events/lead-events.resolver';
+import { leadEventPermissions } from '../modules/lead-events/lead-events.permissions';
 
 /** Every resolver class of the schema. */
 const resolvers: NonEmptyArray<Function> = [
@@ -52,6 +54,7 @@ const resolvers: NonEmptyArray<Function> = [
   ProductImagesFieldResolver,
   StockResolver,
   CrlStocksFieldResolver,
+  LeadEventResolver,
 ];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
@@ -70,6 +73,7 @@ const permissionMaps: Array<Record<string, any>> = [
   productImagePermissions,
   stockPermissions,
   contactPermissions,
+  leadEventPermissions,
   { SearchMeta: allow },
 ];
 
@@ -92,9 +96,22 @@ export function policies(): Record<string, any> {
   return mergePermissions(permissionMaps);
 }
 
+/**
+ * type-graphql insists on a PubSub once a schema has subscriptions; each of ours brings its own stream
+ * (`subscribe`), fed by PostgreSQL across processes, so this one is never used.
+ */
+const NO_PUBSUB = {
+  publish(): never {
+    throw new Error('subscriptions use their own streams (LeadEventHub), not a PubSub');
+  },
+  subscribe(): never {
+    throw new Error('subscriptions use their own streams (LeadEventHub), not a PubSub');
+  },
+};
+
 /** The executable schema without policies (for emitting SDL). */
 export function buildBareSchema(): GraphQLSchema {
-  return buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false });
+  return buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false, pubSub: NO_PUBSUB });
 }
 
 /** The executable schema with graphql-shield applied: default deny, errors passed through. */

@@ -24,6 +24,7 @@ import { LeadActivity, type LeadActivityType } from './lead-activity.entity';
 import type { LeadActivityItemInput, LeadEmailInput, LeadInput, LeadLocationInput, LeadPhoneNumberInput } from './lead.input';
 import { assigneeSearch, leadScope, leadSearch } from './lead.search';
 import type { LeadMerge } from './lead.types';
+import { recordLeadEvent } from '../lead-events/lead-events.record';
 import { leadActions } from './lead.permissions';
 import { authorize, may } from '../../auth/policy';
 import {
@@ -156,6 +157,7 @@ export class LeadService {
         // Last, so it heads the timeline: a person can see that this lead came back, and with what.
         addActivity(tx, lead, mergeNote(merge));
         await tx.flush();
+        await recordLeadEvent(tx, 'lead.merged', lead.id);
         merges(this.ctx).set(lead.id, merge);
         return lead.id;
       }
@@ -256,6 +258,7 @@ export class LeadService {
       });
       for (const a of activities.creates) addActivity(tx, lead, a.activity);
       await tx.flush();
+      await recordLeadEvent(tx, 'lead.updated', id);
     });
     return this.reload(id);
   }

@@ -1,0 +1,140 @@
+import { Client } from 'pg';
+import { logger } from '../../logger';
+
+/** PRODUCT.md 11: the lead events shared by GraphQL subscriptions and webhooks. */
+export const LEAD_EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.assigned', 'lead.status_changed', 'lead.merged', 'lead_activity.created'] as const;
+export type LeadEventType = (typeof LEAD_EVENT_TYPES)[number];
+
+/** One row of `lead_events` (Migration20261123151000_lead_events). */
+export interface LeadEventRow {
+  id: string;
+  seq: string;
+  type: LeadEventType;
+  leadId: string;
+  leadActivityId: string | null;
+  ownerCompanyId: string | null;
+  ownerRetailerId: string | null;
+  occurredAt: Date;
+}
+
+type Listener = (event: LeadEventRow) => void;
+
+const CHANNEL = 'leadnet_lead_events';
+const BATCH = 500;
+const RECONNECT_MS = 1000;
+
+/**
+ * Hears of committed lead events in this process, wherever they were written: a dedicated connection
+ * LISTENs on `leadnet_lead_events` (each event's id is NOTIFYed at commit, to every process) and reads
+ * the notified events. After a lost connection it reconnects and reads every event after the last one it
+ * delivered: live delivery, not a durable queue (webhooks are the durable path).
+ */
+export class LeadEventHub {
+  private readonly listeners = new Set<Listener>();
+  private client: Client | null = null;
+  private lastSeq: string | null = null;
+  private pending: string[] = [];
+  private catchUp = false;
+  private draining: Promise<void> | null = null;
+  private stopped = false;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(private readonly url: string) {}
+
+  /** Starts listening; events committed from now on are delivered. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.listeners.clear();
+    const client = this.client;
+    this.client = null;
+    await this.draining?.catch(() => undefined);
+    await client?.end().catch(() => undefined);
+  }
+
+  /** Calls `listener` for every event from now on; returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({ connectionString: this.url });
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    client.on('notification', (n) => {
+      if (n.payload) this.pending.push(n.payload);
+      this.drain();
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+      if (this.lastSeq === null) {
+        const { rows } = await client.query('select coalesce(max(seq), 0)::text as seq from lead_events');
+        this.lastSeq = rows[0].seq;
+      }
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    // What was committed while the connection was down (notifications are not replayed).
+    this.catchUp = true;
+    this.drain();
+  }
+
+  private lost(client: Client, err?: unknown): void {
+    if (this.stopped || this.client !== client) return;
+    this.client = null;
+    logger.warn({ err }, 'lead events: listening connection lost; reconnecting');
+    const attempt = () => {
+      this.retry = null;
+      if (this.stopped) return;
+      this.connect().catch(() => {
+        this.retry = setTimeout(attempt, RECONNECT_MS);
+      });
+    };
+    this.retry = setTimeout(attempt, RECONNECT_MS);
+  }
+
+  /** Single flight: notifications arriving during a read are read next. */
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = (async () => {
+      while ((this.pending.length || this.catchUp) && !this.stopped) await this.readEvents();
+    })()
+      .catch((err) => logger.warn({ err }, 'lead events: reading new events failed'))
+      .finally(() => {
+        this.draining = null;
+      });
+  }
+
+  private async readEvents(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const catchUp = this.catchUp;
+    const ids = this.pending.splice(0, BATCH);
+    this.catchUp = false;
+    const { rows } = await client.query(
+      `select id, seq::text as seq, type, lead_id as "leadId", lead_activity_id as "leadActivityId",
+              owner_company_id as "ownerCompanyId", owner_retailer_id as "ownerRetailerId", occurred_at as "occurredAt"
+         from lead_events where id = any($1::uuid[]) or ($2 and seq > $3::bigint) order by seq`,
+      [ids, catchUp, this.lastSeq],
+    );
+    const delivered = new Set<string>();
+    for (const row of rows as LeadEventRow[]) {
+      if (delivered.has(row.id)) continue;
+      delivered.add(row.id);
+      if (BigInt(row.seq) > BigInt(this.lastSeq ?? '0')) this.lastSeq = row.seq;
+      for (const listener of this.listeners) listener(row);
+    }
+  }
+}

@@ -1,0 +1,143 @@
+// Live lead events over WebSocket (graphql-ws), served by one app and caused through another on the same
+// database: PostgreSQL carries them between processes; scope decides who hears what.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { createClient, type Client } from 'graphql-ws';
+import { api, createTestApp, gql, type TestApp } from '../support/app';
+import { createLead, quoteRequest, roles } from '../support/leads';
+import { parseConfig } from '../../src/config';
+import { initOrm } from '../../src/db/orm';
+import { buildApp, type App } from '../../src/app';
+import type { MikroORM } from '@mikro-orm/postgresql';
+
+let t: TestApp;
+let r: Awaited<ReturnType<typeof roles>>;
+let listener: { app: App; orm: MikroORM; server: Server; url: string };
+const clients: Client[] = [];
+
+interface Received {
+  events: any[];
+  errors: unknown[];
+  /** Resolves with the events once `count` have arrived (fails the test after 10 s). */
+  take(count: number): Promise<any[]>;
+}
+
+const EVENT = `id type ownerType ownerId leadId leadActivityId lead { id name status assigneeId } leadActivity { type }`;
+
+function subscribe(key: string | null, query = `subscription { leadEvents { ${EVENT} } }`): Received {
+  const client = createClient({ url: listener.url, webSocketImpl: WebSocket, connectionParams: key ? { 'X-Api-Key': key } : {}, retryAttempts: 0, lazy: false, onNonLazyError: () => undefined });
+  clients.push(client);
+  const received: Received = {
+    events: [],
+    errors: [],
+    take: (count) =>
+      new Promise((resolve, reject) => {
+        const started = Date.now();
+        const check = () => {
+          if (received.events.length >= count) return resolve(received.events.slice(0, count));
+          if (received.errors.length) return reject(received.errors[0]);
+          if (Date.now() - started > 10_000) return reject(new Error(`got ${received.events.length} of ${count} events: ${JSON.stringify(received.events.map((e) => e.type))}`));
+          setTimeout(check, 20);
+        };
+        check();
+      }),
+  };
+  client.subscribe({ query }, {
+    next: (value: any) => (value.errors ? received.errors.push(value.errors) : received.events.push(value.data.leadEvents)),
+    error: (e) => received.errors.push(e),
+    complete: () => undefined,
+  });
+  return received;
+}
+
+/** Waits until every subscription is registered on the server (the hub has listeners). */
+async function subscribed(...subscriptions: Received[]): Promise<void> {
+  // A lead of another owner nobody here sees would not prove it; wait for the acknowledged sockets instead.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  for (const s of subscriptions) expect(s.errors).toEqual([]);
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  r = await roles(t.em());
+  // A second service instance on the same database, with its own pool and listening connection.
+  const url = t.orm.config.get('clientUrl')!;
+  const orm = await initOrm(url);
+  const app = await buildApp(parseConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }), orm);
+  const server = app.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  app.attach(server);
+  listener = { app, orm, server, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await listener.app.stop();
+  await new Promise((resolve) => listener.server.close(resolve));
+  await listener.orm.close();
+  await t.close();
+});
+
+test('events reach the subscribers who may see the lead, and no one else', async () => {
+  const admin = subscribe(r.users.companyAdmin.key);
+  const north = subscribe(r.users.locationUser.key); // sees storeNorth's leads
+  const south = subscribe(r.users.salesAssociate.key); // sees storeSouth's leads
+  const other = subscribe(r.users.otherAdmin.key); // another company
+  const retailer = subscribe(r.users.retailerAdmin.key); // the retailer of both stores
+  await subscribed(admin, north, south, other, retailer);
+
+  const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ name: 'Live Lead', assignee_id: r.net.storeNorth.id }));
+  const created = await admin.take(3);
+  expect(created.map((e) => e.type).sort()).toEqual(['lead.assigned', 'lead.created', 'lead_activity.created']);
+  for (const e of created) {
+    expect(e).toMatchObject({ leadId: lead.id, ownerType: 'Company', ownerId: r.net.company.id, lead: { id: lead.id, name: 'Live Lead', assigneeId: r.net.storeNorth.id } });
+  }
+  expect(created.find((e) => e.type === 'lead_activity.created')).toMatchObject({ leadActivityId: lead.lead_activities[0].id, leadActivity: { type: 'LeadActivity::QuoteRequest' } });
+  expect((await north.take(3)).map((e) => e.leadId)).toEqual([lead.id, lead.id, lead.id]);
+  expect((await retailer.take(3)).map((e) => e.leadId)).toEqual([lead.id, lead.id, lead.id]);
+
+  // A status change through PATCH: status_changed, its StatusChange activity, updated.
+  await api(t, 'patch', `/v1/leads/${lead.id}`, { key: r.users.locationUser.key, body: { lead: { status: 'Contacted' } } });
+  const changed = await admin.take(6);
+  expect(changed.slice(3).map((e) => e.type).sort()).toEqual(['lead.status_changed', 'lead.updated', 'lead_activity.created']);
+  expect(changed[5].lead.status).toBe('Contacted');
+
+  // A duplicate create merges: lead.merged (and the merge note's activity).
+  await createLead(t, r.users.companyAdmin.key, quoteRequest({ emails: lead.emails.map((e: any) => ({ email: e.email })) }));
+  const merged = await admin.take(9);
+  expect(merged.slice(6).map((e) => e.type).sort()).toEqual(['lead.merged', 'lead_activity.created', 'lead_activity.created']);
+
+  // Those who may not see the lead heard nothing: their first event is about a lead of their own.
+  const southLead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeSouth.id }));
+  const otherLead = await createLead(t, r.users.otherAdmin.key, quoteRequest());
+  expect((await south.take(1))[0].leadId).toBe(southLead.id);
+  expect((await other.take(1))[0].leadId).toBe(otherLead.id);
+  expect(south.events.every((e) => e.leadId === southLead.id)).toBe(true);
+  expect(other.events.every((e) => e.leadId === otherLead.id)).toBe(true);
+  expect(north.events.some((e) => e.leadId === southLead.id || e.leadId === otherLead.id)).toBe(false);
+});
+
+test('types narrows the events; an unknown type is BAD_USER_INPUT', async () => {
+  const statusOnly = subscribe(r.users.companyAdmin.key, `subscription { leadEvents(types: ["lead.status_changed"]) { type leadId lead { status } } }`);
+  const wrong = subscribe(r.users.companyAdmin.key, `subscription { leadEvents(types: ["lead.exploded"]) { type } }`);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest());
+  await api(t, 'patch', `/v1/leads/${lead.id}`, { key: r.users.companyAdmin.key, body: { lead: { status: 'Won' } } });
+  expect(await statusOnly.take(1)).toEqual([{ type: 'lead.status_changed', leadId: lead.id, lead: { status: 'Won' } }]);
+  expect(statusOnly.events).toHaveLength(1);
+  expect(JSON.stringify(wrong.errors)).toContain('BAD_USER_INPUT');
+});
+
+test('a connection without a valid key is refused; the platform operator may not subscribe', async () => {
+  for (const key of [null, 'not-a-key']) {
+    const anonymous = subscribe(key);
+    await expect(anonymous.take(1)).rejects.toMatchObject({ code: 4403 });
+  }
+  const operator = subscribe(r.users.operator.key);
+  await expect(operator.take(1)).rejects.toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })]);
+});
+
+test('a subscription sent over HTTP is refused with a clear error', async () => {
+  const res = await gql(t, r.users.companyAdmin.key, `subscription { leadEvents { id } }`);
+  expect(res.body.errors[0]).toMatchObject({ message: 'Subscriptions are served over WebSocket (graphql-ws protocol) at /graphql', extensions: { code: 'BAD_REQUEST' } });
+});
