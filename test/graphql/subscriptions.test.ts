@@ -1,6 +1,9 @@
 // Live lead events over WebSocket (graphql-ws), served by one app and caused through another on the same
 // database: PostgreSQL carries them between processes; scope decides who hears what.
 import type { Server } from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
@@ -141,3 +144,60 @@ test('a subscription sent over HTTP is refused with a clear error', async () => 
   const res = await gql(t, r.users.companyAdmin.key, `subscription { leadEvents { id } }`);
   expect(res.body.errors[0]).toMatchObject({ message: 'Subscriptions are served over WebSocket (graphql-ws protocol) at /graphql', extensions: { code: 'BAD_REQUEST' } });
 });
+
+describe('across two service processes', () => {
+  const children: ChildProcess[] = [];
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+  });
+
+  /** `npm start`'s entry point on the test database, on a free port; resolves once it answers /healthz. */
+  async function serviceProcess(): Promise<string> {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'main.ts')], {
+      env: { ...process.env, DATABASE_URL: t.orm.config.get('clientUrl')!, PORT: String(port), LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(child);
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 200; i++) {
+      if (await fetch(`${base}/healthz`).then((res) => res.ok, () => false)) return base;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('service process did not start');
+  }
+
+  test('a change made through one process reaches subscribers of the other, within scope', async () => {
+    const [a, b] = await Promise.all([serviceProcess(), serviceProcess()]);
+    const url = `${b.replace('http', 'ws')}/graphql`;
+    const client = (key: string) => {
+      const received: any[] = [];
+      const c = createClient({ url, webSocketImpl: WebSocket, connectionParams: { 'X-Api-Key': key }, retryAttempts: 0, lazy: false, onNonLazyError: () => undefined });
+      clients.push(c);
+      c.subscribe({ query: `subscription { leadEvents(types: ["lead.created"]) { type leadId lead { name } } }` }, { next: (v: any) => received.push(v.data?.leadEvents ?? v.errors), error: (e) => received.push(e), complete: () => undefined });
+      return received;
+    };
+    const admin = client(r.users.companyAdmin.key);
+    const other = client(r.users.otherAdmin.key);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const post = (key: string, body: object) =>
+      fetch(`${a}/v1/leads`, { method: 'POST', headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then((res) => res.json() as Promise<{ id: string }>);
+    const mine = await post(r.users.companyAdmin.key, quoteRequest({ name: 'Across Processes' }));
+    const theirs = await post(r.users.otherAdmin.key, quoteRequest({ name: 'Other Company' }));
+    for (let i = 0; i < 100 && (admin.length < 1 || other.length < 1); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(admin).toEqual([{ type: 'lead.created', leadId: mine.id, lead: { name: 'Across Processes' } }]);
+    expect(other).toEqual([{ type: 'lead.created', leadId: theirs.id, lead: { name: 'Other Company' } }]);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
