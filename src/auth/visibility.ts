@@ -53,11 +53,16 @@ type EntityOf<K extends VisibleKind> = InstanceType<(typeof VISIBILITY)[K]['enti
  * STYLE.md 7: of these ids, the ones of `kind` the caller may see, in one statement whatever their
  * number. An id that does not exist, is not a UUID or lies outside the caller's scope is left out alike.
  */
-export async function visibleIds(ctx: Context, kind: VisibleKind, ids: readonly (string | null | undefined)[]): Promise<Set<string>> {
+export async function visibleIds(
+  ctx: Context,
+  kind: VisibleKind,
+  ids: readonly (string | null | undefined)[],
+  also?: Where,
+): Promise<Set<string>> {
   const wanted = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
   if (!wanted.length || !ctx.caller) return new Set();
   const { doc, scope } = VISIBILITY[kind];
-  const cond = compileScope(doc, scope(ctx.caller));
+  const cond = compileScope(doc, also ? { _and: [scope(ctx.caller), also] } : scope(ctx.caller));
   const rows: Array<{ id: string }> = await ctx.em
     .getConnection()
     .execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[]) and (${cond.sql})`, [
@@ -86,6 +91,8 @@ export interface Reference {
   kind: VisibleKind;
   id: string | null | undefined;
   unseen: 'forbidden' | 'invalid';
+  /** A further condition over the kind's search fields for the id to be usable here (e.g. `{ company_id }`). */
+  also?: Where;
 }
 
 /**
@@ -96,11 +103,14 @@ export interface Reference {
  */
 export async function checkReferences(ctx: Context, refs: Reference[]): Promise<Set<string>> {
   const named = refs.filter((r) => r.id !== null && r.id !== undefined);
-  const byKind = new Map<VisibleKind, Reference[]>();
-  for (const r of named) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
-  const seen = new Map<VisibleKind, Set<string>>();
-  await Promise.all([...byKind].map(async ([kind, list]) => seen.set(kind, await visibleIds(ctx, kind, list.map((r) => r.id)))));
-  const unseen = named.filter((r) => !(isUuid(r.id) && seen.get(r.kind)!.has(r.id!.toLowerCase())));
+  const group = (r: Reference) => `${r.kind}:${JSON.stringify(r.also ?? null)}`;
+  const groups = new Map<string, Reference[]>();
+  for (const r of named) groups.set(group(r), [...(groups.get(group(r)) ?? []), r]);
+  const seen = new Map<string, Set<string>>();
+  await Promise.all(
+    [...groups].map(async ([key, list]) => seen.set(key, await visibleIds(ctx, list[0].kind, list.map((r) => r.id), list[0].also))),
+  );
+  const unseen = named.filter((r) => !(isUuid(r.id) && seen.get(group(r))!.has(r.id!.toLowerCase())));
   if (unseen.some((r) => r.unseen === 'forbidden')) throw forbidden();
   return new Set(unseen.map((r) => r.field));
 }
