@@ -411,6 +411,29 @@ describe('visible wherever it is reached', () => {
     expect(data.companyRetailerLocation).toEqual({ territory: { id: shared.north.id }, companyStoreType: { id: extra.storeA, boost: 3 } });
   });
 
+  test('nested visibility is set-based: the statements of a page do not grow with its size', async () => {
+    const query = `query($n: Int) { companyRetailerLocations(perPage: $n) { nodes { territory { id } companyStoreType { id }
+        company { id } companyRetailer { id retailerLocationsCount territory { id } } retailerLocation { id retailer { id } } } }
+      leadActivities(perPage: $n) { nodes { lead { id } } } }`;
+    const count = async () => {
+      t.resetStatements();
+      const { data, errors } = await gqlData(shared.keys.company_admin, query, { n: 500 });
+      expect(errors).toEqual([]);
+      return { rows: data.companyRetailerLocations.nodes.length, statements: t.statements.length };
+    };
+    const before = await count();
+    const em = shared.em;
+    for (let i = 0; i < 10; i++) {
+      const crl = await f.crl(em, shared.crA, { territory: shared.north, companyStoreType: em.getReference(CompanyStoreType, extra.storeA) });
+      const lead = em.create(Lead, { name: `More ${i}`, ownerCompany: shared.A, assignee: crl });
+      em.create(LeadActivity, { lead, type: 'LeadActivity::Note', data: { body: 'x' } });
+    }
+    await em.flush();
+    const after = await count();
+    expect(after.rows).toBe(before.rows + 10);
+    expect(after.statements).toBe(before.statements);
+  });
+
   test('facets and filters name only records the role sees', async () => {
     const leaks: string[] = [];
     for (const role of NETWORK_ROLES) {
