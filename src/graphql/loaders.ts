@@ -19,6 +19,23 @@ export class Loaders {
     });
   }
 
+  /**
+   * Entities by primary key among those `visible` keeps (a set-based check of the whole batch, e.g.
+   * `visibleIds` of src/auth/visibility.ts); null for one it leaves out, as for a missing one.
+   */
+  visibleById<T extends { id: string }>(
+    name: string,
+    entity: EntityClass<T>,
+    visible: (ids: readonly string[]) => Promise<Set<string>>,
+  ): DataLoader<string, T | null> {
+    return this.get(`visible:${name}`, async (ids: readonly string[]) => {
+      const seen = await visible(ids);
+      const rows = await this.byId(entity).loadMany(ids.filter((id) => seen.has(id)));
+      const byId = new Map(rows.filter((r): r is T => !!r && !(r instanceof Error)).map((r) => [r.id, r]));
+      return ids.map((id) => byId.get(id) ?? null);
+    });
+  }
+
   /** Children by the id of their parent (`fk` is the ManyToOne property pointing to it). */
   manyBy<T extends object>(
     entity: EntityClass<T>,

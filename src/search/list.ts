@@ -1,13 +1,21 @@
 import type { EntityClass, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from '../context';
+import type { Caller } from '../auth/caller';
 import type { ListArgs, Page } from '../graphql/common';
 import { notFound } from '../errors';
 import { normalizePage } from './options';
-import { compileWhere } from './where';
+import { compileScope } from './where';
 import type { SearchDocument, Where } from './types';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID_RE.test(id);
+
+/** The fields of `doc` this caller may not read (`SearchField.readableBy`). */
+export function hiddenFields(doc: SearchDocument, caller: Caller | null): string[] {
+  return Object.entries(doc.fields)
+    .filter(([, f]) => f.readableBy && !(caller && f.readableBy(caller)))
+    .map(([name]) => name);
+}
 
 /**
  * A list page of any resource: search (scope included) for the ids, then load those entities in one
@@ -29,6 +37,7 @@ export async function listPage<T extends { id: string }>(
     page,
     perPage,
     scope,
+    hidden: hiddenFields(doc, ctx.caller),
   });
   const rows = result.ids.length ? await ctx.em.find(entity, { id: { $in: result.ids } } as unknown as FilterQuery<T>) : [];
   const byId = new Map((rows as T[]).map((r) => [r.id, r]));
@@ -51,7 +60,7 @@ export async function findInScope<T extends { id: string }>(
   typeName: string,
 ): Promise<T> {
   if (!isUuid(id)) throw notFound(typeName, id);
-  const cond = compileWhere(doc, scope);
+  const cond = compileScope(doc, scope);
   const visible = await ctx.em
     .getConnection()
     .execute(`select 1 from ${doc.from} where ${doc.alias}.id = ? and (${cond.sql}) limit 1`, [id, ...cond.bindings] as any[]);

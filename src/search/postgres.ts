@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest } from '../errors';
-import { compileWhere, fieldOf } from './where';
+import { compileScope, compileWhere, usableField } from './where';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from './options';
 import { queryWords, relevance, textCondition } from './text';
 import type { AggResult, SearchBackend, SearchDocument, SearchRequest, SearchResult, Sql } from './types';
@@ -48,8 +48,9 @@ export interface SearchPlan {
 /** The statements of one search; every 400 (where, order, aggs) is raised here, before any SQL runs. */
 export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan {
   const words = queryWords(req.q);
-  const base = [compileWhere(doc, req.scope), textCondition(doc, words)];
-  const filter = and([...base, compileWhere(doc, req.where)]);
+  const access = { hidden: req.hidden };
+  const base = [compileScope(doc, req.scope), textCondition(doc, words)];
+  const filter = and([...base, compileWhere(doc, req.where, undefined, access)]);
   const order = orderBy(doc, req, words);
   const aggs = normalizeAggs(req.aggs);
   const offset = (req.page - 1) * req.perPage;
@@ -74,7 +75,7 @@ function orderBy(doc: SearchDocument, req: SearchRequest, words: string[]): Sql 
       if (score) parts.push({ sql: `${score.sql} ${direction}`, bindings: score.bindings });
       continue;
     }
-    const f = fieldOf(doc, field);
+    const f = usableField(doc, field, { hidden: req.hidden });
     if (!f || f.array) throw badRequest(`Unknown order field: ${field}`);
     parts.push({ sql: `${f.sql} ${direction} nulls last`, bindings: [] });
   }
@@ -89,10 +90,11 @@ function orderBy(doc: SearchDocument, req: SearchRequest, words: string[]): Sql 
  * condition except the one on its own field, and its own `where`.
  */
 function facetsStatement(doc: SearchDocument, req: SearchRequest, base: Sql[], aggs: AggRequest[]): Sql {
+  const access = { hidden: req.hidden };
   const selects: Sql[] = aggs.map((agg, i) => {
-    const f = fieldOf(doc, agg.field);
+    const f = usableField(doc, agg.field, access);
     if (!f) return { sql: `select ${i} as n, null::jsonb as key, 0::bigint as c, 0::numeric as s where false`, bindings: [] };
-    const cond = and([...base, compileWhere(doc, req.where, agg.field), compileWhere(doc, agg.where)]);
+    const cond = and([...base, compileWhere(doc, req.where, agg.field, access), compileWhere(doc, agg.where, undefined, access)]);
     // An array field counts a record once per distinct value, as Elasticsearch does.
     const from = f.array ? `${doc.from} cross join lateral (select distinct x from unnest(${f.sql}) as x) as u(k)` : doc.from;
     const key = f.array ? 'u.k' : f.sql;
@@ -116,7 +118,7 @@ function facetResults(doc: SearchDocument, aggs: AggRequest[], rows: any[]): Rec
   const result: Record<string, AggResult> = {};
   aggs.forEach((agg, i) => {
     const mine = rows.filter((r) => Number(r.n) === i);
-    const type = fieldOf(doc, agg.field)?.type;
+    const type = usableField(doc, agg.field)?.type;
     const buckets = mine.map((r) => ({ key: bucketKey(type, r.key), doc_count: Number(r.c) }));
     const all = mine.length ? Number(mine[0].s) : 0;
     result[agg.field] = {

@@ -25,7 +25,7 @@ export function queryWords(q: string | null | undefined): string[] {
  * products in `Migration20261122013000_search`) or index the expression itself.
  */
 export function textExpression(doc: SearchDocument): string | null {
-  const fields = Object.values(doc.fields).filter((f) => f.text);
+  const fields = Object.values(doc.fields).filter((f) => f.text && !f.scopeOnly);
   if (!fields.length) return null;
   const parts = fields.map((f) => (f.array ? `coalesce(array_to_string(${f.sql}, ' '), '')` : `coalesce(${f.sql}::text, '')`));
   return `leadnet_search_text(${parts.join(" || ' ' || ")})`;

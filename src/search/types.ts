@@ -1,3 +1,5 @@
+import type { Caller } from '../auth/caller';
+
 /** A raw SQL fragment with positional `?` bindings (knex style). */
 export interface Sql {
   sql: string;
@@ -14,6 +16,16 @@ export interface SearchField {
   array?: boolean;
   /** `q` reads this field. */
   text?: boolean;
+  /**
+   * Only the caller's scope reads this field (e.g. the ids of every CRL under a company retailer, which
+   * the caller may not all see): a client's `where`, `order`, `aggs` and `q` do not know it.
+   */
+  scopeOnly?: boolean;
+  /**
+   * Only these callers may read the field in `where`, `order` and `aggs` (for the others it is in
+   * `SearchRequest.hidden`): e.g. a territory's name, which retailer users do not see.
+   */
+  readableBy?: (caller: Caller) => boolean;
 }
 
 /**
@@ -88,6 +100,11 @@ export interface SearchRequest {
    * only what the caller may see. `{}` is everything; `{ id: [] }` is nothing.
    */
   scope: Where;
+  /**
+   * Fields this caller may not read although others may (a name of a record type it does not see, a
+   * count over records it does not all see): to its `where`, `order` and `aggs` they do not exist.
+   */
+  hidden?: readonly string[];
 }
 
 export interface AggBucket {

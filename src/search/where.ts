@@ -120,11 +120,33 @@ export function fieldOf(doc: SearchDocument, name: string): SearchField | undefi
 }
 
 /**
+ * Who reads a document's fields. The caller's scope (`scope: true`) reads them all; a client's `where`,
+ * `order` and `aggs` read neither `scopeOnly` fields nor the fields `hidden` from this caller: to the
+ * client those are fields the document does not index (PRODUCT.md section 6: they match nothing).
+ */
+export interface FieldAccess {
+  scope?: boolean;
+  hidden?: readonly string[];
+}
+
+/** The field named `name` when `access` may read it. */
+export function usableField(doc: SearchDocument, name: string, access: FieldAccess = {}): SearchField | undefined {
+  const field = fieldOf(doc, name);
+  if (!field || access.scope) return field;
+  return field.scopeOnly || access.hidden?.includes(name) ? undefined : field;
+}
+
+/** The caller's scope as a condition: it alone may read `scopeOnly` fields. */
+export function parseScope(doc: SearchDocument, scope: Where): Condition {
+  return parseWhere(doc, scope, undefined, { scope: true });
+}
+
+/**
  * Parses `where` (PRODUCT.md section 6) over a search document. Sibling keys AND; `_or`/`_and`/`_not`
  * combine; a field the document does not index matches nothing; an unknown operator is a 400.
  * `excludeField` drops the top-level condition on that field (self-excluding facet counts).
  */
-export function parseWhere(doc: SearchDocument, where: unknown, excludeField?: string): Condition {
+export function parseWhere(doc: SearchDocument, where: unknown, excludeField?: string, access: FieldAccess = {}): Condition {
   if (where === null || where === undefined) return TRUE;
   if (!isPlainObject(where)) throw badRequest('opts[where] must be an object');
   const parts: Condition[] = [];
@@ -133,12 +155,12 @@ export function parseWhere(doc: SearchDocument, where: unknown, excludeField?: s
     if (key === '_or' || key === '_and') {
       const list = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : null;
       if (!list) throw badRequest(`opts[where][${key}] must be a list of conditions`);
-      const parsed = list.map((w) => parseWhere(doc, w));
+      const parsed = list.map((w) => parseWhere(doc, w, undefined, access));
       parts.push(key === '_or' ? or(parsed) : and(parsed));
     } else if (key === '_not') {
-      parts.push(not(parseWhere(doc, value)));
+      parts.push(not(parseWhere(doc, value, undefined, access)));
     } else {
-      const field = fieldOf(doc, key);
+      const field = usableField(doc, key, access);
       if (!field) {
         validateOperators(value);
         parts.push(FALSE);
@@ -302,6 +324,11 @@ function leafSql(e: string, field: SearchField, cond: Extract<Condition, { field
 }
 
 /** `where` compiled to SQL (see `parseWhere`). */
-export function compileWhere(doc: SearchDocument, where: Where | unknown, excludeField?: string): Sql {
-  return conditionToSql(doc, parseWhere(doc, where, excludeField));
+export function compileWhere(doc: SearchDocument, where: Where | unknown, excludeField?: string, access: FieldAccess = {}): Sql {
+  return conditionToSql(doc, parseWhere(doc, where, excludeField, access));
+}
+
+/** The caller's scope compiled to SQL: it may read every field, `scopeOnly` ones included. */
+export function compileScope(doc: SearchDocument, scope: Where): Sql {
+  return conditionToSql(doc, parseScope(doc, scope));
 }

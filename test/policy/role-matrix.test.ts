@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { api, createTestApp, type TestApp } from '../support/app';
+import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { world, type World } from '../support/network';
 import { quoteRequest } from '../support/leads';
@@ -9,7 +9,9 @@ import { Role } from '../../src/modules/user/role';
 import { Lead } from '../../src/modules/lead/lead.entity';
 import { LeadActivity } from '../../src/modules/lead/lead-activity.entity';
 import { Email } from '../../src/modules/contact/email.entity';
-import type { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
+import { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
+import { CompanyStoreType } from '../../src/modules/company-store-type/company-store-type.entity';
+import { Company } from '../../src/modules/company/company.entity';
 import type { ActionTable, Action as PolicyAction } from '../../src/auth/policy';
 import { ACTIVITY_LEAD_ACTION, leadActions } from '../../src/modules/lead/lead.permissions';
 import { companyRetailerActions } from '../../src/modules/company-retailer/company-retailer.permissions';
@@ -305,3 +307,239 @@ for (const row of rows) {
     });
   });
 }
+
+// ---- Beyond the matrix: every path that reaches a record applies that record type's own scope ----------
+//
+// Each test walks every network role over the shared network (plus a store type per company and a store
+// of a retailer company A does not work with) and collects what the role learns beyond its scope; the
+// list must be empty. See docs/roles.md, "Visible wherever it is reached".
+
+const NETWORK_ROLES = Object.values(Role).filter((r) => r !== Role.PlatformOperator);
+
+/** Ids of a GraphQL page, or [] when the field failed (e.g. FORBIDDEN). */
+const nodeIds = (page: { nodes: Array<{ id: string }> } | null | undefined) => new Set((page?.nodes ?? []).map((n) => n.id));
+
+async function gqlData(key: string, query: string, variables: Record<string, unknown> = {}) {
+  const res = await gql(t, key, query, variables);
+  return { data: res.body.data ?? {}, errors: (res.body.errors ?? []) as Array<{ path?: string[]; extensions?: { code?: string } }> };
+}
+
+/** What the role sees at the roots of each record type. */
+async function roots(key: string) {
+  const { data } = await gqlData(
+    key,
+    `{ companies(perPage: 500) { nodes { id } } retailers(perPage: 500) { nodes { id } }
+       retailerLocations(perPage: 500) { nodes { id } } territories(perPage: 500) { nodes { id name } }
+       companyStoreTypes(perPage: 500) { nodes { id name } } companyRetailers(perPage: 500) { nodes { id } }
+       companyRetailerLocations(perPage: 500) { nodes { id companyRetailerId: companyRetailer { id } } }
+       leads(perPage: 500) { nodes { id } } }`,
+  );
+  return {
+    Company: nodeIds(data.companies),
+    Retailer: nodeIds(data.retailers),
+    RetailerLocation: nodeIds(data.retailerLocations),
+    Territory: nodeIds(data.territories),
+    territoryNames: new Set<string>((data.territories?.nodes ?? []).map((n: { name: string }) => n.name)),
+    CompanyStoreType: nodeIds(data.companyStoreTypes),
+    storeTypeNames: new Set<string>((data.companyStoreTypes?.nodes ?? []).map((n: { name: string }) => n.name)),
+    CompanyRetailer: nodeIds(data.companyRetailers),
+    CompanyRetailerLocation: nodeIds(data.companyRetailerLocations),
+    crls: (data.companyRetailerLocations?.nodes ?? []) as Array<{ id: string; companyRetailerId: { id: string } | null }>,
+    Lead: nodeIds(data.leads),
+  };
+}
+
+describe('visible wherever it is reached', () => {
+  let extra: { storeA: string; storeB: string; farStore: string };
+  beforeAll(async () => {
+    const em = t.em();
+    const storeA = em.create(CompanyStoreType, { company: em.getReference(Company, shared.A.id), name: 'Flagship A', boost: 3 });
+    const storeB = em.create(CompanyStoreType, { company: em.getReference(Company, shared.B.id), name: 'Flagship B', boost: 7 });
+    await em.flush();
+    await em.nativeUpdate(CompanyRetailerLocation, { id: [shared.crlIn.id, shared.crlSouth.id] }, { companyStoreType: storeA.id });
+    await em.nativeUpdate(CompanyRetailerLocation, { id: shared.crlB.id }, { companyStoreType: storeB.id });
+    const far = await f.retailerLocation(em, await f.retailer(em, 'Faraway Goods'));
+    await leadsOf(shared);
+    extra = { storeA: storeA.id, storeB: storeB.id, farStore: far.id };
+  });
+
+  test('nested GraphQL fields resolve only to records the role sees at their roots (else null)', async () => {
+    const leaks: string[] = [];
+    for (const role of NETWORK_ROLES) {
+      const key = shared.keys[role];
+      const seen = await roots(key);
+      const { data, errors } = await gqlData(
+        key,
+        `{ companyRetailerLocations(perPage: 500) { nodes { id territory { id name } companyStoreType { id name boost }
+             company { id } companyRetailer { id } retailerLocation { id retailer { id } } } }
+           companyRetailers(perPage: 500) { nodes { id territory { id name } company { id } retailer { id } } }
+           leadActivities(perPage: 500) { nodes { id lead { id } } }
+           territories(perPage: 500) { nodes { company { id } } }
+           companyStoreTypes(perPage: 500) { nodes { company { id } } }
+           retailerLocations(perPage: 500) { nodes { retailer { id } } } }`,
+      );
+      expect({ role, errors }).toEqual({ role, errors: [] });
+      const check = (path: string, kind: keyof typeof seen, value: { id: string } | null | undefined) => {
+        if (value && !(seen[kind] as Set<string>).has(value.id)) leaks.push(`${role} ${path} -> ${kind} ${value.id}`);
+      };
+      for (const n of data.companyRetailerLocations.nodes) {
+        check('CRL.territory', 'Territory', n.territory);
+        check('CRL.companyStoreType', 'CompanyStoreType', n.companyStoreType);
+        check('CRL.company', 'Company', n.company);
+        check('CRL.companyRetailer', 'CompanyRetailer', n.companyRetailer);
+        check('CRL.retailerLocation', 'RetailerLocation', n.retailerLocation);
+        check('CRL.retailerLocation.retailer', 'Retailer', n.retailerLocation?.retailer);
+      }
+      for (const n of data.companyRetailers.nodes) {
+        check('CR.territory', 'Territory', n.territory);
+        check('CR.company', 'Company', n.company);
+        check('CR.retailer', 'Retailer', n.retailer);
+      }
+      for (const n of data.leadActivities.nodes) check('LeadActivity.lead', 'Lead', n.lead);
+      for (const n of data.territories.nodes) check('Territory.company', 'Company', n.company);
+      for (const n of data.companyStoreTypes.nodes) check('CompanyStoreType.company', 'Company', n.company);
+      for (const n of data.retailerLocations.nodes) check('RetailerLocation.retailer', 'Retailer', n.retailer);
+      // The same through the REST include of a company retailer (SPEC 2.4 embeds the territory).
+      const show = await api(t, 'get', `/v1/company_retailers/${shared.crA.id}`, { key });
+      check('REST company_retailer.territory', 'Territory', show.body.territory);
+    }
+    expect(leaks).toEqual([]);
+    // Still answered where the role sees them: the company admin reads its territory and store type.
+    const { data } = await gqlData(shared.keys.company_admin, `query($id: ID!) { companyRetailerLocation(id: $id) { territory { id } companyStoreType { id boost } } }`, {
+      id: shared.crlIn.id,
+    });
+    expect(data.companyRetailerLocation).toEqual({ territory: { id: shared.north.id }, companyStoreType: { id: extra.storeA, boost: 3 } });
+  });
+
+  test('nested visibility is set-based: the statements of a page do not grow with its size', async () => {
+    const query = `query($n: Int) { companyRetailerLocations(perPage: $n) { nodes { territory { id } companyStoreType { id }
+        company { id } companyRetailer { id retailerLocationsCount territory { id } } retailerLocation { id retailer { id } } } }
+      leadActivities(perPage: $n) { nodes { lead { id } } } }`;
+    const count = async () => {
+      t.resetStatements();
+      const { data, errors } = await gqlData(shared.keys.company_admin, query, { n: 500 });
+      expect(errors).toEqual([]);
+      return { rows: data.companyRetailerLocations.nodes.length, statements: t.statements.length };
+    };
+    const before = await count();
+    const em = shared.em;
+    for (let i = 0; i < 10; i++) {
+      const crl = await f.crl(em, shared.crA, { territory: shared.north, companyStoreType: em.getReference(CompanyStoreType, extra.storeA) });
+      const lead = em.create(Lead, { name: `More ${i}`, ownerCompany: shared.A, assignee: crl });
+      em.create(LeadActivity, { lead, type: 'LeadActivity::Note', data: { body: 'x' } });
+    }
+    await em.flush();
+    const after = await count();
+    expect(after.rows).toBe(before.rows + 10);
+    expect(after.statements).toBe(before.statements);
+  });
+
+  test('facets and filters name only records the role sees', async () => {
+    const leaks: string[] = [];
+    for (const role of NETWORK_ROLES) {
+      const key = shared.keys[role];
+      const seen = await roots(key);
+      const allowed: Record<string, Set<string>> = {
+        crl_id: seen.CompanyRetailerLocation,
+        crl_company_retailer_id: seen.CompanyRetailer,
+        crl_retailer_location_id: seen.RetailerLocation,
+        crl_territory_id: seen.Territory,
+        crl_retailer_id: seen.Retailer,
+        crl_company_id: seen.Company,
+        company_store_type_id: seen.CompanyStoreType,
+        store_type: seen.storeTypeNames,
+        territory_name: seen.territoryNames,
+      };
+      const fields = Object.keys(allowed);
+      const rest = await api(t, 'get', `/v1/company_retailers?${fields.map((a) => `opts[aggs][]=${a}`).join('&')}`, { key });
+      expect(rest.status).toBe(200);
+      for (const field of fields) {
+        for (const b of rest.body.meta.aggs[field]?.buckets ?? []) if (!allowed[field].has(String(b.key))) leaks.push(`${role} company_retailers aggs ${field}: ${b.key}`);
+      }
+      const crlAggs = await api(t, 'get', '/v1/company_retailer_locations?opts[aggs][]=store_type&opts[aggs][]=territory_name', { key });
+      for (const b of crlAggs.body.meta.aggs.store_type?.buckets ?? []) if (!seen.storeTypeNames.has(b.key)) leaks.push(`${role} crl aggs store_type: ${b.key}`);
+      for (const b of crlAggs.body.meta.aggs.territory_name?.buckets ?? []) if (!seen.territoryNames.has(b.key)) leaks.push(`${role} crl aggs territory_name: ${b.key}`);
+      // A filter on a hidden store is no existence test.
+      const hidden = id(shared, CRL_OUT[role]);
+      const probe = await api(t, 'get', `/v1/company_retailers?opts[where][crl_id]=${hidden}`, { key });
+      if (probe.body.meta.total !== 0) leaks.push(`${role} company_retailers where crl_id=${CRL_OUT[role]}: ${probe.body.meta.total}`);
+      const gq = await gqlData(
+        key,
+        `{ companies(aggs: ["retailer_ids"]) { meta { aggs } } retailers(aggs: ["company_ids"]) { meta { aggs } }
+           retailerLocations(aggs: ["company_ids"]) { meta { aggs } } }`,
+      );
+      const keysOf = (page: { meta: { aggs: Record<string, { buckets: Array<{ key: string }> }> } } | null, field: string) =>
+        (page?.meta.aggs[field]?.buckets ?? []).map((b) => b.key);
+      for (const k of keysOf(gq.data.companies, 'retailer_ids')) if (!seen.Retailer.has(k)) leaks.push(`${role} companies aggs retailer_ids: ${k}`);
+      for (const k of keysOf(gq.data.retailers, 'company_ids')) if (!seen.Company.has(k)) leaks.push(`${role} retailers aggs company_ids: ${k}`);
+      for (const k of keysOf(gq.data.retailerLocations, 'company_ids')) if (!seen.Company.has(k)) leaks.push(`${role} retailer_locations aggs company_ids: ${k}`);
+    }
+    expect(leaks).toEqual([]);
+  });
+
+  test('retailer_locations_count counts only the stores the role sees (REST and GraphQL)', async () => {
+    const wrong: string[] = [];
+    for (const role of NETWORK_ROLES) {
+      const key = shared.keys[role];
+      const seen = await roots(key);
+      const expected = (cr: string) => seen.crls.filter((c) => c.companyRetailerId?.id === cr).length;
+      const rest = await api(t, 'get', '/v1/company_retailers?opts[per_page]=500', { key });
+      for (const cr of rest.body.company_retailers) {
+        if (cr.retailer_locations_count !== expected(cr.id)) wrong.push(`${role} REST ${cr.id}: ${cr.retailer_locations_count} for ${expected(cr.id)}`);
+      }
+      const { data } = await gqlData(key, '{ companyRetailers(perPage: 500) { nodes { id retailerLocationsCount } } }');
+      for (const cr of data.companyRetailers.nodes) {
+        if (cr.retailerLocationsCount !== expected(cr.id)) wrong.push(`${role} GraphQL ${cr.id}: ${cr.retailerLocationsCount} for ${expected(cr.id)}`);
+      }
+      expect(seen.CompanyRetailer.size).toBeGreaterThan(0);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test('every id a write names must be one the role sees: an unseen one is answered as an unknown one', async () => {
+    const x = await fixture(t.em());
+    const em = t.em();
+    const storeB = em.create(CompanyStoreType, { company: em.getReference(Company, x.B.id), name: 'Flagship B' });
+    await em.flush();
+    const far = await f.retailerLocation(em, await f.retailer(em, 'Faraway Goods'));
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const differ: string[] = [];
+    const same = (what: string, a: { status: number; body: unknown }, b: { status: number; body: unknown }) => {
+      const strip = (r: { status: number; body: any }) => ({ status: r.status, details: r.body?.details?.map((d: any) => [d.field, d.code, d.message]) });
+      if (JSON.stringify(strip(a)) !== JSON.stringify(strip(b))) differ.push(`${what}: ${JSON.stringify(strip(a))} vs unknown ${JSON.stringify(strip(b))}`);
+    };
+    for (const role of NETWORK_ROLES) {
+      const key = x.keys[role];
+      const visibleCrs = ids(await api(t, 'get', '/v1/company_retailers?opts[per_page]=500', { key }), 'company_retailers');
+      const unseen = [x.crA, x.crA2, x.crB].filter((cr) => !visibleCrs.includes(cr.id));
+      for (const cr of unseen) {
+        const post = await api(t, 'post', '/v1/company_retailer_locations', { key, body: { company_retailer_location: { company_retailer_id: cr.id, name: 'x' } } });
+        const postUnknown = await api(t, 'post', '/v1/company_retailer_locations', { key, body: { company_retailer_location: { company_retailer_id: unknown, name: 'x' } } });
+        same(`${role} POST CRL under unseen CR`, post, postUnknown);
+        if (post.status < 300) differ.push(`${role} created a CRL under unseen ${cr.id}`);
+        const move = await api(t, 'patch', `/v1/company_retailer_locations/${x.crlIn.id}`, { key, body: { company_retailer_location: { company_retailer_id: cr.id } } });
+        const moveUnknown = await api(t, 'patch', `/v1/company_retailer_locations/${x.crlIn.id}`, { key, body: { company_retailer_location: { company_retailer_id: unknown } } });
+        same(`${role} PATCH CRL onto unseen CR`, move, moveUnknown);
+        const after = await api(t, 'get', `/v1/company_retailers/${cr.id}`, { key });
+        if (after.status !== 404) differ.push(`${role} now sees ${cr.id} (${after.status})`);
+        const graph = await gqlData(key, 'mutation($i: CompanyRetailerLocationInput!) { createCompanyRetailerLocation(input: $i) { id } }', {
+          i: { companyRetailerId: cr.id, name: 'x' },
+        });
+        if (!graph.errors.length) differ.push(`${role} GraphQL created a CRL under unseen ${cr.id}`);
+      }
+      // Another company's store type, a store of a retailer the company does not work with.
+      for (const [field, hidden] of [
+        ['company_store_type_id', storeB.id],
+        ['retailer_location_id', far.id],
+      ] as const) {
+        const body = (v: string) => ({ company_retailer_location: { [field]: v } });
+        same(
+          `${role} PATCH CRL ${field}`,
+          await api(t, 'patch', `/v1/company_retailer_locations/${x.crlIn.id}`, { key, body: body(hidden) }),
+          await api(t, 'patch', `/v1/company_retailer_locations/${x.crlIn.id}`, { key, body: body(unknown) }),
+        );
+      }
+    }
+    expect(differ).toEqual([]);
+  });
+});

@@ -239,10 +239,18 @@ describe('create (SPEC 4.4 body)', () => {
   test('a territory manager’s new store is in its territory; a retailer manager creates only under its company retailers', async () => {
     const byTerritory = await api(t, 'post', PATH, {
       key: w.keys.company_territory_manager,
-      body: { company_retailer_location: { company_retailer_id: w.crA2.id, territory_id: w.south.id, name: 'T' } },
+      body: { company_retailer_location: { company_retailer_id: w.crA.id, territory_id: w.south.id, name: 'T' } },
     });
     expect(byTerritory.status).toBe(201);
     expect(byTerritory.body.territory_id).toBe(w.north.id);
+    // Issue 9: a company retailer it does not see (crA2 has stores only in the south) is 403, as an unknown
+    // one, and stays out of its sight.
+    const unseen = await api(t, 'post', PATH, {
+      key: w.keys.company_territory_manager,
+      body: { company_retailer_location: { company_retailer_id: w.crA2.id, name: 'x' } },
+    });
+    expect(unseen.status).toBe(403);
+    expect((await api(t, 'patch', `/v1/company_retailers/${w.crA2.id}`, { key: w.keys.company_territory_manager, body: { company_retailer: { name: 'Mine' } } })).status).toBe(404);
     const mine = await api(t, 'post', PATH, { key: w.keys.company_retailer_manager, body: { company_retailer_location: { company_retailer_id: w.crA.id } } });
     expect(mine.status).toBe(201);
     const notMine = await api(t, 'post', PATH, { key: w.keys.company_retailer_manager, body: { company_retailer_location: { company_retailer_id: w.crA2.id } } });
@@ -355,6 +363,8 @@ describe('update: SPEC 2.5 writable attributes per role, exactly', () => {
     const local = await world(em);
     const storeType = em.create(CompanyStoreType, { company: local.A, name: 'Dealer' });
     const otherCr = await f.companyRetailer(em, local.A, await f.retailer(em));
+    // A store in the north, so that the territory manager sees the company retailer it moves to.
+    await f.crl(em, otherCr, { territory: local.north });
     await em.flush();
     // A retailer manager moves stores between its own company retailers only.
     const key = role === Role.CompanyRetailerManager ? (await f.userWithKey(em, role, local.A, { companyRetailers: [local.crA, otherCr] })).key : local.keys[role];

@@ -307,6 +307,14 @@ export function searchConformance(h: SearchHarness): void {
         const r = await search({ scope: { owner_id: OWNER_B }, where: { _or: [{ owner_id: OWNER_A }, { city: 'Seattle' }] } });
         expect(r).toMatchObject({ ids: [], total: 0 });
       });
+      test('a field hidden from the caller reads as one the document does not index; its scope still reads it', async () => {
+        const hidden = ['owner_id'];
+        expect(await search({ hidden, where: { owner_id: OWNER_A } })).toMatchObject({ ids: [], total: 0 });
+        expect(ids(await search({ hidden, where: { _not: { owner_id: OWNER_A } } }))).toEqual(ALL);
+        expect(aggOf(await search({ hidden, aggs: ['owner_id', 'city'] }), 'owner_id')).toEqual({ doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [] });
+        await expect(search({ hidden, order: { owner_id: 'asc' } })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+        expect(ids(await search({ hidden, scope: { owner_id: OWNER_B } }))).toEqual([6, 4, 3]);
+      });
       test('an empty id list is nothing', async () => {
         const r = await search({ scope: { id: [] }, q: 'anvil', aggs: ['city'] });
         expect(r).toMatchObject({ ids: [], total: 0, aggs: { city: { buckets: [], sum_other_doc_count: 0 } } });

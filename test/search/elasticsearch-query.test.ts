@@ -215,3 +215,23 @@ describe('index definition', () => {
     expect(() => indexDefinition({ ...doc, fields: { leadnet_q: { sql: 'x', type: 'string' } } })).toThrow(/reserved/);
   });
 });
+
+describe('fields the caller may not read', () => {
+  const scoped: SearchDocument = { ...doc, fields: { ...doc.fields, crl_ids: { sql: 't.crl_ids', type: 'uuid', array: true, scopeOnly: true } } };
+  const scopedBody = (req: Partial<SearchRequest>) => searchBody(scoped, { page: 1, perPage: 50, scope: {}, ...req }).body;
+
+  test('a scope-only field filters in the scope, matches nothing in where, and has no facet', () => {
+    const b = scopedBody({ scope: { crl_ids: UUID }, where: { crl_ids: UUID }, aggs: ['crl_ids'] });
+    expect(b.query).toEqual({ bool: { filter: [{ term: { crl_ids: { value: UUID } } }] } });
+    expect(b.post_filter).toEqual({ match_none: {} });
+    expect(b.aggs).toBeUndefined();
+    expect(() => scopedBody({ order: { crl_ids: 'asc' } })).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
+  });
+
+  test('a hidden field likewise, for this request only', () => {
+    expect(body({ hidden: ['city'], where: { city: 'Paris' }, aggs: ['city'] })).toMatchObject({ post_filter: { match_none: {} } });
+    expect(body({ hidden: ['city'], aggs: ['city'] }).aggs).toBeUndefined();
+    expect(() => body({ hidden: ['price'], order: { price: 'asc' } })).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
+    expect(body({ where: { city: 'Paris' } }).post_filter).toEqual({ term: { city: { value: 'Paris' } } });
+  });
+});

@@ -1,6 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
 import { ListArgs, PageType } from '../../graphql/common';
+import { visibleLoader } from '../../auth/visibility';
 import { Company } from '../company/company.entity';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
 import { RetailerLocation } from '../retailer-location/retailer-location.entity';
@@ -67,30 +68,33 @@ export class CompanyRetailerLocationResolver {
     return (await ctx.loaders.byId(CompanyRetailer).load(crl.companyRetailer.id))?.territory?.id ?? null;
   }
 
-  @FieldResolver(() => Territory, { nullable: true, description: "Its own territory, else its company retailer's." })
+  @FieldResolver(() => Territory, {
+    nullable: true,
+    description: "Its own territory, else its company retailer's; null when the caller does not see it (retailer users).",
+  })
   async territory(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
     const id = await this.territoryId(crl, ctx);
-    return id ? ctx.loaders.byId(Territory).load(id) : null;
+    return id ? visibleLoader(ctx, 'Territory').load(id) : null;
   }
 
-  @FieldResolver(() => Company)
+  @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(Company).load(crl.company.id);
+    return visibleLoader(ctx, 'Company').load(crl.company.id);
   }
 
-  @FieldResolver(() => CompanyRetailer)
+  @FieldResolver(() => CompanyRetailer, { nullable: true, description: 'Null when the caller does not see it.' })
   companyRetailer(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(CompanyRetailer).load(crl.companyRetailer.id);
+    return visibleLoader(ctx, 'CompanyRetailer').load(crl.companyRetailer.id);
   }
 
-  @FieldResolver(() => RetailerLocation, { nullable: true })
+  @FieldResolver(() => RetailerLocation, { nullable: true, description: 'Null when it has none or the caller does not see it.' })
   retailerLocation(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
-    return linkedLocation(crl, ctx);
+    return crl.retailerLocation ? visibleLoader(ctx, 'RetailerLocation').load(crl.retailerLocation.id) : null;
   }
 
-  @FieldResolver(() => CompanyStoreType, { nullable: true })
+  @FieldResolver(() => CompanyStoreType, { nullable: true, description: 'Null when it has none or the caller does not see it (retailer users).' })
   companyStoreType(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
-    return crl.companyStoreType ? ctx.loaders.byId(CompanyStoreType).load(crl.companyStoreType.id) : null;
+    return crl.companyStoreType ? visibleLoader(ctx, 'CompanyStoreType').load(crl.companyStoreType.id) : null;
   }
 
   @FieldResolver(() => Location, { nullable: true, description: "The retailer location's when linked." })

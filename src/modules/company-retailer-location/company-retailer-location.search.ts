@@ -1,7 +1,11 @@
+import type { Caller } from '../../auth/caller';
+import { isCompanyRole } from '../user/role';
 import type { SearchDocument } from '../../search/types';
 import { crlScopeFields } from './company-retailer-location.scope';
 
 const scope = crlScopeFields('crl');
+/** Territories and store types are a company's own: retailer users do not see their names. */
+const companyUser = (caller: Caller) => isCompanyRole(caller.role);
 
 /**
  * What a CRL list can search, filter, order and aggregate on. Name, address and territory are read as
@@ -34,9 +38,9 @@ export const crlSearch: SearchDocument = {
     company_name: { sql: 'co.name', type: 'string', text: true },
     company_retailer_name: { sql: 'crl_cr.name', type: 'string', text: true },
     retailer_name: { sql: 'r.name', type: 'string', text: true },
-    territory_name: { sql: 't.name', type: 'string', text: true },
+    territory_name: { sql: 't.name', type: 'string', text: true, readableBy: companyUser },
     company_store_type_id: { sql: 'crl.company_store_type_id', type: 'uuid' },
-    store_type: { sql: 'st.name', type: 'string', text: true },
+    store_type: { sql: 'st.name', type: 'string', text: true, readableBy: companyUser },
     sending_leads: { sql: 'crl.sending_leads', type: 'boolean' },
     receiving_leads: { sql: 'crl.receiving_leads', type: 'boolean' },
     record_calls: { sql: 'crl.record_calls', type: 'boolean' },

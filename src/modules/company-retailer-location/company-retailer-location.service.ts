@@ -7,6 +7,7 @@ import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
 import { authorize } from '../../auth/policy';
 import { permit } from '../../auth/permit';
+import { checkReferences } from '../../auth/visibility';
 import { isTimeZone } from '../../geo/time-zone-name';
 import { findInScope, listPage } from '../../search/list';
 import { Role } from '../user/role';
@@ -28,6 +29,8 @@ import { crlSearch } from './company-retailer-location.search';
 import { writeDeliveryAreas } from './delivery-areas';
 
 type Data = Partial<CompanyRetailerLocationInput>;
+
+const RL_INVALID = "is not a location of the company retailer's retailer";
 
 const UNIQUE = {
   crl_company_retailer_retailer_location_unique: 'retailer_location_id',
@@ -63,6 +66,7 @@ export class CompanyRetailerLocationService {
     authorize(crlActions, this.caller, 'create');
     const data = this.permitted(input);
     if (!data.companyRetailerId) new Validator().add('company_retailer_id', 'blank').throwIfAny();
+    const unseen = await this.checkReferences(data, true);
     return transactional(
       this.ctx.em,
       async (em) => {
@@ -73,7 +77,7 @@ export class CompanyRetailerLocationService {
         crl.company = cr.company;
         crl.companyRetailer = cr;
         if (this.caller.role === Role.CompanyTerritoryManager) crl.territory = em.getReference(Territory, this.caller.territoryId!);
-        await this.assign(em, crl, data, true);
+        await this.assign(em, crl, data, true, unseen);
         em.persist(crl);
         await em.flush();
         return crl;
@@ -87,6 +91,7 @@ export class CompanyRetailerLocationService {
     authorize(crlActions, this.caller, 'update');
     const data = this.permitted(input);
     if (data.companyId != null && data.companyId !== crl.company.id) throw forbidden();
+    const unseen = await this.checkReferences(data, data.companyRetailerId != null && data.companyRetailerId !== crl.companyRetailer.id);
     return transactional(
       this.ctx.em,
       async (em) => {
@@ -94,7 +99,7 @@ export class CompanyRetailerLocationService {
         if (data.companyRetailerId != null && data.companyRetailerId !== crl.companyRetailer.id) {
           crl.companyRetailer = await this.reachableCompanyRetailer(em, data.companyRetailerId);
         }
-        await this.assign(em, crl, data, false);
+        await this.assign(em, crl, data, false, unseen);
         await em.flush();
         return crl;
       },
@@ -120,7 +125,21 @@ export class CompanyRetailerLocationService {
     return permit(input, crlWritable[this.caller.role], this.ctx.config.strictParams);
   }
 
-  /** A company retailer of the caller's company that the caller may put stores under; anything else is 403. */
+  /**
+   * The reference check (src/auth/visibility.ts): a company retailer the caller does not see is 403,
+   * as for one that does not exist; a store, territory or store type it does not see is 422 on the
+   * field, worded as for one that does not exist. Returns the fields of those 422s.
+   */
+  private checkReferences(data: Data, companyRetailerSent: boolean): Promise<Set<string>> {
+    return checkReferences(this.ctx, [
+      { field: 'company_retailer_id', kind: 'CompanyRetailer', id: companyRetailerSent ? data.companyRetailerId : null, unseen: 'forbidden' },
+      { field: 'retailer_location_id', kind: 'RetailerLocation', id: data.retailerLocationId, unseen: 'invalid' },
+      { field: 'territory_id', kind: 'Territory', id: data.territoryId, unseen: 'invalid' },
+      { field: 'company_store_type_id', kind: 'CompanyStoreType', id: data.companyStoreTypeId, unseen: 'invalid' },
+    ]);
+  }
+
+  /** A company retailer of the caller's company, seen by it, that it may put stores under; anything else is 403. */
   private async reachableCompanyRetailer(em: EntityManager, id: string): Promise<CompanyRetailer> {
     const cr = await em.findOne(CompanyRetailer, id);
     if (!cr || cr.company.id !== this.caller.companyId) throw forbidden();
@@ -129,14 +148,16 @@ export class CompanyRetailerLocationService {
     return cr;
   }
 
-  private async assign(em: EntityManager, crl: CompanyRetailerLocation, data: Data, creating: boolean): Promise<void> {
+  private async assign(em: EntityManager, crl: CompanyRetailerLocation, data: Data, creating: boolean, unseen: Set<string>): Promise<void> {
     const v = new Validator();
     const set = new Assign(crl, v);
     const companyId = crl.company.id;
 
     const rlChanged = data.retailerLocationId !== undefined && data.retailerLocationId !== (crl.retailerLocation?.id ?? null);
     if (rlChanged || (!creating && data.companyRetailerId != null)) {
-      await this.assignRetailerLocation(em, crl, rlChanged ? data.retailerLocationId! : (crl.retailerLocation?.id ?? null), v);
+      const id = rlChanged ? data.retailerLocationId! : (crl.retailerLocation?.id ?? null);
+      if (rlChanged && unseen.has('retailer_location_id')) v.add('retailer_location_id', 'invalid', RL_INVALID);
+      else await this.assignRetailerLocation(em, crl, id, v);
     }
     set.text('name', data.name, 'name');
     set.text('website', data.website, 'website');
@@ -152,12 +173,13 @@ export class CompanyRetailerLocationService {
     set.flag('recordCalls', data.recordCalls, 'record_calls');
     set.flag('maskEmails', data.maskEmails, 'mask_emails');
     if (data.territoryId !== undefined) {
-      const territory = data.territoryId && (await em.findOne(Territory, { id: data.territoryId, company: companyId }));
+      const territory = data.territoryId && !unseen.has('territory_id') && (await em.findOne(Territory, { id: data.territoryId, company: companyId }));
       if (data.territoryId && !territory) v.add('territory_id', 'invalid', 'is not a territory of the company');
       else crl.territory = territory || null;
     }
     if (data.companyStoreTypeId !== undefined) {
-      const type = data.companyStoreTypeId && (await em.findOne(CompanyStoreType, { id: data.companyStoreTypeId, company: companyId }));
+      const type =
+        data.companyStoreTypeId && !unseen.has('company_store_type_id') && (await em.findOne(CompanyStoreType, { id: data.companyStoreTypeId, company: companyId }));
       if (data.companyStoreTypeId && !type) v.add('company_store_type_id', 'invalid', 'is not a store type of the company');
       else crl.companyStoreType = type || null;
     }
@@ -187,7 +209,7 @@ export class CompanyRetailerLocationService {
     const cr = await em.findOneOrFail(CompanyRetailer, crl.companyRetailer.id);
     const rl = await em.findOne(RetailerLocation, { id, retailer: cr.retailer.id });
     if (!rl) {
-      v.add('retailer_location_id', 'invalid', "is not a location of the company retailer's retailer");
+      v.add('retailer_location_id', 'invalid', RL_INVALID);
     } else if (await em.count(CompanyRetailerLocation, { companyRetailer: crl.companyRetailer.id, retailerLocation: rl.id, id: { $ne: crl.id } })) {
       v.add('retailer_location_id', 'taken');
     } else {

@@ -1,6 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
 import { ListArgs, PageType } from '../../graphql/common';
+import { visibleCountLoader, visibleLoader } from '../../auth/visibility';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
 import { Territory } from '../territory/territory.entity';
@@ -10,20 +11,6 @@ import { CompanyRetailerInput } from './company-retailer.input';
 import { CompanyRetailerService } from './company-retailer.service';
 
 export const CompanyRetailerPage = PageType(CompanyRetailer, 'CompanyRetailerPage');
-
-/** Number of CRLs under each company retailer, one statement per batch. */
-function locationCounts(ctx: Context) {
-  return ctx.loaders.custom<string, number>('companyRetailer.locationsCount', async (ids) => {
-    const rows: Array<{ id: string; n: number }> = await ctx.em
-      .getConnection()
-      .execute(
-        'select company_retailer_id as id, count(*)::int as n from company_retailer_locations where company_retailer_id = any(array[?]::uuid[]) group by 1',
-        [[...ids]],
-      );
-    const counts = new Map(rows.map((r) => [r.id, r.n]));
-    return ids.map((id) => counts.get(id) ?? 0);
-  });
-}
 
 @Resolver(() => CompanyRetailer)
 export class CompanyRetailerResolver {
@@ -58,19 +45,19 @@ export class CompanyRetailerResolver {
     return id;
   }
 
-  @FieldResolver(() => Company)
+  @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(Company).load(cr.company.id);
+    return visibleLoader(ctx, 'Company').load(cr.company.id);
   }
 
-  @FieldResolver(() => Retailer)
+  @FieldResolver(() => Retailer, { nullable: true, description: 'Null when the caller does not see it.' })
   retailer(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(Retailer).load(cr.retailer.id);
+    return visibleLoader(ctx, 'Retailer').load(cr.retailer.id);
   }
 
-  @FieldResolver(() => Territory, { nullable: true })
+  @FieldResolver(() => Territory, { nullable: true, description: 'Null when it has none or the caller does not see it (retailer users).' })
   territory(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
-    return cr.territory ? ctx.loaders.byId(Territory).load(cr.territory.id) : null;
+    return cr.territory ? visibleLoader(ctx, 'Territory').load(cr.territory.id) : null;
   }
 
   @FieldResolver(() => Location, { nullable: true })
@@ -78,8 +65,8 @@ export class CompanyRetailerResolver {
     return cr.physicalAddress ? ctx.loaders.byId(Location).load(cr.physicalAddress.id) : null;
   }
 
-  @FieldResolver(() => Int, { description: 'Number of company retailer locations under it.' })
+  @FieldResolver(() => Int, { description: 'Number of company retailer locations under it that the caller sees.' })
   retailerLocationsCount(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
-    return locationCounts(ctx).load(cr.id);
+    return visibleCountLoader(ctx, 'CompanyRetailerLocation', 'company_retailer_id').load(cr.id);
   }
 }

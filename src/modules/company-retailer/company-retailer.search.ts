@@ -1,9 +1,11 @@
 import type { Caller } from '../../auth/caller';
 import type { SearchDocument, SearchField, Where } from '../../search/types';
-import { Role } from '../user/role';
+import { isCompanyRole, Role } from '../user/role';
 import { crlScope, crlScopeFields } from '../company-retailer-location/company-retailer-location.scope';
 
 const crls = crlScopeFields('x', 'crl_');
+/** A company admin sees every CRL under the company retailers it sees (the only role that does). */
+const seesEveryStore = (caller: Caller) => caller.role === Role.CompanyAdmin;
 /** The distinct values of an expression over the CRLs of the company retailer `cr` (a facet counts each company retailer once). */
 const underIt = (sql: string, extraJoin = '') =>
   `array(select distinct ${sql} from company_retailer_locations x ${crls.joins} ${extraJoin} where x.company_retailer_id = cr.id)`;
@@ -35,7 +37,7 @@ export const companyRetailerSearch: SearchDocument = {
     retailer_id: { sql: 'cr.retailer_id', type: 'uuid' },
     retailer_name: { sql: 'r.name', type: 'string', text: true },
     territory_id: { sql: 'cr.territory_id', type: 'uuid' },
-    territory_name: { sql: 't.name', type: 'string', text: true },
+    territory_name: { sql: 't.name', type: 'string', text: true, readableBy: (c) => isCompanyRole(c.role) },
     sending_leads: { sql: 'cr.sending_leads', type: 'boolean' },
     receiving_leads: { sql: 'cr.receiving_leads', type: 'boolean' },
     is_cc: { sql: 'cr.is_cc', type: 'boolean' },
@@ -44,14 +46,25 @@ export const companyRetailerSearch: SearchDocument = {
     city: { sql: 'addr.city', type: 'string', text: true },
     province: { sql: 'addr.province', type: 'string', text: true },
     country: { sql: 'addr.country', type: 'string', text: true },
-    retailer_locations_count: { sql: '(select count(*) from company_retailer_locations x where x.company_retailer_id = cr.id)', type: 'number' },
-    company_store_type_id: { sql: underIt('x.company_store_type_id'), type: 'uuid', array: true },
-    store_type: { sql: underIt('st.name', 'join company_store_types st on st.id = x.company_store_type_id'), type: 'string', array: true, text: true },
+    // Over every CRL under it: only a company admin sees them all, so only it reads these.
+    retailer_locations_count: {
+      sql: '(select count(*) from company_retailer_locations x where x.company_retailer_id = cr.id)',
+      type: 'number',
+      readableBy: seesEveryStore,
+    },
+    company_store_type_id: { sql: underIt('x.company_store_type_id'), type: 'uuid', array: true, readableBy: seesEveryStore },
+    store_type: {
+      sql: underIt('st.name', 'join company_store_types st on st.id = x.company_store_type_id'),
+      type: 'string',
+      array: true,
+      readableBy: seesEveryStore,
+    },
     created_at: { sql: 'cr.created_at', type: 'date' },
     updated_at: { sql: 'cr.updated_at', type: 'date' },
-    // The CRLs under it, for the scope of the roles that see company retailers through their stores.
+    // The CRLs under it, for the scope of the roles that see company retailers through their stores;
+    // the caller may not see them all, so its where, order, aggs and q never read them.
     ...Object.fromEntries(
-      Object.entries(crls.fields).map(([name, f]): [string, SearchField] => [name, { sql: underIt(f.sql), type: f.type, array: true }]),
+      Object.entries(crls.fields).map(([name, f]): [string, SearchField] => [name, { sql: underIt(f.sql), type: f.type, array: true, scopeOnly: true }]),
     ),
   },
 };

@@ -7,6 +7,7 @@ import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
 import { authorize } from '../../auth/policy';
 import { permit } from '../../auth/permit';
+import { checkReferences } from '../../auth/visibility';
 import { findInScope, listPage } from '../../search/list';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
@@ -112,6 +113,8 @@ export class CompanyRetailerService {
   }
 
   private async assign(em: EntityManager, cr: CompanyRetailer, data: Partial<CompanyRetailerInput>, creating: boolean): Promise<void> {
+    // The reference check (src/auth/visibility.ts); `retailer_id` names any retailer: joining one is what a create is for.
+    const unseen = await checkReferences(this.ctx, [{ field: 'territory_id', kind: 'Territory', id: data.territoryId, unseen: 'invalid' }]);
     const v = new Validator();
     const set = new Assign(cr, v);
     if (creating || (data.retailerId !== undefined && data.retailerId !== cr.retailer?.id)) {
@@ -121,7 +124,8 @@ export class CompanyRetailerService {
     set.flag('sendingLeads', data.sendingLeads, 'sending_leads');
     set.flag('receivingLeads', data.receivingLeads, 'receiving_leads');
     if (data.territoryId !== undefined) {
-      const territory = data.territoryId === null ? null : await em.findOne(Territory, { id: data.territoryId, company: cr.company.id });
+      const territory =
+        data.territoryId === null || unseen.has('territory_id') ? null : await em.findOne(Territory, { id: data.territoryId, company: cr.company.id });
       if (data.territoryId !== null && !territory) v.add('territory_id', 'invalid', 'is not a territory of the company');
       else cr.territory = territory;
     }

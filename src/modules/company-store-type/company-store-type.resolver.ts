@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
+import { visibleLoader } from '../../auth/visibility';
 import { ListArgs, PageType } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { CompanyStoreType } from './company-store-type.entity';
@@ -36,8 +37,8 @@ export class CompanyStoreTypeResolver {
     return id;
   }
 
-  @FieldResolver(() => Company)
+  @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() record: CompanyStoreType, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(Company).load(record.company.id);
+    return visibleLoader(ctx, 'Company').load(record.company.id);
   }
 }

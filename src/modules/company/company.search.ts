@@ -9,7 +9,7 @@ export const companySearch: SearchDocument = {
   fields: {
     id: { sql: 'c.id', type: 'uuid' },
     name: { sql: 'c.name', type: 'string', text: true },
-    retailer_ids: { sql: 'array(select x.retailer_id from company_retailers x where x.company_id = c.id)', type: 'uuid', array: true },
+    retailer_ids: { sql: 'array(select x.retailer_id from company_retailers x where x.company_id = c.id)', type: 'uuid', array: true, scopeOnly: true },
     created_at: { sql: 'c.created_at', type: 'date' },
     updated_at: { sql: 'c.updated_at', type: 'date' },
   },

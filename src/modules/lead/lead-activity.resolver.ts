@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
+import { visibleLoader } from '../../auth/visibility';
 import { ListArgs } from '../../graphql/common';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
@@ -40,8 +41,8 @@ export class LeadActivityResolver {
     return id;
   }
 
-  @FieldResolver(() => Lead)
+  @FieldResolver(() => Lead, { nullable: true, description: 'Null when the caller does not see it.' })
   async lead(@Root() activity: LeadActivity, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(Lead).load(activity.lead.id);
+    return visibleLoader(ctx, 'Lead').load(activity.lead.id);
   }
 }

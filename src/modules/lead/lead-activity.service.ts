@@ -4,12 +4,12 @@ import type { ListArgs, Page } from '../../graphql/common';
 import { notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { reloadAfterWrite } from './lead.reload';
-import { findInScope, isUuid, listPage } from '../../search/list';
-import { compileWhere } from '../../search/where';
+import { findInScope, listPage } from '../../search/list';
+import { checkReferences } from '../../auth/visibility';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import type { LeadActivityInput } from './lead.input';
-import { leadActivitySearch, leadScope, leadSearch } from './lead.search';
+import { leadActivitySearch, leadScope } from './lead.search';
 import { ACTIVITY_LEAD_ACTION, leadActions } from './lead.permissions';
 import { authorize } from '../../auth/policy';
 import { checkActivityData, checkActivityType, checkFreeFormObject, optionalString } from './lead.rules';
@@ -115,13 +115,8 @@ export class LeadActivityService {
       v.add('lead_id', 'blank');
       return undefined;
     }
-    const cond = compileWhere(leadSearch, leadScope(this.caller));
-    const rows = isUuid(leadId)
-      ? await this.ctx.em
-          .getConnection()
-          .execute(`select 1 from ${leadSearch.from} where l.id = ? and (${cond.sql}) limit 1`, [leadId, ...cond.bindings] as any[])
-      : [];
-    if (!rows.length) {
+    const unseen = await checkReferences(this.ctx, [{ field: 'lead_id', kind: 'Lead', id: leadId, unseen: 'invalid' }]);
+    if (unseen.size) {
       v.add('lead_id', 'invalid', 'does not refer to a lead');
       return undefined;
     }

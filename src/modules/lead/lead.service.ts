@@ -9,8 +9,8 @@ import { reloadAfterWrite } from './lead.reload';
 import { logger } from '../../logger';
 import { findInScope, isUuid, listPage } from '../../search/list';
 import { compileWhere } from '../../search/where';
+import { checkReferences } from '../../auth/visibility';
 import type { AddressQuery, Coordinates } from '../../geo/geocoder';
-import { crlScope } from '../company-retailer-location/company-retailer-location.scope';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
 import { User } from '../user/user.entity';
@@ -22,7 +22,7 @@ import { Location } from '../contact/location.entity';
 import { Lead } from './lead.entity';
 import { LeadActivity, type LeadActivityType } from './lead-activity.entity';
 import type { LeadActivityItemInput, LeadEmailInput, LeadInput, LeadLocationInput, LeadPhoneNumberInput } from './lead.input';
-import { assigneeSearch, leadScope, leadSearch } from './lead.search';
+import { leadScope, leadSearch } from './lead.search';
 import type { LeadMerge } from './lead.types';
 import { recordLeadEvent } from '../lead-events/lead-events.record';
 import { leadActions } from './lead.permissions';
@@ -291,12 +291,15 @@ export class LeadService {
     const typeSent = !isBlank(input.assigneeType);
     if (typeSent && input.assigneeType !== ASSIGNEE_TYPE && input.assigneeId !== null) throw forbidden();
     if (input.assigneeId === undefined || input.assigneeId === null) return input.assigneeId;
-    const scope = crlScope(this.caller, 'assignee_');
-    const cond = compileWhere(assigneeSearch, ownerCompanyId ? { _and: [scope, { assignee_company_id: ownerCompanyId }] } : scope);
-    const rows = await this.ctx.em
-      .getConnection()
-      .execute(`select 1 from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [input.assigneeId, ...cond.bindings] as any[]);
-    if (!rows.length) throw forbidden();
+    await checkReferences(this.ctx, [
+      {
+        field: 'assignee_id',
+        kind: 'CompanyRetailerLocation',
+        id: input.assigneeId,
+        unseen: 'forbidden',
+        also: ownerCompanyId ? { company_id: ownerCompanyId } : undefined,
+      },
+    ]);
     return input.assigneeId;
   }
 

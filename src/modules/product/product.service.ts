@@ -7,6 +7,7 @@ import { findInScope, listPage } from '../../search/list';
 import { Company } from '../company/company.entity';
 import { Collection } from '../collection/collection.entity';
 import { authorize } from '../../auth/policy';
+import { checkReferences } from '../../auth/visibility';
 import { productActions } from './product.permissions';
 import { Product } from './product.entity';
 import type { ProductInput } from './product.input';
@@ -79,7 +80,8 @@ export class ProductService {
     set.text('externalId', input.externalId, 'external_id');
     if (input.collectionId === null) draft.collection = null;
     else if (input.collectionId !== undefined) {
-      const collection = await this.ctx.em.findOne(Collection, { id: input.collectionId, company: product.company.id });
+      const unseen = await checkReferences(this.ctx, [{ field: 'collection_id', kind: 'Collection', id: input.collectionId, unseen: 'invalid' }]);
+      const collection = unseen.size ? null : await this.ctx.em.findOne(Collection, { id: input.collectionId, company: product.company.id });
       if (collection) draft.collection = collection;
       else v.add('collection_id', 'invalid', 'is not a collection of the company');
     }

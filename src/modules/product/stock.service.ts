@@ -5,6 +5,7 @@ import { notFoundAsForbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
 import { authorize } from '../../auth/policy';
+import { checkReferences } from '../../auth/visibility';
 import { findInScope } from '../../search/list';
 import type { SearchDocument, Where } from '../../search/types';
 import { Role } from '../user/role';
@@ -52,7 +53,12 @@ export class StockService {
       async (em) => {
         em.setFlushMode(FlushMode.COMMIT);
         const v = new Validator();
-        const product = await em.findOne(Product, { id: input.productId, company: store.company.id });
+        // Products follow their own visibility (the operator, who sees none through productScope, names any).
+        const unseen =
+          this.caller.role === Role.PlatformOperator
+            ? new Set<string>()
+            : await checkReferences(this.ctx, [{ field: 'product_id', kind: 'Product', id: input.productId, unseen: 'invalid' }]);
+        const product = unseen.size ? null : await em.findOne(Product, { id: input.productId, company: store.company.id });
         if (!product) v.add('product_id', 'invalid', "is not a product of the location's company");
         v.throwIfAny();
         const stock =

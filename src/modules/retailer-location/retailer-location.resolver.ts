@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
+import { visibleLoader } from '../../auth/visibility';
 import { ListArgs, PageType } from '../../graphql/common';
 import { Retailer } from '../retailer/retailer.entity';
 import { Location } from '../contact/location.entity';
@@ -41,9 +42,9 @@ export class RetailerLocationResolver {
     return id;
   }
 
-  @FieldResolver(() => Retailer)
+  @FieldResolver(() => Retailer, { nullable: true, description: 'Null when the caller does not see it.' })
   retailer(@Root() rl: RetailerLocation, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(Retailer).load(rl.retailer.id);
+    return visibleLoader(ctx, 'Retailer').load(rl.retailer.id);
   }
 
   @FieldResolver(() => Location, { nullable: true })

@@ -20,7 +20,7 @@ export const retailerLocationSearch: SearchDocument = {
     city: { sql: 'addr.city', type: 'string', text: true },
     province: { sql: 'addr.province', type: 'string', text: true },
     country: { sql: 'addr.country', type: 'string', text: true },
-    company_ids: { sql: 'array(select x.company_id from company_retailers x where x.retailer_id = rl.retailer_id)', type: 'uuid', array: true },
+    company_ids: { sql: 'array(select x.company_id from company_retailers x where x.retailer_id = rl.retailer_id)', type: 'uuid', array: true, scopeOnly: true },
     created_at: { sql: 'rl.created_at', type: 'date' },
     updated_at: { sql: 'rl.updated_at', type: 'date' },
   },

@@ -9,7 +9,7 @@ export const retailerSearch: SearchDocument = {
   fields: {
     id: { sql: 'r.id', type: 'uuid' },
     name: { sql: 'r.name', type: 'string', text: true },
-    company_ids: { sql: 'array(select x.company_id from company_retailers x where x.retailer_id = r.id)', type: 'uuid', array: true },
+    company_ids: { sql: 'array(select x.company_id from company_retailers x where x.retailer_id = r.id)', type: 'uuid', array: true, scopeOnly: true },
     created_at: { sql: 'r.created_at', type: 'date' },
     updated_at: { sql: 'r.updated_at', type: 'date' },
   },

@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
+import { visibleLoader } from '../../auth/visibility';
 import { ListArgs, PageType } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { Territory } from './territory.entity';
@@ -36,8 +37,8 @@ export class TerritoryResolver {
     return id;
   }
 
-  @FieldResolver(() => Company)
+  @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() record: Territory, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(Company).load(record.company.id);
+    return visibleLoader(ctx, 'Company').load(record.company.id);
   }
 }

@@ -31,7 +31,7 @@ export async function buildDocuments(execute: Execute, doc: SearchDocument, ids:
       if (Array.isArray(value)) value = value.filter((v) => v !== null).map((v) => (field.type === 'date' ? isoDate(v) : v));
       else if (value !== null && field.type === 'date') value = isoDate(value);
       source[name] = value;
-      if (field.text && value !== null) text.push(...(Array.isArray(value) ? value.map(String) : [String(value)]));
+      if (field.text && !field.scopeOnly && value !== null) text.push(...(Array.isArray(value) ? value.map(String) : [String(value)]));
     });
     source[TEXT_FIELD] = text.join(' ');
     source[PREFIX_FIELD] = text.join(' ');

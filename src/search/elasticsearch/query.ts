@@ -2,7 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import { badRequest } from '../../errors';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from '../options';
 import { isFuzzyCandidate, queryWords, FUZZY_MIN_LENGTH } from '../text';
-import { and, fieldOf, parseWhere, type Condition } from '../where';
+import { and, parseScope, parseWhere, usableField, type Condition } from '../where';
 import type { AggResult, SearchDocument, SearchRequest, SearchResult } from '../types';
 import { CREATED_AT_FIELD, ID_FIELD, MAX_PREFIX_LENGTH, PREFIX_FIELD, TEXT_FIELD } from './mapping';
 
@@ -85,7 +85,7 @@ function sortOf(doc: SearchDocument, req: SearchRequest, hasText: boolean): esty
       if (hasText) sort.push({ _score: { order: direction } });
       continue;
     }
-    const f = fieldOf(doc, field);
+    const f = usableField(doc, field, { hidden: req.hidden });
     if (!f || f.array) throw badRequest(`Unknown order field: ${field}`);
     sort.push({ [field]: { order: direction, missing: '_last' } });
   }
@@ -105,9 +105,10 @@ function aggName(i: number): string {
  */
 export function searchBody(doc: SearchDocument, req: SearchRequest): { body: estypes.SearchRequest; aggs: AggRequest[] } {
   const words = queryWords(req.q);
-  const scope = conditionToQuery(parseWhere(doc, req.scope));
-  const where = parseWhere(doc, req.where);
-  const hasTextFields = Object.values(doc.fields).some((f) => f.text);
+  const access = { hidden: req.hidden };
+  const scope = conditionToQuery(parseScope(doc, req.scope));
+  const where = parseWhere(doc, req.where, undefined, access);
+  const hasTextFields = Object.values(doc.fields).some((f) => f.text && !f.scopeOnly);
   const sort = sortOf(doc, req, words.length > 0);
   const aggs = normalizeAggs(req.aggs);
 
@@ -124,8 +125,8 @@ export function searchBody(doc: SearchDocument, req: SearchRequest): { body: est
 
   const aggregations: Record<string, estypes.AggregationsAggregationContainer> = {};
   aggs.forEach((agg, i) => {
-    if (!fieldOf(doc, agg.field)) return;
-    const filter = conditionToQuery(and([parseWhere(doc, req.where, agg.field), parseWhere(doc, agg.where)]));
+    if (!usableField(doc, agg.field, access)) return;
+    const filter = conditionToQuery(and([parseWhere(doc, req.where, agg.field, access), parseWhere(doc, agg.where, undefined, access)]));
     aggregations[aggName(i)] = {
       filter,
       aggs: {
@@ -165,7 +166,7 @@ export function searchResult(doc: SearchDocument, aggs: AggRequest[], response: 
   const total = response.hits.total;
   const result: Record<string, AggResult> = {};
   aggs.forEach((agg, i) => {
-    const type = fieldOf(doc, agg.field)?.type;
+    const type = usableField(doc, agg.field)?.type;
     const terms = (response.aggregations?.[aggName(i)] as any)?.buckets as { buckets: TermsBucket[]; sum_other_doc_count?: number } | undefined;
     result[agg.field] = {
       doc_count_error_upper_bound: 0,
