@@ -22,7 +22,7 @@ const clients: Client[] = [];
 interface Received {
   events: any[];
   errors: unknown[];
-  /** Resolves with the events once `count` have arrived (fails the test after 10 s). */
+  /** Resolves with the events once `count` have arrived (fails the test after 30 s). */
   take(count: number): Promise<any[]>;
 }
 
@@ -40,7 +40,7 @@ function subscribe(key: string | null, query = `subscription { leadEvents { ${EV
         const check = () => {
           if (received.events.length >= count) return resolve(received.events.slice(0, count));
           if (received.errors.length) return reject(received.errors[0]);
-          if (Date.now() - started > 10_000) return reject(new Error(`got ${received.events.length} of ${count} events: ${JSON.stringify(received.events.map((e) => e.type))}`));
+          if (Date.now() - started > 30_000) return reject(new Error(`got ${received.events.length} of ${count} events: ${JSON.stringify(received.events.map((e) => e.type))}`));
           setTimeout(check, 20);
         };
         check();
@@ -160,7 +160,7 @@ describe('across two service processes', () => {
     });
     children.push(child);
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 600; i++) {
       if (await fetch(`${base}/healthz`).then((res) => res.ok, () => false)) return base;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -185,7 +185,7 @@ describe('across two service processes', () => {
       fetch(`${a}/v1/leads`, { method: 'POST', headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then((res) => res.json() as Promise<{ id: string }>);
     const mine = await post(r.users.companyAdmin.key, quoteRequest({ name: 'Across Processes' }));
     const theirs = await post(r.users.otherAdmin.key, quoteRequest({ name: 'Other Company' }));
-    for (let i = 0; i < 100 && (admin.length < 1 || other.length < 1); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 600 && (admin.length < 1 || other.length < 1); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(admin).toEqual([{ type: 'lead.created', leadId: mine.id, lead: { name: 'Across Processes' } }]);
     expect(other).toEqual([{ type: 'lead.created', leadId: theirs.id, lead: { name: 'Other Company' } }]);
   });
