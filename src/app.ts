@@ -13,6 +13,10 @@ import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
 import { createGeocoder } from './geo/factory';
 import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
+import { createRateLimits } from './http/rate-limit';
+import { jsonBody } from './http/body';
+import { graphqlCors } from './http/cors';
+import { edgeErrorHandler } from './http/errors';
 
 export interface App {
   app: Express;
@@ -42,10 +46,12 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
   Object.assign(deps, overrides);
+  const limits = await createRateLimits(config);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  app.set('trust proxy', config.http.trustProxy);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -57,20 +63,25 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
       res.status(503).json({ status: 'unavailable', database: 'down' });
     }
   });
+  // The HTTP edge (src/http/): CORS, then rate limits, then the one JSON body parser, before any work.
+  app.use('/graphql', graphqlCors(config.http.graphqlCorsOrigins));
+  app.use('/v1/store_locator', limits.storeLocator);
+  app.use(['/v1', '/graphql'], ...limits.api, ...jsonBody());
   app.use(
     '/graphql',
-    express.json({ limit: '1mb' }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
   );
   app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });
+  app.use(edgeErrorHandler);
   return {
     app,
     async stop() {
       await apollo.stop();
       await search.stop?.();
+      await limits.close();
     },
   };
 }
