@@ -39,6 +39,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
  * replaces context dependencies (tests pass a recording geocoder).
  */
 export async function buildApp(config: Config, orm: MikroORM, overrides: Partial<Pick<ContextDeps, 'geocoder'>> = {}): Promise<App> {
+  const limits = await createRateLimits(config);
   const schema = buildSchema();
   const search = createSearchBackend(config, orm);
   await search.start?.();
@@ -46,7 +47,6 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
   Object.assign(deps, overrides);
-  const limits = await createRateLimits(config);
 
   const app = express();
   app.disable('x-powered-by');

@@ -17,6 +17,17 @@ export interface RateLimits {
   close(): Promise<void>;
 }
 
+let lastStoreError = 0;
+/** express-rate-limit's messages through the service logger; a store outage logs every 10 s, not per request. */
+const storeLogger = {
+  error(err: unknown, message: string) {
+    if (Date.now() - lastStoreError < 10_000) return;
+    lastStoreError = Date.now();
+    logger.error({ err }, message);
+  },
+  warn: (err: unknown, message: string) => logger.warn({ err }, message),
+};
+
 /** The client IP (after `trust proxy`), IPv6 grouped by /56 as express-rate-limit recommends. */
 const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 
@@ -57,7 +68,7 @@ export async function createRateLimits(config: Config): Promise<RateLimits> {
       keyGenerator,
       store: store(name),
       passOnStoreError: true,
-      logger: { error: (err: unknown, message: string) => logger.error({ err }, message), warn: (err: unknown, message: string) => logger.warn({ err }, message) } as any,
+      logger: storeLogger,
       handler: (req: Request, res: Response) => sendError(req, res, tooMany(limit, windowMs, res)),
       ...extra,
     });
@@ -101,7 +112,12 @@ async function connectRedis(url: string): Promise<Redis> {
       reconnectStrategy: (retries: number) => (!connected && retries >= 3 ? new Error(`Redis at ${redact(url)} is unreachable`) : Math.min(100 * 2 ** retries, 2000)),
     },
   });
-  client.on('error', (err: unknown) => logger.warn({ err }, 'redis error'));
+  let quiet = false; // one warning per outage, not one per reconnection attempt
+  client.on('error', (err: unknown) => {
+    if (!quiet) logger.warn({ err }, 'redis error; rate limits pass requests until it is back');
+    quiet = true;
+  });
+  client.on('ready', () => (quiet = false));
   await client.connect();
   connected = true;
   return client as Redis;
