@@ -20,12 +20,12 @@ export interface RateLimits {
 let lastStoreError = 0;
 /** express-rate-limit's messages through the service logger; a store outage logs every 10 s, not per request. */
 const storeLogger = {
-  error(err: unknown, message: string) {
+  error(err: unknown, message?: string) {
     if (Date.now() - lastStoreError < 10_000) return;
     lastStoreError = Date.now();
     logger.error({ err }, message);
   },
-  warn: (err: unknown, message: string) => logger.warn({ err }, message),
+  warn: (err: unknown, message?: string) => logger.warn({ err }, message),
 };
 
 /** The client IP (after `trust proxy`), IPv6 grouped by /56 as express-rate-limit recommends. */
