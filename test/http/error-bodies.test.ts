@@ -2,6 +2,7 @@ import request from 'supertest';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
+import { assertMatchesOpenApi } from '../support/openapi';
 
 let t: TestApp;
 let key: string;
@@ -38,6 +39,7 @@ describe('415: a body that is not JSON', () => {
     const body = JSON.stringify({ product: { sku: 'P-415', name: 'Plain' } });
     const res = await request(t.app).post('/v1/products').set('X-Api-Key', key).set('Content-Type', 'text/plain').send(body);
     expect(res.status).toBe(415);
+    assertMatchesOpenApi('post', '/v1/products', res.status, res.body);
     expect(res.body).toEqual({
       status: 415,
       error: 'Unsupported Media Type',

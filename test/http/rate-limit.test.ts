@@ -10,6 +10,7 @@ import { Role } from '../../src/modules/user/role';
 import { parseConfig } from '../../src/config';
 import { buildApp, type App } from '../../src/app';
 import { hashKey } from '../../src/auth/api-keys';
+import { assertMatchesOpenApi } from '../support/openapi';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -64,6 +65,7 @@ describe('per API key on /v1 and /graphql (memory)', () => {
     expect((await products(app, keys[0])).status).toBe(200);
     const refused = await products(app, keys[0]);
     expect(refused.status).toBe(429);
+    assertMatchesOpenApi('get', '/v1/products', refused.status, refused.body);
     expect(refused.headers.ratelimit).toMatch(/^"api"; r=0; t=\d+$/);
     const retry = Number(refused.headers['retry-after']);
     expect(retry).toBeGreaterThan(0);
@@ -137,6 +139,7 @@ describe('the public store locator, per client IP', () => {
     expect(refused.headers['access-control-allow-origin']).toBe('*');
     expect(refused.headers['ratelimit-policy']).toMatch(/^"store-locator"; q=2; w=60;/);
     expect(refused.body).toMatchObject({ status: 429, error: 'Too Many Requests' });
+    assertMatchesOpenApi('get', '/v1/store_locator/x', refused.status, refused.body);
     expect((await show(other)).status).toBe(404);
     // The locator's bucket is its own: the API limits do not count it.
     expect((await products(app, keys[5], { 'X-Forwarded-For': shopper })).status).toBe(200);
