@@ -3,9 +3,9 @@ import { AppError } from '../errors';
 import { httpError } from '../rest/envelopes';
 import { logger } from '../logger';
 
-/** Whether a request path is the GraphQL endpoint, whose errors read `{ errors: [{ message, extensions: { code } }] }`. */
+/** Whether a request path is the GraphQL endpoint (case-insensitive, as express routes it), whose errors read `{ errors: [{ message, extensions: { code } }] }`. */
 export function isGraphQLPath(url: string): boolean {
-  return /^\/graphql(?:[/?#]|$)/.test(url);
+  return /^\/graphql(?:[/?#]|$)/i.test(url);
 }
 
 /**

@@ -41,7 +41,8 @@ export function apiBucket(req: Request): string {
   return key ? `key:${hashKey(key)}` : `ip:${clientIp(req)}`;
 }
 
-const isStoreLocator = (req: Request) => /^\/v1\/store_locator(?:[/?]|$)/.test(req.originalUrl);
+/** As express routes it: case-insensitively (the locator has its own per-IP limit). */
+const isStoreLocator = (req: Request) => /^\/v1\/store_locator(?:[/?]|$)/i.test(req.originalUrl);
 
 /**
  * Builds the limiters (express-rate-limit; counters in Redis through rate-limit-redis when `REDIS_URL`

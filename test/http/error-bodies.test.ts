@@ -92,6 +92,12 @@ describe('400: malformed JSON', () => {
     expect(res.body).toEqual(graphqlError('BAD_REQUEST', /^Invalid JSON: /));
   });
 
+  test('the style follows routing, which ignores case: /GraphQL is GraphQL', async () => {
+    const res = await request(t.app).post('/GraphQL').set('X-Api-Key', key).set('Content-Type', 'application/json').send('{"query":');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(graphqlError('BAD_REQUEST', /^Invalid JSON: /));
+  });
+
   test('an undecodable path is a SPEC 7 400, not an error named after its class', async () => {
     const res = await request(t.app).get('/v1/products/%E0%A4%A').set('X-Api-Key', key);
     expect(res.status).toBe(400);
