@@ -18,6 +18,10 @@ import { LeadEventHub } from './modules/lead-events/lead-events.hub';
 import { serveSubscriptions } from './modules/lead-events/lead-events.ws';
 import type { Server } from 'node:http';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { createRateLimits } from './http/rate-limit';
+import { jsonBody } from './http/body';
+import { graphqlCors } from './http/cors';
+import { edgeErrorHandler } from './http/errors';
 
 export interface App {
   app: Express;
@@ -42,6 +46,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
  * replaces context dependencies (tests pass a recording geocoder).
  */
 export async function buildApp(config: Config, orm: MikroORM, overrides: Partial<Pick<ContextDeps, 'geocoder'>> = {}): Promise<App> {
+  const limits = await createRateLimits(config);
   const schema = buildSchema();
   const search = createSearchBackend(config, orm);
   await search.start?.();
@@ -63,6 +68,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  app.set('trust proxy', config.http.trustProxy);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -74,16 +80,20 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
       res.status(503).json({ status: 'unavailable', database: 'down' });
     }
   });
+  // The HTTP edge (src/http/): CORS, then rate limits, then the one JSON body parser, before any work.
+  app.use('/graphql', graphqlCors(config.http.graphqlCorsOrigins));
+  app.use('/v1/store_locator', limits.storeLocator);
+  app.use(['/v1', '/graphql'], ...limits.api, ...jsonBody());
   app.use(
     '/graphql',
     graphiqlRouter(),
-    express.json({ limit: '1mb' }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
   );
   app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });
+  app.use(edgeErrorHandler);
   return {
     app,
     attach(server) {
@@ -94,6 +104,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
       await hub.stop();
       await apollo.stop();
       await search.stop?.();
+      await limits.close();
     },
   };
 }

@@ -35,7 +35,33 @@ const schema = z.object({
   STORE_LOCATOR_SCALE: distance('5mi').refine((m) => m > 0, 'must be above 0'),
   STORE_LOCATOR_OFFSET: distance('0mi'),
   STORE_LOCATOR_DECAY: z.coerce.number().gt(0).lt(1).default(0.5),
+  TRUST_PROXY: z.string().default('false').transform(trustProxy),
+  REDIS_URL: z.string().url().optional(),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  RATE_LIMIT_API: z.coerce.number().int().min(0).default(600),
+  RATE_LIMIT_API_PER_IP: z.coerce.number().int().min(0).default(3000),
+  RATE_LIMIT_STORE_LOCATOR: z.coerce.number().int().min(0).default(120),
+  GRAPHQL_CORS_ORIGINS: z.string().default('').transform(origins),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(120_000),
 });
+
+/** express's `trust proxy`: `false`, `true`, a hop count, or addresses/subnets (`loopback, 10.0.0.0/8`). */
+function trustProxy(v: string): boolean | number | string {
+  if (v === 'true' || v === 'false') return v === 'true';
+  return /^\d+$/.test(v) ? Number(v) : v;
+}
+
+/** A comma-separated list of exact origins (`https://a.example, https://b.example`). */
+function origins(v: string, ctx: z.RefinementCtx): string[] {
+  const list = v.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of list) {
+    if (!/^https?:\/\/[^/\s]+$/.test(o)) ctx.addIssue({ code: 'custom', message: `${o} is not an origin such as https://app.example.com` });
+  }
+  return list;
+}
 
 export interface Config {
   port: number;
@@ -57,6 +83,21 @@ export interface Config {
   geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
   /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
   storeLocator: { scaleMeters: number; offsetMeters: number; decay: number };
+  /** Shared state (rate-limit counters) lives here when set; in process memory otherwise. */
+  redisUrl?: string;
+  /** The HTTP edge (`src/http/`): proxies, rate limits, CORS and socket timeouts. */
+  http: {
+    /** express `trust proxy`: only then is the client IP read from `X-Forwarded-For`. */
+    trustProxy: boolean | number | string;
+    /** Requests per window; 0 turns a limit off. `api` counts per API key (per IP without one). */
+    rateLimit: { windowMs: number; api: number; apiPerIp: number; storeLocator: number };
+    /** Origins allowed to call /graphql from a browser; empty: no CORS headers. */
+    graphqlCorsOrigins: string[];
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    idleTimeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +117,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.GEOCODER === 'http' && !e.GEOCODER_URL) {
     throw new ConfigError('Invalid configuration: GEOCODER_URL is required when GEOCODER=http');
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
@@ -93,6 +137,21 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scaleMeters: e.STORE_LOCATOR_SCALE,
       offsetMeters: e.STORE_LOCATOR_OFFSET,
       decay: e.STORE_LOCATOR_DECAY,
+    },
+    redisUrl: e.REDIS_URL,
+    http: {
+      trustProxy: e.TRUST_PROXY,
+      rateLimit: {
+        windowMs: e.RATE_LIMIT_WINDOW_SECONDS * 1000,
+        api: e.RATE_LIMIT_API,
+        apiPerIp: e.RATE_LIMIT_API_PER_IP,
+        storeLocator: e.RATE_LIMIT_STORE_LOCATOR,
+      },
+      graphqlCorsOrigins: e.GRAPHQL_CORS_ORIGINS,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
     },
   };
 }

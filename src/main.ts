@@ -6,6 +6,7 @@ import { initOrm } from './db/orm';
 import { demoBanner, demoSeedWanted, seedDemo } from './db/demo-seed';
 import { buildApp } from './app';
 import { logger } from './logger';
+import { configureServer } from './http/server';
 
 async function main(): Promise<void> {
   const cfg = config();
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     logger.info(`leadnet listening on http://localhost:${cfg.port} (GraphQL /graphql, REST /v1)`);
     if (demo) console.log(`\n${demoBanner(demo, `http://localhost:${cfg.port}`)}\n`);
   });
+  configureServer(server, cfg);
   attach(server);
 
   let stopping = false;

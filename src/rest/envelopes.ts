@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { GraphQLError } from 'graphql';
 import type { ErrorCode, ErrorDetail } from '../errors';
 
@@ -14,6 +15,11 @@ export function notFoundBody(message: string) {
 
 export function badRequestBody(message: string) {
   return { status: 400, error: 'Bad Request', message };
+}
+
+/** SPEC 7's generic envelope for the statuses it does not list (408, 413, 415, 429, 431). */
+export function genericBody(status: number, message: string) {
+  return { status, error: STATUS_CODES[status] ?? 'Error', message };
 }
 
 /** SPEC 7's 422 envelope: `errors` (field -> short messages) for older clients, and `details`. */
@@ -42,6 +48,16 @@ export function httpError(code: ErrorCode, message: string, details: ErrorDetail
       return { status: 400, body: badRequestBody(message) };
     case 'BAD_USER_INPUT':
       return { status: 422, body: unprocessableBody(message, details) };
+    case 'REQUEST_TIMEOUT':
+      return { status: 408, body: genericBody(408, message) };
+    case 'PAYLOAD_TOO_LARGE':
+      return { status: 413, body: genericBody(413, message) };
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return { status: 415, body: genericBody(415, message) };
+    case 'RATE_LIMITED':
+      return { status: 429, body: genericBody(429, message) };
+    case 'REQUEST_HEADERS_TOO_LARGE':
+      return { status: 431, body: genericBody(431, message) };
     case 'INTERNAL_SERVER_ERROR':
       return { status: 500, body: { status: 500, error: 'Internal Server Error', message: 'Something went wrong' } };
   }

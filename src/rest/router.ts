@@ -1,9 +1,9 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import { logger } from '../logger';
 import type { GraphQLSchema } from 'graphql';
-import { AppError } from '../errors';
 import type { ContextDeps } from '../context';
-import { httpError, badRequestBody, notFoundBody } from './envelopes';
+import { httpError, notFoundBody } from './envelopes';
+import { fromHttpError } from '../http/errors';
 import { RestExecutor, RestError } from './executor';
 import { OperationRegistry } from './operations';
 import { resourceRouter, type RestResource } from './resource';
@@ -22,7 +22,6 @@ export function restRouter(schema: GraphQLSchema, deps: ContextDeps, extra: Rout
   const operations = new OperationRegistry(schema);
   const executor = new RestExecutor(schema, operations, deps);
   const router = Router();
-  router.use(express.json({ limit: '1mb', type: () => true }));
   for (const r of extra) router.use(r);
   for (const resource of resources) router.use(resourceRouter(resource, schema, executor, () => deps.config.strictParams));
   router.use((req: Request, res: Response) => {
@@ -36,16 +35,11 @@ export function restRouter(schema: GraphQLSchema, deps: ContextDeps, extra: Rout
 export function restErrorHandler(err: any, _req: Request, res: Response, _next: NextFunction): void {
   if (err instanceof RestError) {
     res.status(err.http.status).json(err.http.body);
-  } else if (err instanceof AppError) {
-    const http = httpError(err.code, err.message, err.details);
-    res.status(http.status).json(http.body);
-  } else if (err?.type === 'entity.parse.failed') {
-    res.status(400).json(badRequestBody(`Invalid JSON: ${err.message}`));
-  } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
-    res.status(err.status).json({ status: err.status, error: err.name ?? 'Bad Request', message: err.message });
-  } else {
-    logger.error({ err }, 'unhandled REST error');
-    const http = httpError('INTERNAL_SERVER_ERROR', 'Something went wrong');
-    res.status(http.status).json(http.body);
+    return;
   }
+  // The vocabulary's own errors, and HTTP errors raised before a handler (an undecodable path...).
+  const known = fromHttpError(err);
+  if (!known) logger.error({ err }, 'unhandled REST error');
+  const http = known ? httpError(known.code, known.message, known.details) : httpError('INTERNAL_SERVER_ERROR', 'Something went wrong');
+  res.status(http.status).json(http.body);
 }

@@ -78,12 +78,14 @@ test('status codes per the SPEC 4.2 table', () => {
     const kind = op.operationId.match(/^(list|show|create|update|replace|delete)/)![1];
     const codes = Object.keys(op.responses);
     expect({ path, method, codes: expected[kind].filter((c) => codes.includes(c)) }).toEqual({ path, method, codes: expected[kind] });
+    // The HTTP edge: every operation may be rate limited; every body must be JSON.
+    expect({ path, method, has429: codes.includes('429'), has415: codes.includes('415') }).toEqual({ path, method, has429: true, has415: !!op.requestBody });
     // 403: CRLs and products by SPEC 4.2, leads by SPEC 4.3, every resource for platform operators (PRODUCT 2).
     expect({ path, method, has403: codes.includes('403') }).toEqual({ path, method, has403: true });
   }
   const search = doc.paths['/store_locator'].get.responses;
-  expect(Object.keys(search).sort()).toEqual(['200', '400', '404']);
-  expect(Object.keys(doc.paths['/store_locator/{id}'].get.responses).sort()).toEqual(['200', '400', '404']);
+  expect(Object.keys(search).sort()).toEqual(['200', '400', '404', '429']);
+  expect(Object.keys(doc.paths['/store_locator/{id}'].get.responses).sort()).toEqual(['200', '400', '404', '429']);
 });
 
 test('list endpoints take q, include and opts (deepObject) and answer the list envelope', () => {

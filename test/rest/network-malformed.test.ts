@@ -56,8 +56,8 @@ test('CRL create and update', async () => {
       ['patch', `/v1/company_retailer_locations/${w.crlIn.id}`],
     ] as const) {
       const res = await api(t, method, path, { key: w.keys.company_admin, body: body as object });
-      // A bare string is not JSON the parser accepts (400); everything else is refused as input (422).
-      expect({ body, status: res.status }).toEqual({ body, status: typeof body === 'string' ? 400 : 422 });
+      // A bare string goes out as a form body, which is not JSON (415); everything else is refused as input (422).
+      expect({ body, status: res.status }).toEqual({ body, status: typeof body === 'string' ? 415 : 422 });
     }
   }
 });

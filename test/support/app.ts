@@ -20,10 +20,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+const NO_RATE_LIMITS = { RATE_LIMIT_API: '0', RATE_LIMIT_API_PER_IP: '0', RATE_LIMIT_STORE_LOCATOR: '0' };
+
 /** Boots the whole app in-process on a fresh database cloned from the migrated template. */
 export async function createTestApp(env: Record<string, string> = {}, overrides: Parameters<typeof buildApp>[2] = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env });
+  // Suites send many requests from one address in a few seconds; rate-limit tests pass their own limits.
+  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...NO_RATE_LIMITS, ...env });
   const statements: string[] = [];
   const orm = await initOrm(db.url, {
     debug: ['query'],

@@ -21,3 +21,45 @@ test.each([
 test('booleans', () => {
   expect(parseConfig({ STRICT_PARAMS: 'true', SEED_DEMO: 'false' })).toMatchObject({ strictParams: true, seedDemo: false });
 });
+
+describe('the HTTP edge', () => {
+  test('defaults protect production: limits on, no proxy trusted, no CORS, timeouts well under Node defaults', () => {
+    expect(parseConfig({}).http).toEqual({
+      trustProxy: false,
+      rateLimit: { windowMs: 60_000, api: 600, apiPerIp: 3000, storeLocator: 120 },
+      graphqlCorsOrigins: [],
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      idleTimeoutMs: 120_000,
+    });
+  });
+
+  test.each([
+    ['false', false],
+    ['true', true],
+    ['2', 2],
+    ['loopback, 10.0.0.0/8', 'loopback, 10.0.0.0/8'],
+  ])('TRUST_PROXY=%s', (value, expected) => {
+    expect(parseConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(expected);
+  });
+
+  test('origins are trimmed; limits of 0 turn a limiter off', () => {
+    const c = parseConfig({ GRAPHQL_CORS_ORIGINS: ' https://a.example.test ,http://localhost:5173', RATE_LIMIT_STORE_LOCATOR: '0' });
+    expect(c.http.graphqlCorsOrigins).toEqual(['https://a.example.test', 'http://localhost:5173']);
+    expect(c.http.rateLimit.storeLocator).toBe(0);
+  });
+
+  test.each([
+    ['RATE_LIMIT_API', '-1'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '0'],
+    ['REDIS_URL', 'localhost'],
+    ['HTTP_HEADERS_TIMEOUT_MS', 'soon'],
+  ])('a bad %s (%s) stops the start', (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+
+  test('a header timeout above the request timeout is refused', () => {
+    expect(() => parseConfig({ HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS/);
+  });
+});
