@@ -55,7 +55,7 @@ function freePort(): Promise<number> {
 
 /** A network with every role, leads with activities in and out of each scope. */
 async function seed(url: string) {
-  const orm = await initOrm(url, { debug: false });
+  const orm = await initOrm(url, { debug: false, logger: () => undefined });
   try {
     const em = orm.em.fork() as EntityManager;
     const w = await world(em);
