@@ -100,4 +100,4 @@ test('every root field, any variables, any role: errors are coded, never INTERNA
     }),
     { numRuns: Number(process.env.FUZZ_RUNS ?? 200), endOnFailure: true },
   );
-});
+}, 180_000);

@@ -45,4 +45,4 @@ test('no generated request gets a 5xx; every 4xx has the contract body', async (
     }),
     { numRuns: runs, endOnFailure: true },
   );
-});
+}, 180_000);
