@@ -13,6 +13,7 @@ import {
 import { createTestApp, type TestApp } from '../support/app';
 import { world } from '../support/network';
 import { writeJson } from '../support/fuzz';
+import { createLead, quoteRequest } from '../support/leads';
 import { buildSchema } from '../../src/graphql/schema';
 
 /**
@@ -28,15 +29,21 @@ beforeAll(async () => {
   const w = await world(t.em());
   keys = Object.values(w.keys);
   ids = [w.A, w.B, w.R, w.R2, w.north, w.crA, w.crB, w.crlIn, w.crlB, w.rl1, ...Object.values(w.users).map((u) => u.user)].map((x) => x.id);
+  // Leads (and their activities) of several scopes, so that updates reach their deeper paths.
+  for (const [role, crl] of [['company_admin', w.crlIn], ['company_location_user', w.crlIn], ['company_admin', w.crlSouth]] as const) {
+    const lead = await createLead(t, w.keys[role], quoteRequest({ assignee_id: crl.id }));
+    ids.push(lead.id, lead.id, lead.id, ...(lead.lead_activities ?? []).map((a: any) => a.id));
+  }
 });
 afterAll(() => t.close());
 
 const HOSTILE: unknown[] = ['\ud800', 'a\u0000b', '', 'x'.repeat(3000), 2 ** 31, 2 ** 53 + 2, -1, 1e308, 1.5, true, null, [], {}, { a: [1, { b: '\udfff' }] }];
 
+/** `{_or: [{_or: [...]}]}`; fast-check reports it by its depth (its printer recurses). */
 function deep(depth: number): unknown {
   let v: unknown = 1;
   for (let i = 0; i < depth; i++) v = { _or: [v] };
-  return v;
+  return Object.assign(v as object, { [fc.toStringMethod]: () => `<JSON ${depth} levels deep>` });
 }
 
 function valueFor(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
