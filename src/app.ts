@@ -3,9 +3,10 @@ import express, { type Express } from 'express';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { GraphQLFormattedError } from 'graphql';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import { logger } from './logger';
+import { AppError } from './errors';
 import { buildContext, type ContextDeps } from './context';
 import { buildSchema } from './graphql/schema';
 import { restRouter } from './rest/router';
@@ -22,6 +23,8 @@ import { createRateLimits } from './http/rate-limit';
 import { jsonBody } from './http/body';
 import { graphqlCors } from './http/cors';
 import { edgeErrorHandler } from './http/errors';
+import { costPlugin, costValidationRules, graphqlDocumentLimits, graphqlGate } from './graphql/cost';
+import { authenticate } from './auth/api-keys';
 
 export interface App {
   app: Express;
@@ -33,6 +36,12 @@ export interface App {
 
 /** Masks unexpected errors; errors of the service's vocabulary keep their code and details. */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  // Apollo re-codes validation errors GRAPHQL_VALIDATION_FAILED; the cost rules report the service's own.
+  const original = (error as any)?.originalError;
+  if (original instanceof AppError && formatted.extensions?.code !== original.code) {
+    const { http: _http, ...extensions } = original.extensions as Record<string, unknown>;
+    return { ...formatted, extensions };
+  }
   const code = formatted.extensions?.code;
   if (code === 'INTERNAL_SERVER_ERROR' || code === undefined) {
     logger.error({ err: (error as any)?.originalError ?? error }, 'GraphQL error');
@@ -51,13 +60,18 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const search = createSearchBackend(config, orm);
   await search.start?.();
   const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config) };
+  const graphqlLimits = config.graphql;
   const apollo = new ApolloServer({
     schema,
     formatError,
-    introspection: true,
+    introspection: graphqlLimits.introspection,
+    hideSchemaDetailsFromClientErrors: !graphqlLimits.suggestions,
     includeStacktraceInErrorResponses: false,
+    parseOptions: { maxTokens: graphqlLimits.maxTokens },
+    maxRecursiveSelections: true,
+    validationRules: costValidationRules(graphqlLimits),
     // Browsers get the locally served GraphiQL (`graphiqlRouter`), never Apollo's CDN-loaded Sandbox.
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    plugins: [costPlugin(graphqlLimits), ApolloServerPluginLandingPageDisabled()],
   });
   await apollo.start();
   Object.assign(deps, overrides);
@@ -87,7 +101,9 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.use(
     '/graphql',
     graphiqlRouter(),
-    expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
+    graphqlGate((header) => authenticate(orm.em.fork() as EntityManager, header)),
+    graphqlDocumentLimits(graphqlLimits),
+    expressMiddleware(apollo, { context: async ({ req, res }) => buildContext(deps, req.header('x-api-key'), res.locals.caller ?? null) }),
   );
   app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
   app.use((req, res) => {

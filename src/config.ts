@@ -46,6 +46,15 @@ const schema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
   HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(120_000),
+  GRAPHQL_MAX_DOCUMENT_BYTES: z.coerce.number().int().min(1024).max(1048576).default(32768),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(3000),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(100),
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(20),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50000),
+  GRAPHQL_LIST_FACTOR: z.coerce.number().int().min(1).default(10),
+  GRAPHQL_INTROSPECTION: bool.default(true),
+  GRAPHQL_SUGGESTIONS: bool.default(true),
 });
 
 /** express's `trust proxy`: `false`, `true`, a hop count, or addresses/subnets (`loopback, 10.0.0.0/8`). */
@@ -98,6 +107,26 @@ export interface Config {
     keepAliveTimeoutMs: number;
     idleTimeoutMs: number;
   };
+  /** GraphQL cost control (src/graphql/cost.ts); the bounds of client input are in src/limits.ts. */
+  graphql: GraphqlLimits;
+}
+
+export interface GraphqlLimits {
+  /** Bytes of the `query` text, checked before it is parsed. */
+  maxDocumentBytes: number;
+  /** Lexical tokens of the document (graphql-js `parse` `maxTokens`). */
+  maxTokens: number;
+  maxDepth: number;
+  maxAliases: number;
+  maxDirectives: number;
+  /** Estimated cost: each object 1, each list multiplied by its page size (or `listFactor`). */
+  maxCost: number;
+  /** Assumed length of a list field that takes no page size (`Lead.leadActivities`...). */
+  listFactor: number;
+  /** For callers with a key (callers without one never reach parsing). */
+  introspection: boolean;
+  /** "Did you mean ...?" in validation errors, for callers with a key. */
+  suggestions: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -152,6 +181,17 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+    },
+    graphql: {
+      maxDocumentBytes: e.GRAPHQL_MAX_DOCUMENT_BYTES,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
+      maxCost: e.GRAPHQL_MAX_COST,
+      listFactor: e.GRAPHQL_LIST_FACTOR,
+      introspection: e.GRAPHQL_INTROSPECTION,
+      suggestions: e.GRAPHQL_SUGGESTIONS,
     },
   };
 }

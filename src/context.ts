@@ -23,8 +23,9 @@ export interface ContextDeps {
   geocoder: Geocoder;
 }
 
-export async function buildContext(deps: ContextDeps, apiKeyHeader: string | undefined): Promise<Context> {
+/** `caller` when the request was already authenticated (/graphql checks the key before parsing). */
+export async function buildContext(deps: ContextDeps, apiKeyHeader: string | undefined, caller?: Caller | null): Promise<Context> {
   const em = deps.orm.em.fork() as EntityManager;
-  const caller = await authenticate(em, apiKeyHeader);
-  return { em, caller, loaders: new Loaders(em), config: deps.config, search: deps.search, geocoder: deps.geocoder };
+  const resolved = caller === undefined ? await authenticate(em, apiKeyHeader) : caller;
+  return { em, caller: resolved, loaders: new Loaders(em), config: deps.config, search: deps.search, geocoder: deps.geocoder };
 }

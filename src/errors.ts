@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
   | 'REQUEST_HEADERS_TOO_LARGE'
+  | 'QUERY_TOO_COMPLEX'
   | 'INTERNAL_SERVER_ERROR';
 
 /**
@@ -38,6 +39,17 @@ export class AppError extends GraphQLError {
 export const unauthenticated = () => new AppError('UNAUTHENTICATED', 'Unauthorized');
 export const forbidden = () => new AppError('FORBIDDEN', 'Unauthorized');
 export const badRequest = (message: string) => new AppError('BAD_REQUEST', message);
+
+/**
+ * A GraphQL document over one of the cost limits (src/graphql/cost.ts): the message names the limit,
+ * its value and its configuration key; `extensions.limit` and `extensions.maximum` say the same.
+ */
+export function queryTooComplex(limit: string, maximum: number, actual: number | null, configKey: string): AppError {
+  const found = actual === null ? '' : ` (found ${actual})`;
+  const e = new AppError('QUERY_TOO_COMPLEX', `Query ${limit} exceeds the limit of ${maximum}${found}; see ${configKey}`);
+  Object.assign(e.extensions, { limit, maximum, http: { status: 400 } });
+  return e;
+}
 
 /** `Couldn't find Lead with 'id'=<id>`, the message partners already match on. */
 export const notFound = (type: string, id: string) =>

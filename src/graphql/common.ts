@@ -1,7 +1,35 @@
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { GraphQLError, GraphQLScalarType } from 'graphql';
 import { GraphQLJSON, GraphQLUUID } from 'graphql-scalars';
+import { LimitViolation, checkJson } from '../limits';
 
-export { GraphQLJSON as JSONScalar, GraphQLUUID as UUIDScalar };
+/**
+ * graphql-scalars' JSON (same name and SDL) with the bounds of src/limits.ts on every input: nesting,
+ * size and text PostgreSQL can store. REST bodies and variables meet it while they are coerced.
+ */
+export const JSONScalar = new GraphQLScalarType({
+  ...GraphQLJSON.toConfig(),
+  parseValue(value) {
+    bounded(value);
+    return GraphQLJSON.parseValue(value);
+  },
+  parseLiteral(ast, variables) {
+    const value = GraphQLJSON.parseLiteral(ast, variables);
+    bounded(value);
+    return value;
+  },
+});
+
+function bounded(value: unknown): void {
+  try {
+    checkJson(value);
+  } catch (e) {
+    if (e instanceof LimitViolation) throw new GraphQLError(`JSON ${e.message}`);
+    throw e;
+  }
+}
+
+export { GraphQLUUID as UUIDScalar };
 
 /** SPEC 2.8 `SearchMeta`. */
 @ObjectType()
@@ -18,7 +46,7 @@ export class SearchMeta {
   @Field(() => Int)
   totalPages!: number;
 
-  @Field(() => GraphQLJSON)
+  @Field(() => JSONScalar)
   aggs!: Record<string, unknown>;
 }
 
@@ -28,10 +56,10 @@ export class ListArgs {
   @Field(() => String, { nullable: true, description: 'Full-text query; `*` or absent matches all.' })
   q?: string | null;
 
-  @Field(() => GraphQLJSON, { nullable: true, description: 'Filters, e.g. `{"status": "New", "created_at": {"gte": "2026-01-01"}}`.' })
+  @Field(() => JSONScalar, { nullable: true, description: 'Filters, e.g. `{"status": "New", "created_at": {"gte": "2026-01-01"}}`.' })
   where?: unknown;
 
-  @Field(() => GraphQLJSON, { nullable: true, description: '`{"created_at": "desc"}`, a list of such pairs, or a field name.' })
+  @Field(() => JSONScalar, { nullable: true, description: '`{"created_at": "desc"}`, a list of such pairs, or a field name.' })
   order?: unknown;
 
   @Field(() => Int, { nullable: true, description: 'Page number, from 1.' })
@@ -40,7 +68,7 @@ export class ListArgs {
   @Field(() => Int, { nullable: true, description: 'Page size, default 50, at most 500.' })
   perPage?: number | null;
 
-  @Field(() => GraphQLJSON, { nullable: true, description: 'Fields to aggregate: a list, or `{field: {limit, where, order, min_doc_count}}`.' })
+  @Field(() => JSONScalar, { nullable: true, description: 'Fields to aggregate: a list, or `{field: {limit, where, order, min_doc_count}}`.' })
   aggs?: unknown;
 }
 

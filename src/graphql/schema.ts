@@ -2,7 +2,8 @@ import path from 'node:path';
 import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
 import { applyMiddleware, type IMiddlewareFieldMap } from 'graphql-middleware';
 import { shield, allow, deny } from 'graphql-shield';
-import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { lexicographicSortSchema, printSchema, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
+import { checkRootArgs } from '../limits';
 import { forbidden } from '../errors';
 import { ProductResolver } from '../modules/product/product.resolver';
 import { productPermissions } from '../modules/product/product.permissions';
@@ -123,7 +124,15 @@ export function buildSchema(): GraphQLSchema {
     allowExternalErrors: true,
     fallbackError: () => forbidden(),
   });
-  return applyMiddleware(schema, withoutAllowedFields(permissions.generate(schema) as IMiddlewareFieldMap, rules));
+  const bounded = (resolve: any, parent: unknown, args: Record<string, unknown>, ctx: unknown, info: GraphQLResolveInfo) => {
+    checkRootArgs(info, args);
+    return resolve(parent, args, ctx, info);
+  };
+  return applyMiddleware(
+    schema,
+    withoutAllowedFields(permissions.generate(schema) as IMiddlewareFieldMap, rules),
+    { Query: bounded, Mutation: bounded },
+  );
 }
 
 /**

@@ -45,6 +45,7 @@ export function httpError(code: ErrorCode, message: string, details: ErrorDetail
     case 'NOT_FOUND':
       return { status: 404, body: notFoundBody(message) };
     case 'BAD_REQUEST':
+    case 'QUERY_TOO_COMPLEX':
       return { status: 400, body: badRequestBody(message) };
     case 'BAD_USER_INPUT':
       return { status: 422, body: unprocessableBody(message, details) };

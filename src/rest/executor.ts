@@ -1,10 +1,19 @@
-import { execute, type GraphQLSchema } from 'graphql';
+import { execute, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { logger } from '../logger';
 import type { Request } from 'express';
 import { buildContext, type Context, type ContextDeps } from '../context';
-import { unauthenticated } from '../errors';
+import { badRequest, unauthenticated } from '../errors';
 import { httpErrorFromGraphQL, type HttpError } from './envelopes';
 import type { OperationRegistry } from './operations';
+
+/**
+ * An error without a code and without a path is a request error: variables that do not coerce
+ * (`opts[page]` beyond a 32-bit Int, a bounded JSON value). It comes from the client's input: 400.
+ */
+function requestError(error: GraphQLError): GraphQLError {
+  if (error.extensions?.code !== undefined || error.path !== undefined) return error;
+  return badRequest(error.message);
+}
 
 export class RestError extends Error {
   constructor(readonly http: HttpError) {
@@ -39,7 +48,7 @@ export class RestExecutor {
       contextValue,
     });
     if (result.errors?.length) {
-      const http = httpErrorFromGraphQL(result.errors[0]);
+      const http = httpErrorFromGraphQL(requestError(result.errors[0]));
       if (http.status >= 500) logger.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'REST operation failed');
       throw new RestError(http);
     }

@@ -1,4 +1,5 @@
 import { badRequest } from '../errors';
+import { checkPage } from '../limits';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, type Aggs, type Order } from './types';
 
 export interface PageRequest {
@@ -11,12 +12,14 @@ export function normalizePage(page: unknown, perPage: unknown): PageRequest {
   const p = page === undefined || page === null || page === '' ? 1 : toInteger(page, 'page');
   const pp = perPage === undefined || perPage === null || perPage === '' ? DEFAULT_PER_PAGE : toInteger(perPage, 'per_page');
   if (p < 1) throw badRequest('opts[page] must be an integer of at least 1');
+  checkPage(p);
   if (pp < 1) throw badRequest('opts[per_page] must be an integer of at least 1');
   return { page: p, perPage: Math.min(pp, MAX_PER_PAGE) };
 }
 
 function toInteger(value: unknown, name: string): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (name === 'page' && Number.isFinite(n) && n > 0) checkPage(n);
   if (!Number.isSafeInteger(n)) throw badRequest(`opts[${name}] must be an integer of at least 1`);
   return n;
 }

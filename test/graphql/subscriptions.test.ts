@@ -131,6 +131,13 @@ test('types narrows the events; an unknown type is BAD_USER_INPUT', async () => 
   expect(JSON.stringify(wrong.errors)).toContain('BAD_USER_INPUT');
 });
 
+test('subscriptions meet the same document limits as queries', async () => {
+  let deep = 'id';
+  for (let i = 0; i < 6; i++) deep = `leadActivities { lead { ${deep} } }`;
+  const tooDeep = subscribe(r.users.companyAdmin.key, `subscription { leadEvents { lead { ${deep} } } }`);
+  await expect(tooDeep.take(1)).rejects.toEqual([expect.objectContaining({ message: expect.stringContaining('GRAPHQL_MAX_DEPTH') })]);
+});
+
 test('a connection without a valid key is refused; the platform operator may not subscribe', async () => {
   for (const key of [null, 'not-a-key']) {
     const anonymous = subscribe(key);

@@ -1,7 +1,9 @@
 import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, parse, specifiedRules, validate, type GraphQLSchema } from 'graphql';
+import { costValidationRules, operationCost } from '../../graphql/cost';
+import { queryTooComplex } from '../../errors';
 import { authenticate } from '../../auth/api-keys';
 import { buildContext, type ContextDeps } from '../../context';
 import { Loaders } from '../../graphql/loaders';
@@ -29,6 +31,21 @@ export function serveSubscriptions(server: Server, schema: GraphQLSchema, deps: 
   const disposable = useServer<Record<string, unknown>>(
     {
       schema,
+      // The same limits as /graphql over HTTP (src/graphql/cost.ts): tokens, depth, aliases, directives, cost.
+      onSubscribe: (_ctx, _id, payload) => {
+        const limits = deps.config.graphql;
+        let document;
+        try {
+          document = parse(payload.query, { maxTokens: limits.maxTokens });
+        } catch (e) {
+          return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
+        }
+        const errors = validate(schema, document, [...specifiedRules, ...costValidationRules(limits)]);
+        if (errors.length) return errors;
+        const cost = operationCost(schema, document, payload.variables ?? undefined, payload.operationName ?? undefined, limits.listFactor);
+        if (cost > limits.maxCost) return [queryTooComplex('cost', limits.maxCost, cost, 'GRAPHQL_MAX_COST')];
+        return { schema, document, variableValues: payload.variables, operationName: payload.operationName };
+      },
       onConnect: async (ctx) => {
         const key = apiKeyOf(ctx.connectionParams, ctx.extra.request.headers['x-api-key']);
         return !!(await authenticate(deps.orm.em.fork(), key));

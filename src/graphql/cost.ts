@@ -1,0 +1,184 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import {
+  GraphQLError,
+  Lexer,
+  Source,
+  TokenKind,
+  getNamedType,
+  getNullableType,
+  isCompositeType,
+  isListType,
+  type GraphQLSchema,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import type { GraphqlLimits } from '../config';
+import { AppError, queryTooComplex } from '../errors';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../search/types';
+import type { Caller } from '../auth/caller';
+
+/**
+ * GraphQL cost control for /graphql, in the order a request meets it:
+ *
+ * 1. `graphqlGate` (express, before the body is read): the key is checked first. No root field is
+ *    open to callers without a key (test/graphql/cost.test.ts checks the policies), so such a request
+ *    is refused with 401 UNAUTHENTICATED before its document is parsed or validated: no parsing,
+ *    introspection or "Did you mean" suggestions for anonymous callers.
+ * 2. `graphqlDocumentLimits` (express, after the JSON body): the document's bytes and lexical tokens,
+ *    counted without building a syntax tree.
+ * 3. `costValidationRules` (Apollo validation, cached per document): depth, aliases and directives,
+ *    with graphql-armor's rules.
+ * 4. `costPlugin` (Apollo `didResolveOperation`, with the request's variables): the estimated cost from
+ *    graphql-query-complexity, where a page field multiplies by its `perPage` and a list field without
+ *    one by `listFactor`; so the cycle `Lead.leadActivities -> LeadActivity.lead` grows by that factor
+ *    on every turn and a deep one is refused.
+ *
+ * Every refusal is a QUERY_TOO_COMPLEX error naming the limit, its value and its configuration key.
+ */
+
+const CONFIG_KEYS = {
+  documentBytes: 'GRAPHQL_MAX_DOCUMENT_BYTES',
+  tokens: 'GRAPHQL_MAX_TOKENS',
+  depth: 'GRAPHQL_MAX_DEPTH',
+  aliases: 'GRAPHQL_MAX_ALIASES',
+  directives: 'GRAPHQL_MAX_DIRECTIVES',
+  cost: 'GRAPHQL_MAX_COST',
+} as const;
+
+/** The body of a GraphQL response made of one error. */
+function errorResponse(res: Response, status: number, error: GraphQLError): void {
+  const { http: _http, ...extensions } = error.extensions as Record<string, unknown>;
+  res.status(status).json({ errors: [{ message: error.message, extensions }] });
+}
+
+/** Whether the request carries an operation (a browser's GET for the landing page carries none). */
+function carriesOperation(req: Request): boolean {
+  if (req.method === 'POST') return true;
+  return req.method === 'GET' && req.query.query !== undefined;
+}
+
+/**
+ * Authenticates before anything of the body is read; the caller goes to `res.locals.caller` for the
+ * context. A request with an operation and without a valid key is refused here.
+ */
+export function graphqlGate(authenticate: (header: string | undefined) => Promise<Caller | null>): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const caller = await authenticate(req.header('x-api-key'));
+      res.locals.caller = caller;
+      if (caller || !carriesOperation(req)) return next();
+      // The body is left unread: drain it so the connection stays usable.
+      req.resume();
+      errorResponse(res, 401, new AppError('UNAUTHENTICATED', 'Unauthorized'));
+    } catch (e) {
+      next(e);
+    }
+  };
+}
+
+/** Counts a document's lexical tokens up to `max + 1`; null when it does not lex (the parser reports it). */
+export function countTokens(query: string, max: number): number | null {
+  try {
+    const lexer = new Lexer(new Source(query));
+    let n = 0;
+    for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+      if (++n > max) return n;
+    }
+    return n;
+  } catch {
+    return null;
+  }
+}
+
+/** The document's size and token count, checked before Apollo parses it. */
+export function graphqlDocumentLimits(limits: GraphqlLimits): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const query = req.method === 'GET' ? req.query.query : (req.body as any)?.query;
+    if (typeof query !== 'string') return next();
+    const bytes = Buffer.byteLength(query, 'utf8');
+    if (bytes > limits.maxDocumentBytes) {
+      return errorResponse(res, 400, queryTooComplex('document size in bytes', limits.maxDocumentBytes, bytes, CONFIG_KEYS.documentBytes));
+    }
+    const tokens = countTokens(query, limits.maxTokens);
+    if (tokens !== null && tokens > limits.maxTokens) {
+      return errorResponse(res, 400, queryTooComplex('token count', limits.maxTokens, null, CONFIG_KEYS.tokens));
+    }
+    next();
+  };
+}
+
+/** Reports an armor refusal as the service's own error; `found` is read from armor's message. */
+function reportAs(limit: string, maximum: number, configKey: string) {
+  return (context: ValidationContext | null, error: GraphQLError) => {
+    const found = /found (\d+)/.exec(error.message);
+    context?.reportError(queryTooComplex(limit, maximum, found ? Number(found[1]) : null, configKey));
+  };
+}
+
+/** Depth, aliases and directives (graphql-armor), as Apollo validation rules. */
+export function costValidationRules(limits: GraphqlLimits): ValidationRule[] {
+  const common = { exposeLimits: true, propagateOnRejection: false };
+  return [
+    maxDepthRule({ ...common, n: limits.maxDepth, flattenFragments: true, onReject: [reportAs('depth', limits.maxDepth, CONFIG_KEYS.depth)] }),
+    maxAliasesRule({ ...common, n: limits.maxAliases, onReject: [reportAs('alias count', limits.maxAliases, CONFIG_KEYS.aliases)] }),
+    maxDirectivesRule({ ...common, n: limits.maxDirectives, onReject: [reportAs('directive count', limits.maxDirectives, CONFIG_KEYS.directives)] }),
+  ];
+}
+
+/** A page of a list field: `perPage` as the resolver will read it (default 50, at most 500). */
+function pageSize(perPage: unknown): number {
+  if (typeof perPage !== 'number' || !Number.isFinite(perPage)) return DEFAULT_PER_PAGE;
+  return Math.min(Math.max(Math.trunc(perPage), 1), MAX_PER_PAGE);
+}
+
+/**
+ * The cost of a field: 0 for scalars, 1 for an object plus what is selected in it; a field taking
+ * `perPage` multiplies its selection by the page size, any other list of objects by `listFactor`.
+ * A page type's `nodes` is not multiplied again.
+ */
+export function costEstimator(listFactor: number): ComplexityEstimator {
+  return ({ type, field, args, childComplexity }) => {
+    const named = getNamedType(field.type);
+    if (!isCompositeType(named)) return 0;
+    if (field.args.some((a) => a.name === 'perPage')) return 1 + pageSize(args.perPage) * childComplexity;
+    const isPageNodes = field.name === 'nodes' && 'getFields' in type && 'meta' in type.getFields();
+    if (isListType(getNullableType(field.type)) && !isPageNodes) return listFactor * (1 + childComplexity);
+    return 1 + childComplexity;
+  };
+}
+
+/** The estimated cost of an operation with its variables (graphql-query-complexity). */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: Parameters<typeof getComplexity>[0]['query'],
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+  listFactor: number,
+): number {
+  return getComplexity({ schema, query: document, variables, operationName, estimators: [costEstimator(listFactor)], maxQueryNodes: Infinity });
+}
+
+/** Refuses an operation whose estimated cost is over the limit, before it executes. */
+export function costPlugin(limits: GraphqlLimits): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, request, operationName }) {
+          let cost: number;
+          try {
+            cost = operationCost(schema, document, request.variables, operationName ?? undefined, limits.listFactor);
+          } catch {
+            // Variables that do not fit the operation: execution refuses them with BAD_USER_INPUT.
+            return;
+          }
+          if (cost > limits.maxCost) throw queryTooComplex('cost', limits.maxCost, cost, CONFIG_KEYS.cost);
+        },
+      };
+    },
+  };
+}
