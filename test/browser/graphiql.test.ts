@@ -43,7 +43,12 @@ describe('GraphiQL at /graphql', () => {
     expect(asset.type).toMatch(/javascript/);
     expect((await request(t.app).get('/graphql/ide/unknown.js')).status).toBe(404);
 
-    const query = await request(t.app).get('/graphql').query({ query: '{ __typename }' }).set('Accept', 'application/json').set('apollo-require-preflight', '1');
+    const query = await request(t.app)
+      .get('/graphql')
+      .query({ query: '{ __typename }' })
+      .set('Accept', 'application/json')
+      .set('apollo-require-preflight', '1')
+      .set('X-Api-Key', r.users.companyAdmin.key);
     expect(query.body).toEqual({ data: { __typename: 'Query' } });
   });
 
