@@ -33,6 +33,8 @@ import { productImagePermissions } from '../modules/product/product-image.permis
 import { StockResolver, CrlStocksFieldResolver } from '../modules/product/stock.resolver';
 import { stockPermissions } from '../modules/product/stock.permissions';
 import { contactPermissions } from '../modules/contact/contact.permissions';
+import { RoutingResolver } from '../modules/routing/routing.resolver';
+import { routingPermissions } from '../modules/routing/routing.permissions';
 
 /** Every resolver class of the schema. */
 const resolvers: NonEmptyArray<Function> = [
@@ -52,6 +54,7 @@ const resolvers: NonEmptyArray<Function> = [
   ProductImagesFieldResolver,
   StockResolver,
   CrlStocksFieldResolver,
+  RoutingResolver,
 ];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
@@ -70,6 +73,7 @@ const permissionMaps: Array<Record<string, any>> = [
   productImagePermissions,
   stockPermissions,
   contactPermissions,
+  routingPermissions,
   { SearchMeta: allow },
 ];
 
