@@ -13,10 +13,11 @@ import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
 import { createGeocoder } from './geo/factory';
 import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
+import { createWebhookWorker } from './modules/webhooks/webhook.worker';
 
 export interface App {
   app: Express;
-  /** Stops Apollo and the search backend (its indexer); the caller closes the ORM. */
+  /** Stops the webhook worker, Apollo and the search backend (its indexer); the caller closes the ORM. */
   stop(): Promise<void>;
 }
 
@@ -42,6 +43,8 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
   await apollo.start();
   Object.assign(deps, overrides);
+  const webhooks = createWebhookWorker(orm, deps, schema);
+  if (config.webhooks.worker) webhooks.start();
 
   const app = express();
   app.disable('x-powered-by');
@@ -69,6 +72,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   return {
     app,
     async stop() {
+      await webhooks.stop();
       await apollo.stop();
       await search.stop?.();
     },

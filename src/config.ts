@@ -35,6 +35,13 @@ const schema = z.object({
   STORE_LOCATOR_SCALE: distance('5mi').refine((m) => m > 0, 'must be above 0'),
   STORE_LOCATOR_OFFSET: distance('0mi'),
   STORE_LOCATOR_DECAY: z.coerce.number().gt(0).lt(1).default(0.5),
+  WEBHOOK_WORKER: bool.default(true),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(10000),
+  WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_000_000).default(256 * 1024),
+  WEBHOOK_RETRY_HOURS: z.coerce.number().min(24).max(24 * 14).default(24),
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(1).max(24 * 30).default(72),
+  WEBHOOK_SECRET_KEY: z.string().min(32).optional(),
 });
 
 export interface Config {
@@ -57,6 +64,17 @@ export interface Config {
   geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
   /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
   storeLocator: { scaleMeters: number; offsetMeters: number; decay: number };
+  /** Webhooks (src/modules/webhooks): delivery worker in this process, its poll, request and retry limits. */
+  webhooks: {
+    worker: boolean;
+    pollMs: number;
+    timeoutMs: number;
+    maxBodyBytes: number;
+    retryHours: number;
+    disableAfterHours: number;
+    /** Encrypts endpoint secrets at rest (AES-256-GCM); without it they are stored as written. */
+    secretKey?: string;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +111,15 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scaleMeters: e.STORE_LOCATOR_SCALE,
       offsetMeters: e.STORE_LOCATOR_OFFSET,
       decay: e.STORE_LOCATOR_DECAY,
+    },
+    webhooks: {
+      worker: e.WEBHOOK_WORKER,
+      pollMs: e.WEBHOOK_POLL_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxBodyBytes: e.WEBHOOK_MAX_BODY_BYTES,
+      retryHours: e.WEBHOOK_RETRY_HOURS,
+      disableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
+      secretKey: e.WEBHOOK_SECRET_KEY,
     },
   };
 }

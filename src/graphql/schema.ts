@@ -35,6 +35,8 @@ import { stockPermissions } from '../modules/product/stock.permissions';
 import { contactPermissions } from '../modules/contact/contact.permissions';
 import { RoutingResolver } from '../modules/routing/routing.resolver';
 import { routingPermissions } from '../modules/routing/routing.permissions';
+import { WebhookDeliveryFieldResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver';
+import { webhookPermissions } from '../modules/webhooks/webhook.permissions';
 
 /** Every resolver class of the schema. */
 const resolvers: NonEmptyArray<Function> = [
@@ -55,6 +57,8 @@ const resolvers: NonEmptyArray<Function> = [
   StockResolver,
   CrlStocksFieldResolver,
   RoutingResolver,
+  WebhookResolver,
+  WebhookDeliveryFieldResolver,
 ];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
@@ -74,6 +78,7 @@ const permissionMaps: Array<Record<string, any>> = [
   stockPermissions,
   contactPermissions,
   routingPermissions,
+  webhookPermissions,
   { SearchMeta: allow },
 ];
 

@@ -23,7 +23,8 @@ export interface TestApp {
 /** Boots the whole app in-process on a fresh database cloned from the migrated template. */
 export async function createTestApp(env: Record<string, string> = {}, overrides: Parameters<typeof buildApp>[2] = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env });
+  // The webhook worker's statements would mix into `statements`; tests that want it drive it themselves.
+  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', WEBHOOK_WORKER: 'false', ...env });
   const statements: string[] = [];
   const orm = await initOrm(db.url, {
     debug: ['query'],

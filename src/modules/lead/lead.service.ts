@@ -16,6 +16,7 @@ import { Retailer } from '../retailer/retailer.entity';
 import { User } from '../user/user.entity';
 import { isCompanyRole, isRetailerRole, Role } from '../user/role';
 import { routeNewLead, type LeadAddress } from '../routing/routing.service';
+import { recordLeadEvent } from '../webhooks/lead-events';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
@@ -150,6 +151,7 @@ export class LeadService {
           await this.route(tx, lead, owner.company, stored);
         }
         await tx.flush();
+        await recordLeadEvent(tx, 'lead.merged', lead.id);
         return lead.id;
       }
       const lead = tx.create(Lead, {
@@ -266,6 +268,7 @@ export class LeadService {
       });
       for (const a of activities.creates) addActivity(tx, lead, a.activity);
       await tx.flush();
+      await recordLeadEvent(tx, 'lead.updated', lead.id);
     });
     return this.reload(id);
   }
