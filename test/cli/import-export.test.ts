@@ -13,6 +13,8 @@ import { Role } from '../../src/modules/user/role';
 const BIN = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
 let t: TestApp;
 let dir: string;
+// Several starts of the bin per test, each a few seconds (more on a busy machine).
+jest.setTimeout(300_000);
 
 function leadnet(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl } as NodeJS.ProcessEnv;

@@ -306,8 +306,10 @@ describe('lead routing (GraphQL)', () => {
     const operator = await f.userWithKey(em(), Role.PlatformOperator, null);
     const set = await routing(operator.key, { enabled: true, roundRobin: true }, b.company.id);
     expect(set.data.updateRoutingSettings).toMatchObject({ companyId: b.company.id, enabled: true, roundRobin: true });
-    const read = await gql(t, b.admin, `{ routingSettings { ${SETTINGS} } }`);
+    const read = await gql(t, b.admin, `{ routingSettings { ${SETTINGS} updatedAt } }`);
+    expect(read.body.errors).toBeUndefined();
     expect(read.body.data.routingSettings).toMatchObject({ enabled: true, roundRobin: true });
+    expect(Math.abs(Date.now() - Date.parse(read.body.data.routingSettings.updatedAt))).toBeLessThan(3_600_000);
   });
 
   test('settings are validated', async () => {

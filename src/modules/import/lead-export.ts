@@ -6,6 +6,7 @@ import type { Caller } from '../../auth/caller';
 import { compileWhere } from '../../search/where';
 import { leadScope, leadSearch } from '../lead/lead.search';
 import { Role } from '../user/role';
+import { toDate } from '../webhooks/webhook.service';
 
 export const LEAD_EXPORT_COLUMNS = [
   'id', 'name', 'status', 'owner_type', 'owner_id', 'assignee_id', 'emails', 'phone_numbers', 'street_line_one', 'street_line_two',
@@ -60,7 +61,7 @@ export async function exportLeads(
       [...cond.bindings, options.since ?? null, options.since ?? null, after?.at ?? null, after?.at ?? null, after?.id ?? null] as any[],
     );
     for (const { cursor_at: _cursor, ...r } of rows) {
-      const record = { ...r, created_at: new Date(r.created_at).toISOString(), updated_at: new Date(r.updated_at).toISOString() };
+      const record = { ...r, created_at: toDate(r.created_at)!.toISOString(), updated_at: toDate(r.updated_at)!.toISOString() };
       if (csv) {
         if (!csv.write(record)) await once(csv, 'drain');
       } else if (!out.write(`${JSON.stringify({ ...record, emails: r.emails ? r.emails.split(';') : [], phone_numbers: r.phone_numbers ? r.phone_numbers.split(';') : [] })}\n`)) {

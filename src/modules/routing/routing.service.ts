@@ -8,6 +8,7 @@ import type { LatLng } from '../../geo/distance';
 import { countryCode } from '../../geo/offline-geocoder';
 import { CompanyService } from '../company/company.service';
 import { pgArray } from '../store-locator/store-locator.types';
+import { toDate } from '../webhooks/webhook.service';
 import { Role } from '../user/role';
 import { METRES_PER_MILE, postalKey, routingSql, type RoutingTarget } from './routing.sql';
 import {
@@ -119,7 +120,7 @@ function settingsOf(row: Record<string, any>): RoutingSettings {
     nearestMaxDistanceMiles: row.nearest_max_distance_miles === null ? null : Number(row.nearest_max_distance_miles),
     nearestInTerritory: row.nearest_in_territory,
     roundRobin: row.round_robin,
-    updatedAt: row.updated_at,
+    updatedAt: toDate(row.updated_at),
   });
 }
 

@@ -15,6 +15,13 @@ import {
   type WebhookEndpointInput,
 } from './webhook.types';
 
+/** A timestamp of a raw row (PostgreSQL's text form or a Date) as a Date. */
+export function toDate(v: unknown): Date | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v;
+  return new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
+}
+
 type Owner = { column: 'owner_company_id'; id: string } | { column: 'owner_retailer_id'; id: string };
 
 const MAX_URL = 2048;
@@ -165,7 +172,7 @@ export async function loadAttempts(em: EntityManager, deliveryIds: readonly stri
       responseCode: r.response_code,
       durationMs: r.duration_ms,
       error: r.error,
-      createdAt: r.created_at,
+      createdAt: toDate(r.created_at),
     });
     by.set(r.delivery_id, [...(by.get(r.delivery_id) ?? []), a]);
   }
@@ -190,9 +197,9 @@ export function endpointOf(row: Record<string, any>): WebhookEndpoint {
     events: row.events,
     enabled: row.enabled,
     disabledReason: row.disabled_reason,
-    failingSince: row.failing_since,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    failingSince: toDate(row.failing_since),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
   });
 }
 
@@ -205,10 +212,10 @@ function deliveryOf(row: Record<string, any>): WebhookDelivery {
     leadId: row.lead_id,
     status: row.status,
     attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
+    nextAttemptAt: toDate(row.next_attempt_at),
     lastResponseCode: row.last_response_code,
     lastError: row.last_error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
   });
 }

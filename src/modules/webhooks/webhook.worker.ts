@@ -11,6 +11,7 @@ import { compileWhere } from '../../search/where';
 import { leadScope, leadSearch } from '../lead/lead.search';
 import { Role } from '../user/role';
 import { pgArray } from '../store-locator/store-locator.types';
+import { toDate } from './webhook.service';
 import { backoffMs, openSecret, SIGNATURE_HEADER, signatureHeader } from './webhook.signature';
 
 /** Advisory lock key of the delivery worker: one process delivers at a time, whatever runs. */
@@ -187,7 +188,7 @@ export class WebhookWorker {
         await em.execute(`update webhook_endpoints set failing_since = null where id = ? and failing_since is not null`, [row.endpoint_id]);
         continue;
       }
-      const giveUp = Date.now() - new Date(row.created_at).getTime() >= w.retryHours * 3_600_000;
+      const giveUp = Date.now() - toDate(row.created_at)!.getTime() >= w.retryHours * 3_600_000;
       await em.execute(
         `update webhook_deliveries set status = ?, attempts = ?, next_attempt_at = ?, last_response_code = ?, last_error = ?, updated_at = now() where id = ?`,
         [giveUp ? 'failed' : 'pending', attempt, giveUp ? null : new Date(Date.now() + backoffMs(attempt)), outcome.status, outcome.error, row.id],
@@ -211,7 +212,7 @@ export class WebhookWorker {
     const event: Record<string, unknown> = {
       id: row.event_id,
       type: row.type,
-      occurred_at: new Date(row.occurred_at).toISOString(),
+      occurred_at: toDate(row.occurred_at)!.toISOString(),
       owner,
       data: { ...(row.data ?? {}), ...(row.lead_activity_id ? { lead_activity_id: row.lead_activity_id } : {}) },
       lead: row.payload ?? null,
