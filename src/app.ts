@@ -25,12 +25,13 @@ import { graphqlCors } from './http/cors';
 import { edgeErrorHandler } from './http/errors';
 import { costPlugin, costValidationRules, graphqlDocumentLimits, graphqlGate } from './graphql/cost';
 import { authenticate } from './auth/api-keys';
+import { createWebhookWorker } from './modules/webhooks/webhook.worker';
 
 export interface App {
   app: Express;
   /** Serves GraphQL subscriptions (WebSocket, graphql-ws) on the listening server. */
   attach(server: Server): void;
-  /** Stops subscriptions, Apollo and the search backend (its indexer); the caller closes the ORM. */
+  /** Stops subscriptions, the webhook worker, Apollo and the search backend (its indexer); the caller closes the ORM. */
   stop(): Promise<void>;
 }
 
@@ -78,6 +79,8 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const hub = new LeadEventHub(orm.config.get('clientUrl')!);
   await hub.start();
   const closers: Array<() => Promise<void>> = [];
+  const webhooks = createWebhookWorker(orm, deps, schema);
+  if (config.webhooks.worker) webhooks.start();
 
   const app = express();
   app.disable('x-powered-by');
@@ -118,6 +121,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     async stop() {
       await Promise.all(closers.map((close) => close()));
       await hub.stop();
+      await webhooks.stop();
       await apollo.stop();
       await search.stop?.();
       await limits.close();

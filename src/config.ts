@@ -55,6 +55,13 @@ const schema = z.object({
   GRAPHQL_LIST_FACTOR: z.coerce.number().int().min(1).default(10),
   GRAPHQL_INTROSPECTION: bool.default(true),
   GRAPHQL_SUGGESTIONS: bool.default(true),
+  WEBHOOK_WORKER: bool.default(true),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(10000),
+  WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10_000_000).default(256 * 1024),
+  WEBHOOK_RETRY_HOURS: z.coerce.number().min(24).max(24 * 14).default(24),
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(1).max(24 * 30).default(72),
+  WEBHOOK_SECRET_KEY: z.string().min(32).optional(),
 });
 
 /** express's `trust proxy`: `false`, `true`, a hop count, or addresses/subnets (`loopback, 10.0.0.0/8`). */
@@ -106,6 +113,17 @@ export interface Config {
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
     idleTimeoutMs: number;
+  };
+  /** Webhooks (src/modules/webhooks): delivery worker in this process, its poll, request and retry limits. */
+  webhooks: {
+    worker: boolean;
+    pollMs: number;
+    timeoutMs: number;
+    maxBodyBytes: number;
+    retryHours: number;
+    disableAfterHours: number;
+    /** Encrypts endpoint secrets at rest (AES-256-GCM); without it they are stored as written. */
+    secretKey?: string;
   };
   /** GraphQL cost control (src/graphql/cost.ts); the bounds of client input are in src/limits.ts. */
   graphql: GraphqlLimits;
@@ -192,6 +210,15 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       listFactor: e.GRAPHQL_LIST_FACTOR,
       introspection: e.GRAPHQL_INTROSPECTION,
       suggestions: e.GRAPHQL_SUGGESTIONS,
+    },
+    webhooks: {
+      worker: e.WEBHOOK_WORKER,
+      pollMs: e.WEBHOOK_POLL_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxBodyBytes: e.WEBHOOK_MAX_BODY_BYTES,
+      retryHours: e.WEBHOOK_RETRY_HOURS,
+      disableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
+      secretKey: e.WEBHOOK_SECRET_KEY,
     },
   };
 }

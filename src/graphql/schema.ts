@@ -36,6 +36,10 @@ import { stockPermissions } from '../modules/product/stock.permissions';
 import { contactPermissions } from '../modules/contact/contact.permissions';
 import { LeadEventResolver } from '../modules/lead-events/lead-events.resolver';
 import { leadEventPermissions } from '../modules/lead-events/lead-events.permissions';
+import { RoutingResolver } from '../modules/routing/routing.resolver';
+import { routingPermissions } from '../modules/routing/routing.permissions';
+import { WebhookDeliveryFieldResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver';
+import { webhookPermissions } from '../modules/webhooks/webhook.permissions';
 
 /** Every resolver class of the schema. */
 const resolvers: NonEmptyArray<Function> = [
@@ -56,6 +60,9 @@ const resolvers: NonEmptyArray<Function> = [
   StockResolver,
   CrlStocksFieldResolver,
   LeadEventResolver,
+  RoutingResolver,
+  WebhookResolver,
+  WebhookDeliveryFieldResolver,
 ];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
@@ -75,6 +82,8 @@ const permissionMaps: Array<Record<string, any>> = [
   stockPermissions,
   contactPermissions,
   leadEventPermissions,
+  routingPermissions,
+  webhookPermissions,
   { SearchMeta: allow },
 ];
 

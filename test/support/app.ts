@@ -25,8 +25,9 @@ const NO_RATE_LIMITS = { RATE_LIMIT_API: '0', RATE_LIMIT_API_PER_IP: '0', RATE_L
 /** Boots the whole app in-process on a fresh database cloned from the migrated template. */
 export async function createTestApp(env: Record<string, string> = {}, overrides: Parameters<typeof buildApp>[2] = {}): Promise<TestApp> {
   const db = await createTestDatabase();
+  // The webhook worker's statements would mix into `statements`; tests that want it drive it themselves.
   // Suites send many requests from one address in a few seconds; rate-limit tests pass their own limits.
-  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...NO_RATE_LIMITS, ...env });
+  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...NO_RATE_LIMITS, WEBHOOK_WORKER: 'false', ...env });
   const statements: string[] = [];
   const orm = await initOrm(db.url, {
     debug: ['query'],

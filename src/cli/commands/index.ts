@@ -5,3 +5,4 @@ export * as migrate from './migrate';
 export * as seedDemo from './seed-demo';
 export * as users from './users';
 export * as reindex from './reindex';
+export * as dataImport from './import';

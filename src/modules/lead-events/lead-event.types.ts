@@ -1,5 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import type { LeadEventRow, LeadEventType } from './lead-events.hub';
+import type { LeadEventRow } from './lead-events.hub';
+import type { LeadEventType } from './lead-events.record';
 
 /** A lead event as a subscriber receives it (PRODUCT.md 11); `lead` and `leadActivity` are read for it. */
 @ObjectType({ description: 'Something that happened to a lead the subscriber may see (PRODUCT.md 11).' })

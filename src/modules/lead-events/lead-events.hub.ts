@@ -1,11 +1,8 @@
 import { Client } from 'pg';
 import { logger } from '../../logger';
+import type { LeadEventType } from './lead-events.record';
 
-/** PRODUCT.md 11: the lead events shared by GraphQL subscriptions and webhooks. */
-export const LEAD_EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.assigned', 'lead.status_changed', 'lead.merged', 'lead_activity.created'] as const;
-export type LeadEventType = (typeof LEAD_EVENT_TYPES)[number];
-
-/** One row of `lead_events` (Migration20261123151000_lead_events). */
+/** One row of `lead_events` (Migration20261123141000_webhooks), as subscriptions read it. */
 export interface LeadEventRow {
   id: string;
   seq: string;

@@ -1,11 +1,23 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { LeadEventType } from './lead-events.hub';
+
+/** PRODUCT.md section 11: the lead events shared by webhooks and GraphQL subscriptions. */
+export const LEAD_EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.assigned', 'lead.status_changed', 'lead.merged', 'lead_activity.created'] as const;
+export type LeadEventType = (typeof LEAD_EVENT_TYPES)[number];
 
 /**
- * Writes a lead event in the transaction of `tx`, for what only the service knows (a merge, an
- * update); creations, status and assignee changes and new activities are written by row triggers
- * (Migration20261123151000_lead_events).
+ * Appends an event the database triggers cannot see (an API update, a merge) to `lead_events`, in the
+ * caller's transaction. Inserts, assignee and status changes and new activities are recorded by triggers
+ * (Migration20261123141000_webhooks), whoever writes them.
  */
-export async function recordLeadEvent(tx: EntityManager, type: Extract<LeadEventType, 'lead.merged' | 'lead.updated'>, leadId: string): Promise<void> {
-  await tx.execute('select leadnet_lead_event(?, l, null) from leads l where l.id = ?', [type, leadId]);
+export async function recordLeadEvent(
+  tx: Pick<EntityManager, 'execute'>,
+  type: Extract<LeadEventType, 'lead.updated' | 'lead.merged'>,
+  leadId: string,
+  data: Record<string, unknown> | null = null,
+): Promise<void> {
+  await tx.execute(
+    `insert into lead_events (type, lead_id, owner_company_id, owner_retailer_id, data)
+     select ?, l.id, l.owner_company_id, l.owner_retailer_id, ?::jsonb from leads l where l.id = ?`,
+    [type, data === null ? null : JSON.stringify(data), leadId],
+  );
 }

@@ -5,7 +5,8 @@ import { Role } from '../user/role';
 import { Lead } from '../lead/lead.entity';
 import { LeadActivity } from '../lead/lead-activity.entity';
 import { LeadService } from '../lead/lead.service';
-import { LEAD_EVENT_TYPES, type LeadEventHub, type LeadEventRow } from './lead-events.hub';
+import type { LeadEventHub, LeadEventRow } from './lead-events.hub';
+import { LEAD_EVENT_TYPES } from './lead-events.record';
 import { LeadEvent, leadEventOf } from './lead-event.types';
 
 /** What a WebSocket connection adds to the request context (`lead-events.ws.ts`). */

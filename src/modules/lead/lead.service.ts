@@ -14,7 +14,8 @@ import type { AddressQuery, Coordinates } from '../../geo/geocoder';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
 import { User } from '../user/user.entity';
-import { isCompanyRole, isRetailerRole } from '../user/role';
+import { isCompanyRole, isRetailerRole, Role } from '../user/role';
+import { routeNewLead, type LeadAddress } from '../routing/routing.service';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
@@ -154,6 +155,10 @@ export class LeadService {
           lead.assignee = tx.getReference(CompanyRetailerLocation, assignee!);
         }
         for (const a of activities) addActivity(tx, lead, a);
+        if (!assignee && !lead.assignee && 'company' in owner) {
+          const stored = lead.location ? await tx.findOne(Location, { id: lead.location.id }) : null;
+          await this.route(tx, lead, owner.company, stored);
+        }
         // Last, so it heads the timeline: a person can see that this lead came back, and with what.
         addActivity(tx, lead, mergeNote(merge));
         await tx.flush();
@@ -175,10 +180,27 @@ export class LeadService {
       for (const email of emailValues) tx.create(Email, { email, lead });
       for (const phone of phones.values) createPhone(tx, lead, phone);
       for (const a of activities) addActivity(tx, lead, a);
+      if (!assignee && 'company' in owner) await this.route(tx, lead, owner.company, location.kind === 'set' ? locationData(location.fields, coordinates) : null);
       await tx.flush();
       return lead.id;
     });
     return this.reload(id);
+  }
+
+  /**
+   * Lead routing (src/modules/routing): a company lead created without an assignee goes to the store the
+   * company's rules choose, with an `Assignment` activity naming the rule and the distance in miles. The
+   * lead's territory is its creator's when a territory manager creates it.
+   */
+  private async route(tx: EntityManager, lead: Lead, companyId: string, address: LeadAddress | null): Promise<void> {
+    const territoryId = this.caller.role === Role.CompanyTerritoryManager ? this.caller.territoryId : null;
+    const choice = await routeNewLead(tx, companyId, address, territoryId);
+    if (!choice) return;
+    lead.assignee = tx.getReference(CompanyRetailerLocation, choice.crlId);
+    addActivity(tx, lead, {
+      type: 'LeadActivity::Assignment',
+      data: { from_id: null, to_id: choice.crlId, rule: choice.rule, distance_miles: choice.distanceMiles },
+    });
   }
 
   /**
@@ -258,7 +280,7 @@ export class LeadService {
       });
       for (const a of activities.creates) addActivity(tx, lead, a.activity);
       await tx.flush();
-      await recordLeadEvent(tx, 'lead.updated', id);
+      await recordLeadEvent(tx, 'lead.updated', lead.id);
     });
     return this.reload(id);
   }

@@ -1,0 +1,131 @@
+import type { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { readCsv, type RowError } from './csv';
+
+export const PRODUCT_COLUMNS = ['sku', 'name', 'category', 'url', 'external_id', 'collection'] as const;
+const MAX_TEXT = 255;
+export const IMPORT_BATCH = 1000;
+
+interface ProductRow {
+  line: number;
+  sku: string;
+  name: string;
+  category: string | null;
+  url: string | null;
+  external_id: string | null;
+  collection: string | null;
+}
+
+export interface ImportReport {
+  rows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  invalid: number;
+  dry_run: boolean;
+  errors: RowError[];
+}
+
+/**
+ * `leadnet import products`: one product per CSV row of a company's catalog, matched on its SKU (a
+ * re-import updates instead of duplicating). Invalid rows are reported (line, column, reason) and skipped;
+ * valid rows are written in batches of `IMPORT_BATCH`, each batch one transaction of set-based statements.
+ * A dry run reads the catalog and reports what would change, writing nothing.
+ */
+export async function importProducts(
+  em: EntityManager,
+  companyId: string,
+  input: Readable,
+  options: { dryRun: boolean; onProgress?: (rows: number) => void },
+): Promise<ImportReport> {
+  const report: ImportReport = { rows: 0, created: 0, updated: 0, unchanged: 0, invalid: 0, dry_run: options.dryRun, errors: [] };
+  const collections = new Map<string, string>(
+    (await em.execute(`select id, name from collections where company_id = ?`, [companyId])).map((r: any) => [r.name.toLowerCase(), r.id]),
+  );
+  const seen = new Map<string, number>();
+  let batch: Array<ProductRow & { collection_id: string | null }> = [];
+  let headerChecked = false;
+  const flush = async () => {
+    if (!batch.length) return;
+    const counts = options.dryRun ? await compare(em, companyId, batch) : await write(em, companyId, batch);
+    report.created += counts.created;
+    report.updated += counts.updated;
+    report.unchanged += counts.unchanged;
+    batch = [];
+    options.onProgress?.(report.rows);
+  };
+  for await (const { line, values } of readCsv(input)) {
+    if (!headerChecked) {
+      headerChecked = true;
+      const missing = ['sku', 'name'].filter((c) => !(c in values));
+      if (missing.length) throw new ImportError(`the header has no ${missing.join(', ')} column (columns: ${PRODUCT_COLUMNS.join(', ')})`);
+    }
+    report.rows++;
+    const errors: RowError[] = [];
+    const text = (column: string, required: boolean): string | null => {
+      const v = (values[column] ?? '').trim();
+      if (!v) {
+        if (required) errors.push({ row: line, column, reason: "can't be blank" });
+        return null;
+      }
+      if (v.length > MAX_TEXT) errors.push({ row: line, column, reason: `is longer than ${MAX_TEXT} characters` });
+      return v;
+    };
+    const row: ProductRow = {
+      line,
+      sku: text('sku', true) ?? '',
+      name: text('name', true) ?? '',
+      category: text('category', false),
+      url: text('url', false),
+      external_id: text('external_id', false),
+      collection: text('collection', false),
+    };
+    if (row.url && !/^https?:\/\/\S+$/i.test(row.url)) errors.push({ row: line, column: 'url', reason: 'must be an http or https URL' });
+    const collectionId = row.collection ? (collections.get(row.collection.toLowerCase()) ?? null) : null;
+    if (row.collection && !collectionId) errors.push({ row: line, column: 'collection', reason: `no collection named "${row.collection}" in this company` });
+    if (row.sku && seen.has(row.sku)) errors.push({ row: line, column: 'sku', reason: `repeats the SKU of line ${seen.get(row.sku)}` });
+    if (errors.length) {
+      report.invalid++;
+      report.errors.push(...errors);
+      continue;
+    }
+    seen.set(row.sku, line);
+    batch.push({ ...row, collection_id: collectionId });
+    if (batch.length >= IMPORT_BATCH) await flush();
+  }
+  await flush();
+  return report;
+}
+
+export class ImportError extends Error {}
+
+const COMPARED = `(p.name, p.category, p.url, p.external_id, p.collection_id) is not distinct from (r.name, r.category, r.url, r.external_id, r.collection_id)`;
+const RECORDS = `json_to_recordset(?::json) as r(sku text, name text, category text, url text, external_id text, collection_id uuid)`;
+
+async function compare(em: EntityManager, companyId: string, rows: ProductRow[]) {
+  const [c] = await em.execute(
+    `select count(*) filter (where p.id is null)::int as created,
+            count(*) filter (where p.id is not null and not ${COMPARED})::int as updated,
+            count(*) filter (where p.id is not null and ${COMPARED})::int as unchanged
+       from ${RECORDS} left join products p on p.company_id = ? and p.sku = r.sku`,
+    [JSON.stringify(rows), companyId],
+  );
+  return c as { created: number; updated: number; unchanged: number };
+}
+
+/** One batch, one transaction: rows that change nothing are not rewritten. */
+async function write(em: EntityManager, companyId: string, rows: ProductRow[]) {
+  return em.transactional(async (tx) => {
+    const before = await compare(tx as EntityManager, companyId, rows);
+    await tx.execute(
+      `insert into products (company_id, sku, name, category, url, external_id, collection_id)
+       select ?, r.sku, r.name, r.category, r.url, r.external_id, r.collection_id from ${RECORDS}
+       on conflict (company_id, sku) do update set name = excluded.name, category = excluded.category, url = excluded.url,
+         external_id = excluded.external_id, collection_id = excluded.collection_id, updated_at = now()
+       where (products.name, products.category, products.url, products.external_id, products.collection_id)
+             is distinct from (excluded.name, excluded.category, excluded.url, excluded.external_id, excluded.collection_id)`,
+      [companyId, JSON.stringify(rows)],
+    );
+    return before;
+  });
+}

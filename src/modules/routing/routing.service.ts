@@ -1,0 +1,226 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import countries from 'i18n-iso-countries';
+import type { Context } from '../../context';
+import type { Caller } from '../../auth/caller';
+import { forbidden, Validator } from '../../errors';
+import { logger } from '../../logger';
+import type { LatLng } from '../../geo/distance';
+import { countryCode } from '../../geo/offline-geocoder';
+import { CompanyService } from '../company/company.service';
+import { pgArray } from '../store-locator/store-locator.types';
+import { toDate } from '../webhooks/webhook.service';
+import { Role } from '../user/role';
+import { METRES_PER_MILE, postalKey, routingSql, type RoutingTarget } from './routing.sql';
+import {
+  ALL_RULES,
+  DEFAULT_RULES,
+  MAX_NEAREST_MILES,
+  RoutingDecision,
+  RoutingRule,
+  RoutingSettings,
+  type RoutingAddressInput,
+  type RoutingSettingsInput,
+} from './routing.types';
+
+type Sqlish = Pick<EntityManager, 'execute'>;
+
+/** The routing a lead create asked for: the store, the rule that chose it and the distance in miles. */
+export interface RoutingChoice {
+  crlId: string;
+  rule: RoutingRule;
+  distanceMiles: number | null;
+}
+
+/** The address parts of a new lead routing reads. */
+export interface LeadAddress {
+  postalCode?: string | null;
+  country?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+}
+
+/** A company's settings; a company that never saved any has routing off. */
+export async function loadRoutingSettings(em: Sqlish, companyId: string): Promise<RoutingSettings> {
+  const [row] = await em.execute(`select * from company_routing_settings where company_id = ?`, [companyId]);
+  return row ? settingsOf(row) : defaults(companyId);
+}
+
+/**
+ * Routing of a lead created without an assignee (PRODUCT.md section 11), inside the create's transaction:
+ * nothing when the company's routing is off or no rule matches. With round robin, a transaction-scoped
+ * advisory lock on the company makes concurrent creates take turns, so equal stores alternate.
+ */
+export async function routeNewLead(tx: Sqlish, companyId: string, address: LeadAddress | null, territoryId: string | null): Promise<RoutingChoice | null> {
+  const settings = await loadRoutingSettings(tx, companyId);
+  if (!settings.enabled) return null;
+  if (settings.roundRobin) await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`routing:${companyId}`]);
+  const choice = await decide(tx, settings, targetOf(companyId, address, territoryId));
+  if (choice && settings.roundRobin) {
+    await tx.execute(
+      `insert into routing_round_robin (crl_id, last_assigned_at) values (?, clock_timestamp())
+       on conflict (crl_id) do update set last_assigned_at = excluded.last_assigned_at`,
+      [choice.crlId],
+    );
+  }
+  return choice;
+}
+
+async function decide(em: Sqlish, settings: RoutingSettings, target: RoutingTarget): Promise<RoutingChoice | null> {
+  const statement = routingSql(target, settings);
+  if (!statement) return null;
+  const [row] = await em.execute(statement.sql, statement.bindings as any[]);
+  if (!row) return null;
+  const distance = row.distance === null ? null : Number(row.distance);
+  return { crlId: row.id, rule: row.rule as RoutingRule, distanceMiles: distance === null ? null : Math.round((distance / METRES_PER_MILE) * 100) / 100 };
+}
+
+function targetOf(companyId: string, address: LeadAddress | null, territoryId: string | null): RoutingTarget {
+  const point = placed(address?.latitude, address?.longitude);
+  return { companyId, postalCode: address?.postalCode ?? null, countries: countrySpellings(address?.country), point, territoryId };
+}
+
+function placed(latitude: number | null | undefined, longitude: number | null | undefined): LatLng | null {
+  if (typeof latitude !== 'number' || typeof longitude !== 'number') return null;
+  if (!(Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180)) return null;
+  return { latitude, longitude };
+}
+
+/** The spellings a delivery area may use for the lead's country: as written, ISO alpha-2, alpha-3, English name. */
+export function countrySpellings(country: string | null | undefined): string[] {
+  const text = (country ?? '').trim();
+  if (!text) return [];
+  const out = new Set([text.toUpperCase()]);
+  const alpha2 = countryCode(text);
+  if (alpha2) {
+    out.add(alpha2);
+    const alpha3 = countries.alpha2ToAlpha3(alpha2);
+    if (alpha3) out.add(alpha3);
+    for (const name of countries.getName(alpha2, 'en', { select: 'all' }) ?? []) out.add(name.toUpperCase());
+  }
+  return [...out];
+}
+
+function defaults(companyId: string): RoutingSettings {
+  return Object.assign(new RoutingSettings(), {
+    companyId,
+    enabled: false,
+    strategies: [...DEFAULT_RULES],
+    nearestMaxDistanceMiles: null,
+    nearestInTerritory: false,
+    roundRobin: false,
+    updatedAt: null,
+  });
+}
+
+function settingsOf(row: Record<string, any>): RoutingSettings {
+  return Object.assign(new RoutingSettings(), {
+    companyId: row.company_id,
+    enabled: row.enabled,
+    strategies: row.strategies as RoutingRule[],
+    nearestMaxDistanceMiles: row.nearest_max_distance_miles === null ? null : Number(row.nearest_max_distance_miles),
+    nearestInTerritory: row.nearest_in_territory,
+    roundRobin: row.round_robin,
+    updatedAt: toDate(row.updated_at),
+  });
+}
+
+const RULE_REASON: Record<RoutingRule, string> = {
+  [RoutingRule.DeliveryArea]: "the store's delivery areas list the postal code",
+  [RoutingRule.DeliveryRadius]: "the nearest store whose delivery radius covers the address",
+  [RoutingRule.Nearest]: 'the nearest receiving store within the maximum distance',
+};
+
+/**
+ * Routing settings and the dry run (GraphQL): the platform operator for any company, a company admin for
+ * its own. A company the caller does not see is 404; one it sees without being its admin is 403.
+ */
+export class RoutingService {
+  constructor(private readonly ctx: Context) {}
+
+  private get caller(): Caller {
+    return this.ctx.caller!;
+  }
+
+  async settings(companyId: string | null | undefined): Promise<RoutingSettings> {
+    const id = await this.administered(companyId);
+    return loadRoutingSettings(this.ctx.em, id);
+  }
+
+  async update(companyId: string | null | undefined, input: RoutingSettingsInput): Promise<RoutingSettings> {
+    const id = await this.administered(companyId);
+    const current = await loadRoutingSettings(this.ctx.em, id);
+    const v = new Validator();
+    const next = { ...current };
+    if (input.enabled !== undefined && input.enabled !== null) next.enabled = input.enabled;
+    if (input.nearestInTerritory !== undefined && input.nearestInTerritory !== null) next.nearestInTerritory = input.nearestInTerritory;
+    if (input.roundRobin !== undefined && input.roundRobin !== null) next.roundRobin = input.roundRobin;
+    if (input.strategies !== undefined && input.strategies !== null) {
+      if (!input.strategies.length) v.add('strategies', 'blank');
+      else if (new Set(input.strategies).size !== input.strategies.length) v.add('strategies', 'invalid', 'lists a rule twice');
+      else next.strategies = input.strategies.filter((r) => ALL_RULES.includes(r));
+    }
+    if (input.nearestMaxDistanceMiles !== undefined) {
+      const miles = input.nearestMaxDistanceMiles;
+      if (miles !== null && !(Number.isFinite(miles) && miles > 0 && miles <= MAX_NEAREST_MILES)) {
+        v.add('nearest_max_distance_miles', 'invalid', `must be greater than 0 and at most ${MAX_NEAREST_MILES}`);
+      } else next.nearestMaxDistanceMiles = miles;
+    }
+    if (v.ok && next.strategies.includes(RoutingRule.Nearest) && next.nearestMaxDistanceMiles === null) {
+      v.add('nearest_max_distance_miles', 'blank', "can't be blank when the nearest rule is on");
+    }
+    v.throwIfAny();
+    const [row] = await this.ctx.em.execute(
+      `insert into company_routing_settings (company_id, enabled, strategies, nearest_max_distance_miles, nearest_in_territory, round_robin)
+       values (?, ?, ?::text[], ?, ?, ?)
+       on conflict (company_id) do update set enabled = excluded.enabled, strategies = excluded.strategies,
+         nearest_max_distance_miles = excluded.nearest_max_distance_miles, nearest_in_territory = excluded.nearest_in_territory,
+         round_robin = excluded.round_robin, updated_at = now()
+       returning *`,
+      [id, next.enabled, pgArray(next.strategies), next.nearestMaxDistanceMiles, next.nearestInTerritory, next.roundRobin],
+    );
+    return settingsOf(row);
+  }
+
+  /** Where a lead at `address` would go under the company's current rules (whether routing is on or not). */
+  async dryRun(companyId: string | null | undefined, address: RoutingAddressInput, territoryId: string | null | undefined): Promise<RoutingDecision> {
+    const id = await this.administered(companyId);
+    const settings = await loadRoutingSettings(this.ctx.em, id);
+    let point = placed(address.latitude, address.longitude);
+    if (!point && [address.streetLineOne, address.postalCode, address.city, address.province, address.country].some((x) => x && x.trim())) {
+      try {
+        point = await this.ctx.geocoder.geocode(address);
+      } catch (err) {
+        logger.warn({ err }, 'geocoding failed in a routing dry run');
+      }
+    }
+    const choice = await decide(this.ctx.em, settings, targetOf(id, { ...address, ...point }, territoryId ?? null));
+    const decision = Object.assign(new RoutingDecision(), {
+      routingEnabled: settings.enabled,
+      assigneeId: choice?.crlId ?? null,
+      rule: choice?.rule ?? null,
+      distanceMiles: choice?.distanceMiles ?? null,
+      latitude: point?.latitude ?? null,
+      longitude: point?.longitude ?? null,
+    });
+    decision.reason = choice
+      ? `${choice.rule}: ${RULE_REASON[choice.rule]}${choice.distanceMiles !== null ? ` (${choice.distanceMiles} mi away)` : ''}.`
+      : `No rule matched (${settings.strategies.join(', ')})${point ? '' : '; the address could not be placed, so only delivery_area could apply'}${
+          postalKey(address.postalCode) ? '' : '; no postal code for delivery_area'
+        }.`;
+    if (!settings.enabled) decision.reason += ' Routing is off for this company: leads are not routed until it is enabled.';
+    return decision;
+  }
+
+  private async administered(companyId: string | null | undefined): Promise<string> {
+    const id = companyId ?? this.caller.companyId;
+    if (!id) {
+      const v = new Validator();
+      v.add('company_id', 'blank');
+      v.throwIfAny();
+    }
+    await new CompanyService(this.ctx).get(id!);
+    const c = this.caller;
+    if (c.role === Role.PlatformOperator || (c.role === Role.CompanyAdmin && c.companyId === id)) return id!;
+    throw forbidden();
+  }
+}

@@ -1,0 +1,221 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Context } from '../../context';
+import type { Caller } from '../../auth/caller';
+import { forbidden, notFound, Validator } from '../../errors';
+import { isUuid } from '../../search/list';
+import { Role } from '../user/role';
+import { pgArray } from '../store-locator/store-locator.types';
+import { generateSecret, sealSecret } from './webhook.signature';
+import {
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookEndpoint,
+  WebhookEndpointSecret,
+  WebhookEvent,
+  type WebhookEndpointInput,
+} from './webhook.types';
+
+/** A timestamp of a raw row (PostgreSQL's text form or a Date) as a Date. */
+export function toDate(v: unknown): Date | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v;
+  return new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
+}
+
+type Owner = { column: 'owner_company_id'; id: string } | { column: 'owner_retailer_id'; id: string };
+
+const MAX_URL = 2048;
+export const MAX_DELIVERIES_PAGE = 200;
+
+/** An http(s) URL without spaces, at most 2048 characters; anything else is 422 on `url`. */
+export function checkUrl(url: string | null | undefined, v: Validator): string | undefined {
+  if (url === undefined || url === null || !url.trim()) {
+    v.add('url', 'blank');
+    return undefined;
+  }
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || url.length > MAX_URL || /\s/.test(url.trim())) {
+    v.add('url', 'invalid', 'must be an http or https URL');
+    return undefined;
+  }
+  return parsed.toString();
+}
+
+/**
+ * Webhook endpoints (GraphQL): the admins of a company or retailer manage their organisation's endpoints
+ * and read their delivery log; an endpoint of another organisation is 404, any other role 403.
+ */
+export class WebhookService {
+  constructor(private readonly ctx: Context) {}
+
+  private get caller(): Caller {
+    return this.ctx.caller!;
+  }
+
+  private get em(): EntityManager {
+    return this.ctx.em;
+  }
+
+  private owner(): Owner {
+    const c = this.caller;
+    if (c.role === Role.CompanyAdmin && c.companyId) return { column: 'owner_company_id', id: c.companyId };
+    if (c.role === Role.RetailerAdmin && c.retailerId) return { column: 'owner_retailer_id', id: c.retailerId };
+    throw forbidden();
+  }
+
+  async list(): Promise<WebhookEndpoint[]> {
+    const owner = this.owner();
+    const rows = await this.em.execute(`select * from webhook_endpoints where ${owner.column} = ? order by created_at, id`, [owner.id]);
+    return rows.map(endpointOf);
+  }
+
+  async get(id: string): Promise<WebhookEndpoint> {
+    const owner = this.owner();
+    const rows = isUuid(id) ? await this.em.execute(`select * from webhook_endpoints where id = ? and ${owner.column} = ?`, [id, owner.id]) : [];
+    if (!rows.length) throw notFound('WebhookEndpoint', id);
+    return endpointOf(rows[0]);
+  }
+
+  async create(input: WebhookEndpointInput): Promise<WebhookEndpointSecret> {
+    const owner = this.owner();
+    const v = new Validator();
+    const url = checkUrl(input.url, v);
+    const events = checkEvents(input.events, v, true);
+    if (input.enabled === false) v.add('enabled', 'invalid', 'a new endpoint starts enabled');
+    v.throwIfAny();
+    const secret = generateSecret();
+    const [row] = await this.em.execute(
+      `insert into webhook_endpoints (${owner.column}, url, description, events, secret, created_by_id)
+       values (?, ?, ?, ?::text[], ?, ?) returning *`,
+      [owner.id, url!, input.description ?? null, pgArray(events!), sealSecret(secret, this.ctx.config.webhooks.secretKey), this.caller.userId],
+    );
+    return Object.assign(new WebhookEndpointSecret(), { endpoint: endpointOf(row), secret });
+  }
+
+  async update(id: string, input: WebhookEndpointInput): Promise<WebhookEndpoint> {
+    const current = await this.get(id);
+    const v = new Validator();
+    const url = input.url !== undefined ? checkUrl(input.url, v) : current.url;
+    const events = input.events !== undefined ? checkEvents(input.events, v, true) : current.events;
+    v.throwIfAny();
+    const enable = input.enabled === true && !current.enabled;
+    const disable = input.enabled === false && current.enabled;
+    const [row] = await this.em.execute(
+      `update webhook_endpoints set url = ?, events = ?::text[], description = ?, updated_at = now(),
+              enabled = case when ? then true when ? then false else enabled end,
+              disabled_reason = case when ? then null when ? then 'disabled by an admin' else disabled_reason end,
+              failing_since = case when ? then null else failing_since end
+        where id = ? returning *`,
+      [url!, pgArray(events!), input.description !== undefined ? input.description : current.description, enable, disable, enable, disable, enable, id],
+    );
+    return endpointOf(row);
+  }
+
+  disable(id: string): Promise<WebhookEndpoint> {
+    return this.update(id, { enabled: false });
+  }
+
+  async rotateSecret(id: string): Promise<WebhookEndpointSecret> {
+    await this.get(id);
+    const secret = generateSecret();
+    const [row] = await this.em.execute(`update webhook_endpoints set secret = ?, updated_at = now() where id = ? returning *`, [
+      sealSecret(secret, this.ctx.config.webhooks.secretKey),
+      id,
+    ]);
+    return Object.assign(new WebhookEndpointSecret(), { endpoint: endpointOf(row), secret });
+  }
+
+  /** The endpoint's deliveries, newest first, optionally of one status. */
+  async deliveries(endpointId: string, status: string | null | undefined, limit: number): Promise<WebhookDelivery[]> {
+    await this.get(endpointId);
+    const rows = await this.em.execute(
+      `select d.*, e.type as event_type, e.lead_id from webhook_deliveries d join lead_events e on e.id = d.event_id
+        where d.endpoint_id = ? and (?::text is null or d.status = ?) order by d.created_at desc, d.id limit ?`,
+      [endpointId, status ?? null, status ?? null, Math.max(1, Math.min(limit, MAX_DELIVERIES_PAGE))],
+    );
+    return rows.map(deliveryOf);
+  }
+
+  /** Sends a delivery again as soon as the worker runs (any status; the endpoint must be enabled). */
+  async redeliver(deliveryId: string): Promise<WebhookDelivery> {
+    const owner = this.owner();
+    const rows = isUuid(deliveryId)
+      ? await this.em.execute(
+          `select d.id, w.enabled from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.id = ? and w.${owner.column} = ?`,
+          [deliveryId, owner.id],
+        )
+      : [];
+    if (!rows.length) throw notFound('WebhookDelivery', deliveryId);
+    if (!rows[0].enabled) new Validator().add('base', 'invalid', 'the endpoint is disabled; enable it first').throwIfAny();
+    const [row] = await this.em.execute(
+      `with d as (update webhook_deliveries set status = 'pending', next_attempt_at = now(), updated_at = now() where id = ? returning *)
+       select d.*, e.type as event_type, e.lead_id from d join lead_events e on e.id = d.event_id`,
+      [deliveryId],
+    );
+    return deliveryOf(row);
+  }
+}
+
+/** The attempt log of many deliveries at once (one statement, for the DataLoader). */
+export async function loadAttempts(em: EntityManager, deliveryIds: readonly string[]): Promise<WebhookDeliveryAttempt[][]> {
+  const rows = await em.execute(`select * from webhook_delivery_attempts where delivery_id = any(?::uuid[]) order by attempt`, [pgArray(deliveryIds as string[])]);
+  const by = new Map<string, WebhookDeliveryAttempt[]>();
+  for (const r of rows) {
+    const a = Object.assign(new WebhookDeliveryAttempt(), {
+      attempt: r.attempt,
+      succeeded: r.succeeded,
+      responseCode: r.response_code,
+      durationMs: r.duration_ms,
+      error: r.error,
+      createdAt: toDate(r.created_at),
+    });
+    by.set(r.delivery_id, [...(by.get(r.delivery_id) ?? []), a]);
+  }
+  return deliveryIds.map((id) => by.get(id) ?? []);
+}
+
+function checkEvents(events: WebhookEvent[] | null | undefined, v: Validator, required: boolean): WebhookEvent[] | undefined {
+  if (events === undefined || events === null || !events.length) {
+    if (required) v.add('events', 'blank');
+    return undefined;
+  }
+  return [...new Set(events)];
+}
+
+export function endpointOf(row: Record<string, any>): WebhookEndpoint {
+  return Object.assign(new WebhookEndpoint(), {
+    id: row.id,
+    ownerType: row.owner_company_id ? 'Company' : 'Retailer',
+    ownerId: row.owner_company_id ?? row.owner_retailer_id,
+    url: row.url,
+    description: row.description,
+    events: row.events,
+    enabled: row.enabled,
+    disabledReason: row.disabled_reason,
+    failingSince: toDate(row.failing_since),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  });
+}
+
+function deliveryOf(row: Record<string, any>): WebhookDelivery {
+  return Object.assign(new WebhookDelivery(), {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    leadId: row.lead_id,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: toDate(row.next_attempt_at),
+    lastResponseCode: row.last_response_code,
+    lastError: row.last_error,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  });
+}

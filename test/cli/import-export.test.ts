@@ -1,0 +1,141 @@
+import path from 'node:path';
+import os from 'node:os';
+import fs from 'node:fs';
+import { execFile } from 'node:child_process';
+import { parse } from 'csv-parse/sync';
+import { createTestApp, type TestApp } from '../support/app';
+import * as f from '../support/factories';
+import { collection } from '../support/locator-factories';
+import { createLead, quoteRequest } from '../support/leads';
+import { Role } from '../../src/modules/user/role';
+
+/** The real `leadnet` bin on the test database (each start costs a second or more: few runs, each checking much). */
+const BIN = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
+let t: TestApp;
+let dir: string;
+// Several starts of the bin per test, each a few seconds (more on a busy machine).
+jest.setTimeout(300_000);
+
+function leadnet(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl } as NodeJS.ProcessEnv;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+function file(name: string, text: string): string {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-import-'));
+});
+afterAll(async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  await t.close();
+});
+
+const products = async (companyId: string) =>
+  (await t.em().execute(`select sku, name, category, url, external_id, collection_id from products where company_id = ? order by sku`, [companyId])) as any[];
+
+test('import products: dry run, row errors, batches, and a re-import that updates instead of duplicating', async () => {
+  const brand = await f.company(t.em());
+  const anvils = await collection(t.em(), brand, 'Anvils');
+  const csv =
+    '\uFEFFSKU,Name,Category,URL,External_ID,Collection\r\n' +
+    'ANV-1,"Anvil, large",Tools,https://example.com/a,EXT-1,anvils\r\n' +
+    'ANV-2,"Anvil ""mini""\nwith a two-line name",Tools,,,\r\n' +
+    'ANV-3,,Tools,,,\r\n' + // line 5: no name
+    'ANV-1,Again,,,,\r\n' + // line 6: repeated SKU
+    'ANV-4,Bad link,,ftp://example.com,,\r\n' + // line 7
+    'ANV-5,Lost,,,,Nowhere\r\n' + // line 8
+    '\r\n' +
+    'ANV-6,Fine,,,,\r\n';
+  const path1 = file('products.csv', csv);
+
+  const dry = await leadnet(['import', 'products', path1, '--company', brand.id, '--dry-run', '--json']);
+  expect(dry).toMatchObject({ code: 0, stderr: '' });
+  expect(JSON.parse(dry.stdout)).toEqual({
+    rows: 7,
+    created: 3,
+    updated: 0,
+    unchanged: 0,
+    invalid: 4,
+    dry_run: true,
+    errors: [
+      { row: 5, column: 'name', reason: "can't be blank" },
+      { row: 6, column: 'sku', reason: 'repeats the SKU of line 2' },
+      { row: 7, column: 'url', reason: 'must be an http or https URL' },
+      { row: 8, column: 'collection', reason: 'no collection named "Nowhere" in this company' },
+    ],
+  });
+  expect(await products(brand.id)).toEqual([]);
+
+  const real = await leadnet(['import', 'products', path1, '--company', brand.id]);
+  expect(real.code).toBe(0);
+  expect(real.stdout).toContain('Imported 7 product rows: 3 created, 0 updated, 0 unchanged, 4 invalid (skipped).');
+  expect(real.stdout).toContain('line 6, sku: repeats the SKU of line 2');
+  expect(await products(brand.id)).toEqual([
+    { sku: 'ANV-1', name: 'Anvil, large', category: 'Tools', url: 'https://example.com/a', external_id: 'EXT-1', collection_id: anvils.id },
+    { sku: 'ANV-2', name: 'Anvil "mini"\nwith a two-line name', category: 'Tools', url: null, external_id: null, collection_id: null },
+    { sku: 'ANV-6', name: 'Fine', category: null, url: null, external_id: null, collection_id: null },
+  ]);
+
+  // Matched on the SKU: one changed row updates, the others are left as they are.
+  const again = await leadnet(['import', 'products', file('again.csv', 'sku,name,category\nANV-1,Anvil XL,Tools\nANV-6,Fine,\nANV-7,New,\n'), '--company', brand.id, '--json']);
+  expect(JSON.parse(again.stdout)).toMatchObject({ rows: 3, created: 1, updated: 1, unchanged: 1, invalid: 0 });
+  expect((await products(brand.id)).map((p) => [p.sku, p.name])).toEqual([
+    ['ANV-1', 'Anvil XL'],
+    ['ANV-2', 'Anvil "mini"\nwith a two-line name'],
+    ['ANV-6', 'Fine'],
+    ['ANV-7', 'New'],
+  ]);
+  // ANV-1 lost its url, external id and collection: the row is the whole product.
+  expect((await products(brand.id))[0]).toMatchObject({ url: null, external_id: null, collection_id: null });
+});
+
+test('import refuses malformed CSV, a header without the key, an unknown company and a missing file', async () => {
+  const brand = await f.company(t.em());
+  const broken = await leadnet(['import', 'products', file('broken.csv', 'sku,name\nA,"open quote\n'), '--company', brand.id, '--json']);
+  expect(broken.code).toBe(1);
+  expect(JSON.parse(broken.stderr).error.code).toBe('INVALID_CSV');
+  const header = await leadnet(['import', 'products', file('header.csv', 'code,title\nA,B\n'), '--company', brand.id]);
+  expect(header.code).toBe(1);
+  expect(header.stderr).toMatch(/no sku, name column/);
+  const nobody = await leadnet(['import', 'products', file('ok.csv', 'sku,name\nA,B\n'), '--company', '00000000-0000-0000-0000-0000000000ff', '--json']);
+  expect(JSON.parse(nobody.stderr).error).toMatchObject({ code: 'NOT_FOUND' });
+  const missing = await leadnet(['import', 'products', path.join(dir, 'nope.csv'), '--company', brand.id]);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toMatch(/no such file/);
+  expect(await products(brand.id)).toEqual([]);
+});
+
+test('export leads streams the leads the company sees, as CSV or JSON lines, since a date', async () => {
+  const net = await f.network(t.em());
+  const other = await f.network(t.em());
+  const admin = await f.userWithKey(t.em(), Role.CompanyAdmin, net.company);
+  const otherAdmin = await f.userWithKey(t.em(), Role.CompanyAdmin, other.company);
+  const mine = [];
+  for (let i = 0; i < 3; i++) mine.push(await createLead(t, admin.key, quoteRequest({ phone_numbers: [{ phone_number: `503-555-01${10 + i}` }] })));
+  await createLead(t, otherAdmin.key);
+  const csv = await leadnet(['export', 'leads', '--company', net.company.id]);
+  expect(csv).toMatchObject({ code: 0 });
+  const rows = parse(csv.stdout, { columns: true }) as any[];
+  expect(rows.map((r) => r.id)).toEqual(mine.map((l) => l.id));
+  expect(rows[0]).toMatchObject({ name: mine[0].name, status: 'New', owner_type: 'Company', owner_id: net.company.id, emails: mine[0].emails[0].email });
+  expect(rows[0].phone_numbers).toMatch(/^\+1503555011\d$/);
+
+  const lines = await leadnet(['export', 'leads', '--company', net.company.id, '--format', 'jsonl', '--since', mine[1].created_at]);
+  const records = lines.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  expect(records.map((r) => r.id)).toEqual([mine[1].id, mine[2].id]);
+  expect(records[0].emails).toEqual([mine[1].emails[0].email]);
+
+  const bad = await leadnet(['export', 'leads', '--company', net.company.id, '--since', 'yesterday-ish']);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/is not a date/);
+});
