@@ -13,6 +13,12 @@ import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
 import { createGeocoder } from './geo/factory';
 import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
+import { isDatabaseUnavailable } from './db/outage';
+import { databaseReady } from './db/readiness';
+import { contextUnavailable, formatUnavailable, serviceUnavailablePlugin } from './graphql/outage';
+import { requestIdMiddleware } from './observability/request-id';
+import { accessLog } from './observability/access-log';
+import { Metrics } from './observability/metrics';
 
 export interface App {
   app: Express;
@@ -24,6 +30,7 @@ export interface App {
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const code = formatted.extensions?.code;
   if (code === 'INTERNAL_SERVER_ERROR' || code === undefined) {
+    if (isDatabaseUnavailable((error as any)?.originalError ?? error)) return formatUnavailable(formatted);
     logger.error({ err: (error as any)?.originalError ?? error }, 'GraphQL error');
     return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
@@ -39,28 +46,38 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const search = createSearchBackend(config, orm);
   await search.start?.();
   const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config) };
-  const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
+  const apollo = new ApolloServer({
+    schema,
+    formatError,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    plugins: [serviceUnavailablePlugin],
+  });
   await apollo.start();
   Object.assign(deps, overrides);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  const metrics = new Metrics(orm);
+  app.use(requestIdMiddleware, accessLog(metrics));
+  app.get('/metrics', metrics.handler(config.metricsToken));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    try {
-      await orm.em.getConnection().execute('select 1');
-      res.json({ status: 'ok', database: 'up' });
-    } catch {
-      res.status(503).json({ status: 'unavailable', database: 'down' });
-    }
+    if (await databaseReady(orm)) res.json({ status: 'ok', database: 'up' });
+    else res.status(503).json({ status: 'unavailable', database: 'down' });
   });
   app.use(
     '/graphql',
     express.json({ limit: '1mb' }),
-    expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) =>
+        buildContext(deps, req.header('x-api-key')).catch((e: unknown) => {
+          throw contextUnavailable(e);
+        }),
+    }),
   );
   app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
   app.use((req, res) => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseDistance } from './geo/distance';
+import type { DatabaseLimits } from './db/pool';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -35,6 +36,13 @@ const schema = z.object({
   STORE_LOCATOR_SCALE: distance('5mi').refine((m) => m > 0, 'must be above 0'),
   STORE_LOCATOR_OFFSET: distance('0mi'),
   STORE_LOCATOR_DECAY: z.coerce.number().gt(0).lt(1).default(0.5),
+  // Operations: database waits, logs, metrics, replicas (README "Operations").
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  WORKER_LOCK_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
 });
 
 export interface Config {
@@ -57,6 +65,14 @@ export interface Config {
   geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
   /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
   storeLocator: { scaleMeters: number; offsetMeters: number; decay: number };
+  /** Pool size and the bounds on every wait for PostgreSQL (src/db/pool.ts). */
+  database: DatabaseLimits;
+  /** `auto`: colored, readable lines when stdout is a terminal, JSON otherwise (src/logger.ts reads it). */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** How often a standby replica tries to take over an outbox worker (src/db/leader.ts). */
+  workerLockRetryMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -94,6 +110,10 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       offsetMeters: e.STORE_LOCATOR_OFFSET,
       decay: e.STORE_LOCATOR_DECAY,
     },
+    database: { poolSize: e.DB_POOL_SIZE, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS },
+    logFormat: e.LOG_FORMAT,
+    metricsToken: e.METRICS_TOKEN,
+    workerLockRetryMs: e.WORKER_LOCK_RETRY_MS,
   };
 }
 

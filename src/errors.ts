@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'BAD_USER_INPUT'
   | 'BAD_REQUEST'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
 /**
@@ -33,6 +34,10 @@ export class AppError extends GraphQLError {
 export const unauthenticated = () => new AppError('UNAUTHENTICATED', 'Unauthorized');
 export const forbidden = () => new AppError('FORBIDDEN', 'Unauthorized');
 export const badRequest = (message: string) => new AppError('BAD_REQUEST', message);
+
+/** The database cannot be reached or did not answer in time (`src/db/outage.ts`): a 503 with `Retry-After`. */
+export const serviceUnavailable = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable (database unreachable); retry later');
 
 /** `Couldn't find Lead with 'id'=<id>`, the message partners already match on. */
 export const notFound = (type: string, id: string) =>

@@ -3,7 +3,7 @@ import { logger } from '../logger';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../errors';
 import type { ContextDeps } from '../context';
-import { httpError, badRequestBody, notFoundBody } from './envelopes';
+import { httpError, httpErrorFromUnknown, badRequestBody, notFoundBody } from './envelopes';
 import { RestExecutor, RestError } from './executor';
 import { OperationRegistry } from './operations';
 import { resourceRouter, type RestResource } from './resource';
@@ -35,17 +35,18 @@ export function restRouter(schema: GraphQLSchema, deps: ContextDeps, extra: Rout
 /** Every error of a /v1 request ends here as a SPEC 7 body; nothing escapes as an HTML page. */
 export function restErrorHandler(err: any, _req: Request, res: Response, _next: NextFunction): void {
   if (err instanceof RestError) {
-    res.status(err.http.status).json(err.http.body);
+    res.status(err.http.status).set(err.http.headers ?? {}).json(err.http.body);
   } else if (err instanceof AppError) {
     const http = httpError(err.code, err.message, err.details);
-    res.status(http.status).json(http.body);
+    res.status(http.status).set(http.headers ?? {}).json(http.body);
   } else if (err?.type === 'entity.parse.failed') {
     res.status(400).json(badRequestBody(`Invalid JSON: ${err.message}`));
   } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
     res.status(err.status).json({ status: err.status, error: err.name ?? 'Bad Request', message: err.message });
   } else {
-    logger.error({ err }, 'unhandled REST error');
-    const http = httpError('INTERNAL_SERVER_ERROR', 'Something went wrong');
-    res.status(http.status).json(http.body);
+    const http = httpErrorFromUnknown(err);
+    if (http.status === 503) logger.warn({ err }, 'REST request failed: database unavailable');
+    else logger.error({ err }, 'unhandled REST error');
+    res.status(http.status).set(http.headers ?? {}).json(http.body);
   }
 }

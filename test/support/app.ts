@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { parseConfig, type Config } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
+import { databaseOptions } from '../../src/db/pool';
 import { buildApp } from '../../src/app';
 import { createTestDatabase } from './database';
 import { assertMatchesOpenApi } from './openapi';
@@ -26,6 +27,7 @@ export async function createTestApp(env: Record<string, string> = {}, overrides:
   const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env });
   const statements: string[] = [];
   const orm = await initOrm(db.url, {
+    ...databaseOptions(config.database),
     debug: ['query'],
     logger: (message: string) => {
       if (message.startsWith('[query]')) statements.push(message);
