@@ -1,4 +1,5 @@
 import type { Options } from '@mikro-orm/postgresql';
+import { logger } from '../logger';
 
 /** How long the service waits on PostgreSQL (`DB_*` in src/config.ts). */
 export interface DatabaseLimits {
@@ -60,6 +61,13 @@ export function databaseOptions(limits: DatabaseLimits): Partial<Options> {
     } as Options['pool'],
     driverOptions: {
       acquireConnectionTimeout: limits.acquireTimeoutMs,
+      // knex's own warnings (a connection lost while idle) go to the service's log, not console.log.
+      log: {
+        warn: (message: unknown) => logger.warn({ knex: String(message) }, 'database driver warning'),
+        error: (message: unknown) => logger.error({ knex: String(message) }, 'database driver error'),
+        deprecate: () => undefined,
+        debug: () => undefined,
+      },
       connection: {
         statement_timeout: limits.statementTimeoutMs,
         query_timeout: limits.statementTimeoutMs + CLIENT_GRACE_MS,

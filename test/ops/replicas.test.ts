@@ -88,7 +88,7 @@ test('two replicas on one database: one migration run, one indexer, takeover aft
       headers: { 'X-Api-Key': key, 'Content-Type': 'application/json', Accept: 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: res.status === 204 ? null : await res.json() };
+    return { status: res.status, body: (res.status === 204 ? null : await res.json()) as any };
   };
 
   /** What the service acknowledged: product id -> name. */

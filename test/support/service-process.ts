@@ -69,7 +69,10 @@ export async function startService(env: Record<string, string>): Promise<Service
     return new Promise<Record<string, any>>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no matching log line within ${ms} ms; stderr: ${stderr.slice(-2000)}; last lines: ${JSON.stringify(lines.slice(-5))}`)), ms);
       waiters.push({ match, resolve: (l) => (clearTimeout(timer), resolve(l)) });
-      exited.then((code) => reject(new Error(`service exited (${code}) before the expected line; stderr: ${stderr.slice(-2000)}`)));
+      exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`service exited (${code}) before the expected line; stderr: ${stderr.slice(-2000)}`));
+      });
     });
   };
   return {
