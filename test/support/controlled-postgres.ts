@@ -16,7 +16,7 @@ export interface ControlledPostgres {
 }
 
 /** The pids whose parent chain leads to `root` (read from /proc). */
-function descendants(root: number): number[] {
+export function descendants(root: number): number[] {
   const parents = new Map<number, number>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
