@@ -12,6 +12,7 @@ import { databaseOptions } from '../../src/db/pool';
 import { buildApp } from '../../src/app';
 import { Role } from '../../src/modules/user/role';
 import * as f from '../support/factories';
+import { assertMatchesOpenApi } from '../support/openapi';
 
 let pg: ControlledPostgres;
 let orm: MikroORM;
@@ -87,9 +88,13 @@ describe('PostgreSQL stopped', () => {
   });
 
   test('REST reads and writes answer 503 with Retry-After in the contract error style', async () => {
-    expectUnavailable(await get(`/v1/products/${productId}`));
+    const shown = await get(`/v1/products/${productId}`);
+    expectUnavailable(shown);
+    assertMatchesOpenApi('get', `/v1/products/${productId}`, shown.status, shown.body);
     expectUnavailable(await get('/v1/products'));
-    expectUnavailable(await create('DOWN-1'));
+    const created = await create('DOWN-1');
+    expectUnavailable(created);
+    assertMatchesOpenApi('post', '/v1/products', created.status, created.body);
   });
 
   test('GraphQL answers 503 with Retry-After and a SERVICE_UNAVAILABLE error', async () => {
