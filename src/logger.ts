@@ -21,5 +21,5 @@ export const logger = pino(
       return reqId ? { reqId } : {};
     },
   },
-  readable() ? pretty({ colorize: process.stdout.isTTY === true, sync: true }) : undefined,
+  readable() ? pretty({ colorize: process.stdout.isTTY === true, singleLine: true, sync: true }) : undefined,
 );
