@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 
 /** /readyz answers within this bound whether the database answers, refuses or hangs. */
-export const READY_TIMEOUT_MS = 800;
+export const READY_TIMEOUT_MS = 500;
 
 /** Whether the database answers `select 1` through the pool within `timeoutMs`. */
 export async function databaseReady(orm: MikroORM, timeoutMs = READY_TIMEOUT_MS): Promise<boolean> {

@@ -24,7 +24,9 @@ export interface TestApp {
 /** Boots the whole app in-process on a fresh database cloned from the migrated template. */
 export async function createTestApp(env: Record<string, string> = {}, overrides: Parameters<typeof buildApp>[2] = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env });
+  // The production waits (src/db/pool.ts) with bounds a busy shared test machine meets; the outage tests
+  // (test/ops/database-outage.test.ts) set their own short ones.
+  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', DB_ACQUIRE_TIMEOUT_MS: '30000', DB_STATEMENT_TIMEOUT_MS: '60000', ...env });
   const statements: string[] = [];
   const orm = await initOrm(db.url, {
     ...databaseOptions(config.database),
