@@ -26,6 +26,12 @@ import { edgeErrorHandler } from './http/errors';
 import { costPlugin, costValidationRules, graphqlDocumentLimits, graphqlGate } from './graphql/cost';
 import { authenticate } from './auth/api-keys';
 import { createWebhookWorker } from './modules/webhooks/webhook.worker';
+import { isDatabaseUnavailable } from './db/outage';
+import { databaseReady } from './db/readiness';
+import { contextUnavailable, formatUnavailable, serviceUnavailablePlugin } from './graphql/outage';
+import { requestIdMiddleware } from './observability/request-id';
+import { accessLog } from './observability/access-log';
+import { Metrics } from './observability/metrics';
 
 export interface App {
   app: Express;
@@ -45,6 +51,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   }
   const code = formatted.extensions?.code;
   if (code === 'INTERNAL_SERVER_ERROR' || code === undefined) {
+    if (isDatabaseUnavailable((error as any)?.originalError ?? error)) return formatUnavailable(formatted);
     logger.error({ err: (error as any)?.originalError ?? error }, 'GraphQL error');
     return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
@@ -72,7 +79,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     maxRecursiveSelections: true,
     validationRules: costValidationRules(graphqlLimits),
     // Browsers get the locally served GraphiQL (`graphiqlRouter`), never Apollo's CDN-loaded Sandbox.
-    plugins: [costPlugin(graphqlLimits), ApolloServerPluginLandingPageDisabled()],
+    plugins: [costPlugin(graphqlLimits), serviceUnavailablePlugin, ApolloServerPluginLandingPageDisabled()],
   });
   await apollo.start();
   Object.assign(deps, overrides);
@@ -86,16 +93,15 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('trust proxy', config.http.trustProxy);
+  const metrics = new Metrics(orm);
+  app.use(requestIdMiddleware, accessLog(metrics));
+  app.get('/metrics', metrics.handler(config.metricsToken));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    try {
-      await orm.em.getConnection().execute('select 1');
-      res.json({ status: 'ok', database: 'up' });
-    } catch {
-      res.status(503).json({ status: 'unavailable', database: 'down' });
-    }
+    if (await databaseReady(orm)) res.json({ status: 'ok', database: 'up' });
+    else res.status(503).json({ status: 'unavailable', database: 'down' });
   });
   // The HTTP edge (src/http/): CORS, then rate limits, then the one JSON body parser, before any work.
   app.use('/graphql', graphqlCors(config.http.graphqlCorsOrigins));
@@ -106,7 +112,12 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     graphiqlRouter(),
     graphqlGate((header) => authenticate(orm.em.fork() as EntityManager, header)),
     graphqlDocumentLimits(graphqlLimits),
-    expressMiddleware(apollo, { context: async ({ req, res }) => buildContext(deps, req.header('x-api-key'), res.locals.caller ?? null) }),
+    expressMiddleware(apollo, {
+      context: async ({ req, res }) =>
+        buildContext(deps, req.header('x-api-key'), res.locals.caller ?? null).catch((e: unknown) => {
+          throw contextUnavailable(e);
+        }),
+    }),
   );
   app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
   app.use((req, res) => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseDistance } from './geo/distance';
+import type { DatabaseLimits } from './db/pool';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -62,6 +63,13 @@ const schema = z.object({
   WEBHOOK_RETRY_HOURS: z.coerce.number().min(24).max(24 * 14).default(24),
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(1).max(24 * 30).default(72),
   WEBHOOK_SECRET_KEY: z.string().min(32).optional(),
+  // Operations: database waits, logs, metrics, replicas (README "Operations").
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  WORKER_LOCK_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
 });
 
 /** express's `trust proxy`: `false`, `true`, a hop count, or addresses/subnets (`loopback, 10.0.0.0/8`). */
@@ -125,6 +133,14 @@ export interface Config {
     /** Encrypts endpoint secrets at rest (AES-256-GCM); without it they are stored as written. */
     secretKey?: string;
   };
+  /** Pool size and the bounds on every wait for PostgreSQL (src/db/pool.ts). */
+  database: DatabaseLimits;
+  /** `auto`: colored, readable lines when stdout is a terminal, JSON otherwise (src/logger.ts reads it). */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** How often a standby replica tries to take over an outbox worker (src/db/leader.ts). */
+  workerLockRetryMs: number;
   /** GraphQL cost control (src/graphql/cost.ts); the bounds of client input are in src/limits.ts. */
   graphql: GraphqlLimits;
 }
@@ -220,6 +236,10 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       disableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
       secretKey: e.WEBHOOK_SECRET_KEY,
     },
+    database: { poolSize: e.DB_POOL_SIZE, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS },
+    logFormat: e.LOG_FORMAT,
+    metricsToken: e.METRICS_TOKEN,
+    workerLockRetryMs: e.WORKER_LOCK_RETRY_MS,
   };
 }
 

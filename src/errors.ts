@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'REQUEST_HEADERS_TOO_LARGE'
   | 'QUERY_TOO_COMPLEX'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
 /**
@@ -50,6 +51,9 @@ export function queryTooComplex(limit: string, maximum: number, actual: number |
   Object.assign(e.extensions, { limit, maximum, http: { status: 400 } });
   return e;
 }
+/** The database cannot be reached or did not answer in time (`src/db/outage.ts`): a 503 with `Retry-After`. */
+export const serviceUnavailable = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable (database unreachable); retry later');
 
 /** `Couldn't find Lead with 'id'=<id>`, the message partners already match on. */
 export const notFound = (type: string, id: string) =>

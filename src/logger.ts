@@ -1,8 +1,30 @@
 import pino from 'pino';
+import pretty from 'pino-pretty';
 import { safeError } from './safe-error';
+import { currentRequestId } from './observability/request-context';
 
 /** Serializers of the process logger: errors are written without data (src/safe-error.ts). */
 export const logSerializers = { err: safeError };
 
-/** The process logger; its level comes from LOG_LEVEL (see src/config.ts). */
-export const logger = pino({ level: process.env.LOG_LEVEL || 'info', base: undefined, serializers: logSerializers });
+/** `LOG_FORMAT` (see src/config.ts): `auto` is readable and colored on a terminal, JSON otherwise. */
+function readable(): boolean {
+  const format = process.env.LOG_FORMAT || 'auto';
+  return format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+}
+
+/**
+ * The process logger; its level comes from LOG_LEVEL (see src/config.ts). Every line written while a
+ * request is served carries its `reqId` (src/observability/request-id.ts).
+ */
+export const logger = pino(
+  {
+    level: process.env.LOG_LEVEL || 'info',
+    base: undefined,
+    serializers: logSerializers,
+    mixin: () => {
+      const reqId = currentRequestId();
+      return reqId ? { reqId } : {};
+    },
+  },
+  readable() ? pretty({ colorize: process.stdout.isTTY === true, singleLine: true, sync: true }) : undefined,
+);

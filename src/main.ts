@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { config, ConfigError } from './config';
 import { embeddedClusterDir, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
 import { initOrm } from './db/orm';
+import { databaseOptions } from './db/pool';
 import { demoBanner, demoSeedWanted, seedDemo } from './db/demo-seed';
 import { buildApp } from './app';
 import { logger } from './logger';
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
     embedded = await startEmbeddedPostgres(embeddedClusterDir(cfg.dataDir), cfg.embeddedPgPort);
     url = embedded.url;
   }
-  const orm = await initOrm(url);
+  const orm = await initOrm(url, databaseOptions(cfg.database));
   const demo = demoSeedWanted(cfg) ? await seedDemo(orm.em.fork()) : null;
   const { app, attach, stop } = await buildApp(cfg, orm);
   const server: Server = app.listen(cfg.port, () => {

@@ -1,10 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { GraphQLError } from 'graphql';
-import type { ErrorCode, ErrorDetail } from '../errors';
+import { serviceUnavailable, type ErrorCode, type ErrorDetail } from '../errors';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/outage';
 
 export interface HttpError {
   status: number;
   body: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
 
 export const unauthorizedBody = { error: 'Unauthorized' };
@@ -59,12 +61,18 @@ export function httpError(code: ErrorCode, message: string, details: ErrorDetail
       return { status: 429, body: genericBody(429, message) };
     case 'REQUEST_HEADERS_TOO_LARGE':
       return { status: 431, body: genericBody(431, message) };
+    case 'SERVICE_UNAVAILABLE':
+      return {
+        status: 503,
+        body: { status: 503, error: 'Service Unavailable', message },
+        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      };
     case 'INTERNAL_SERVER_ERROR':
       return { status: 500, body: { status: 500, error: 'Internal Server Error', message: 'Something went wrong' } };
   }
 }
 
-const KNOWN: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_REQUEST', 'BAD_USER_INPUT']);
+const KNOWN: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_REQUEST', 'BAD_USER_INPUT', 'SERVICE_UNAVAILABLE']);
 
 /** The HTTP form of the first error of a GraphQL result. */
 export function httpErrorFromGraphQL(error: GraphQLError): HttpError {
@@ -72,5 +80,11 @@ export function httpErrorFromGraphQL(error: GraphQLError): HttpError {
   if (typeof code === 'string' && KNOWN.has(code)) {
     return httpError(code as ErrorCode, error.message, (error.extensions.details as ErrorDetail[]) ?? []);
   }
-  return httpError('INTERNAL_SERVER_ERROR', error.message);
+  return httpErrorFromUnknown(error.originalError ?? error);
+}
+
+/** An error outside the vocabulary: a database outage is a 503, anything else a 500. */
+export function httpErrorFromUnknown(error: unknown): HttpError {
+  if (isDatabaseUnavailable(error)) return httpError('SERVICE_UNAVAILABLE', serviceUnavailable().message);
+  return httpError('INTERNAL_SERVER_ERROR', 'Something went wrong');
 }

@@ -49,7 +49,7 @@ export class RestExecutor {
     });
     if (result.errors?.length) {
       const http = httpErrorFromGraphQL(requestError(result.errors[0]));
-      if (http.status >= 500) logger.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'REST operation failed');
+      if (http.status === 500) logger.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'REST operation failed');
       throw new RestError(http);
     }
     return (result.data as any).result;

@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { logger } from '../logger';
 import type { GraphQLSchema } from 'graphql';
 import type { ContextDeps } from '../context';
-import { httpError, notFoundBody } from './envelopes';
+import { httpError, httpErrorFromUnknown, notFoundBody } from './envelopes';
 import { fromHttpError } from '../http/errors';
 import { RestExecutor, RestError } from './executor';
 import { OperationRegistry } from './operations';
@@ -34,12 +34,13 @@ export function restRouter(schema: GraphQLSchema, deps: ContextDeps, extra: Rout
 /** Every error of a /v1 request ends here as a SPEC 7 body; nothing escapes as an HTML page. */
 export function restErrorHandler(err: any, _req: Request, res: Response, _next: NextFunction): void {
   if (err instanceof RestError) {
-    res.status(err.http.status).json(err.http.body);
+    res.status(err.http.status).set(err.http.headers ?? {}).json(err.http.body);
     return;
   }
   // The vocabulary's own errors, and HTTP errors raised before a handler (an undecodable path...).
   const known = fromHttpError(err);
-  if (!known) logger.error({ err }, 'unhandled REST error');
-  const http = known ? httpError(known.code, known.message, known.details) : httpError('INTERNAL_SERVER_ERROR', 'Something went wrong');
-  res.status(http.status).json(http.body);
+  const http = known ? httpError(known.code, known.message, known.details) : httpErrorFromUnknown(err);
+  if (!known && http.status === 503) logger.warn({ err }, 'REST request failed: database unavailable');
+  else if (!known) logger.error({ err }, 'unhandled REST error');
+  res.status(http.status).set(http.headers ?? {}).json(http.body);
 }

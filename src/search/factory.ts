@@ -13,6 +13,7 @@ export function createElasticsearchBackend(config: Config, orm: MikroORM, option
   return new ElasticsearchSearchBackend(client, orm, options.documents ?? searchDocuments, {
     prefix: config.elasticsearchIndexPrefix,
     runIndexer: config.searchIndexer,
+    leader: { retryMs: config.workerLockRetryMs },
     ...options,
   });
 }

@@ -8,7 +8,7 @@ import { openSearchRuntime } from './elasticsearch/runtime';
 async function main(): Promise<void> {
   const rt = await openSearchRuntime(config());
   await rt.backend.start();
-  rt.backend.indexer.start();
+  rt.backend.leader.start();
   logger.info({ documents: rt.backend.documents.map((d) => d.name) }, 'search indexer running');
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -84,8 +84,14 @@ test('status codes per the SPEC 4.2 table', () => {
     expect({ path, method, has403: codes.includes('403') }).toEqual({ path, method, has403: true });
   }
   const search = doc.paths['/store_locator'].get.responses;
-  expect(Object.keys(search).sort()).toEqual(['200', '400', '404', '429']);
-  expect(Object.keys(doc.paths['/store_locator/{id}'].get.responses).sort()).toEqual(['200', '400', '404', '429']);
+  expect(Object.keys(search).sort()).toEqual(['200', '400', '404', '429', '503']);
+  expect(Object.keys(doc.paths['/store_locator/{id}'].get.responses).sort()).toEqual(['200', '400', '404', '429', '503']);
+});
+
+test('every operation documents the 503 of a database outage (README "Database outages")', () => {
+  for (const { path, method, op } of operations()) {
+    expect({ path, method, ref: op.responses['503']?.$ref }).toEqual({ path, method, ref: '#/components/responses/ServiceUnavailable' });
+  }
 });
 
 test('list endpoints take q, include and opts (deepObject) and answer the list envelope', () => {

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { parseConfig, type Config } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
+import { databaseOptions } from '../../src/db/pool';
 import { buildApp } from '../../src/app';
 import { createTestDatabase } from './database';
 import { assertMatchesOpenApi } from './openapi';
@@ -27,9 +28,20 @@ export async function createTestApp(env: Record<string, string> = {}, overrides:
   const db = await createTestDatabase();
   // The webhook worker's statements would mix into `statements`; tests that want it drive it themselves.
   // Suites send many requests from one address in a few seconds; rate-limit tests pass their own limits.
-  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...NO_RATE_LIMITS, WEBHOOK_WORKER: 'false', ...env });
+  // The production waits (src/db/pool.ts) with bounds a busy shared test machine meets; the outage tests
+  // (test/ops/database-outage.test.ts) set their own short ones.
+  const config = parseConfig({
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'silent',
+    ...NO_RATE_LIMITS,
+    WEBHOOK_WORKER: 'false',
+    DB_ACQUIRE_TIMEOUT_MS: '30000',
+    DB_STATEMENT_TIMEOUT_MS: '60000',
+    ...env,
+  });
   const statements: string[] = [];
   const orm = await initOrm(db.url, {
+    ...databaseOptions(config.database),
     debug: ['query'],
     logger: (message: string) => {
       if (message.startsWith('[query]')) statements.push(message);

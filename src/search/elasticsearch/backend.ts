@@ -7,7 +7,9 @@ import type { SearchBackend, SearchDocument, SearchRequest, SearchResult } from 
 import { buildDocuments, type Execute } from './documents';
 import { OutboxIndexer, type IndexerOptions } from './indexer';
 import { MAX_RESULT_WINDOW, indexDefinition } from './mapping';
-import { SEARCH_LOCK, enqueueAll, syncTriggers } from './outbox';
+import { SEARCH_INDEXER_LEADER, SEARCH_LOCK, enqueueAll, syncTriggers } from './outbox';
+import type { ClientConfig } from 'pg';
+import { LeaderLock, type LeaderOptions } from '../../db/leader';
 import { searchBody, searchResult } from './query';
 import { PostgresSearchBackend } from '../postgres';
 
@@ -17,6 +19,8 @@ export interface ElasticsearchOptions {
   /** Run the outbox indexer in this process (default true). */
   runIndexer?: boolean;
   indexer?: Partial<IndexerOptions>;
+  /** How replicas hand the indexer over (src/db/leader.ts). */
+  leader?: Partial<LeaderOptions>;
 }
 
 export class ElasticsearchError extends Error {}
@@ -27,6 +31,8 @@ export class ElasticsearchError extends Error {}
  */
 export class ElasticsearchSearchBackend implements SearchBackend {
   readonly indexer: OutboxIndexer;
+  /** Runs the indexer in one process at a time among all sharing the database. */
+  readonly leader: LeaderLock;
   /** Documents not in `documents` have no index: PostgreSQL searches them. */
   private readonly fallback: PostgresSearchBackend;
   private readonly warned = new Set<string>();
@@ -38,6 +44,8 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     readonly options: ElasticsearchOptions,
   ) {
     this.indexer = new OutboxIndexer(orm, this, options.indexer);
+    const connection = (orm.em as EntityManager).getConnection().getConnectionOptions() as ClientConfig;
+    this.leader = new LeaderLock(connection, SEARCH_INDEXER_LEADER, this.indexer, 'search-indexer', options.leader);
     this.fallback = new PostgresSearchBackend(() => orm.em as EntityManager);
   }
 
@@ -156,14 +164,15 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     await this.client.indices.refresh({ index: docs.map((d) => this.alias(d)), ignore_unavailable: true, allow_no_indices: true });
   }
 
-  /** Installs the outbox triggers, makes sure every index exists, starts the indexer. */
+  /** Installs the outbox triggers, makes sure every index exists, stands for running the indexer. */
   async start(): Promise<void> {
     await syncTriggers(this.execute, this.documents);
     for (const doc of this.documents) await this.ensureIndex(doc);
-    if (this.options.runIndexer !== false) this.indexer.start();
+    if (this.options.runIndexer !== false) this.leader.start();
   }
 
   async stop(): Promise<void> {
+    await this.leader.stop();
     await this.indexer.stop();
   }
 }

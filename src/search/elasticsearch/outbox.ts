@@ -4,6 +4,9 @@ import type { Execute } from './documents';
 /** Serializes outbox batches, index creation and alias swaps across processes (pg advisory lock). */
 export const SEARCH_LOCK = 727_001;
 
+/** Held for as long as a process is the one running the outbox indexer (src/db/leader.ts). */
+export const SEARCH_INDEXER_LEADER = 727_002;
+
 const NAME_RE = /^[a-z_][a-z0-9_]*$/;
 const TRIGGER_PREFIX = 'leadnet_search_';
 

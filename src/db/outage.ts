@@ -1,0 +1,50 @@
+/** Seconds a client is told to wait (`Retry-After`) when the database cannot be reached. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** Socket-level failures: the database host refuses, resets or never answers. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/**
+ * PostgreSQL SQLSTATEs of an unreachable or unavailable server: class 08 (connection exception),
+ * 57P01-57P03 (shutdown, crash, not accepting connections yet) and 53300 (too many connections).
+ * Constraint, syntax and data errors are bugs or bad input and stay out of this list.
+ */
+function unavailableSqlState(code: string): boolean {
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+}
+
+/** What node-postgres, knex and tarn say when a connection is lost or cannot be had in time. */
+const MESSAGES = [
+  /^Connection terminated/,
+  /^timeout expired$/,
+  /^Query read timeout$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+  /^Knex: Timeout acquiring a connection/,
+  /canceling statement due to statement timeout/,
+];
+
+/**
+ * Whether an error means "the database is unreachable or too slow to answer now" (a 503 with
+ * `Retry-After`), as opposed to a bug (a 500). Follows `originalError` (GraphQL), `cause` and
+ * `previous` (MikroORM) links. A statement timeout counts: the service cannot answer within its
+ * bound, and retrying later is the right advice.
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 5) return false;
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; originalError?: unknown; cause?: unknown; previous?: unknown; errors?: unknown };
+  if (typeof e.code === 'string') {
+    if (NETWORK_CODES.has(e.code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(e.code) && unavailableSqlState(e.code)) return true;
+    if (e.code === '57014' && typeof e.message === 'string' && e.message.includes('statement timeout')) return true;
+  }
+  if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException') return true;
+  if (typeof e.message === 'string') {
+    // knex prefixes the SQL: "select 1 - Connection terminated unexpectedly".
+    const message = e.message.replace(/^[\s\S]* - (?=[A-Z])/, '');
+    if (MESSAGES.some((re) => re.test(message) || re.test(e.message as string))) return true;
+  }
+  // Several connection attempts (IPv4 and IPv6) fail together as an AggregateError.
+  if (Array.isArray(e.errors) && e.errors.length && e.errors.every((x) => isDatabaseUnavailable(x, depth + 1))) return true;
+  return [e.originalError, e.cause, e.previous].some((x) => x !== err && isDatabaseUnavailable(x, depth + 1));
+}

@@ -1,0 +1,31 @@
+import { AsyncResource } from 'node:async_hooks';
+import type { NextFunction, Request, Response } from 'express';
+import { logger } from '../logger';
+import { routeOf } from './route';
+import type { Metrics } from './metrics';
+
+/**
+ * One log line per request (method, route pattern, status, duration; the request id comes from the
+ * logger's mixin) and one observation of the HTTP duration histogram. A request the client abandoned
+ * before the answer is logged with `aborted: true`.
+ */
+export function accessLog(metrics: Metrics) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const start = process.hrtime.bigint();
+    let done = false;
+    // Bound so the line is written in the request's async context (its id), whoever emits the event.
+    const finish = AsyncResource.bind(() => {
+      if (done) return;
+      done = true;
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const route = routeOf(req, res.statusCode);
+      const entry = { method: req.method, route, status: res.statusCode, durationMs: Math.round(seconds * 10_000) / 10 };
+      if (!res.writableFinished) Object.assign(entry, { aborted: true });
+      logger.info(entry, 'request');
+      metrics.observeRequest(req.method, route, res.statusCode, seconds);
+    });
+    res.once('finish', finish);
+    res.once('close', finish);
+    next();
+  };
+}

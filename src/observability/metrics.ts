@@ -1,0 +1,126 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** A transactional outbox whose backlog is exported (the search outbox today; webhooks would add theirs). */
+export interface OutboxSource {
+  name: string;
+  table: string;
+}
+
+export const OUTBOXES: OutboxSource[] = [{ name: 'search', table: 'search_outbox' }];
+
+/** A scrape must answer even when the database does not. */
+const SCRAPE_QUERY_TIMEOUT_MS = 500;
+
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+  max: number;
+}
+
+/**
+ * The process's Prometheus metrics on its own registry (prom-client): default process metrics (memory,
+ * CPU, event-loop delay, GC), HTTP request durations by method, route pattern and status, the database
+ * pool's connections, and each outbox's backlog and oldest row age (read at scrape time).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(orm: MikroORM, outboxes: OutboxSource[] = OUTBOXES) {
+    collectDefaultMetrics({ register: this.registry });
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
+    const pool = (): TarnPool | undefined => (orm.em as EntityManager).getConnection().getKnex().client.pool;
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Database pool connections by state (used, free, pending_acquire, pending_create) and its max',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const p = pool();
+        if (!p) return;
+        this.set({ state: 'used' }, p.numUsed());
+        this.set({ state: 'free' }, p.numFree());
+        this.set({ state: 'pending_acquire' }, p.numPendingAcquires());
+        this.set({ state: 'pending_create' }, p.numPendingCreates());
+        this.set({ state: 'max' }, p.max);
+      },
+    });
+    const backlog = async () => {
+      const rows = await withTimeout(
+        (orm.em as EntityManager).getConnection().execute(
+          outboxes
+            .map((o) => `select '${o.name}' as name, count(*)::int as rows, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as age from ${o.table}`)
+            .join(' union all '),
+        ),
+        SCRAPE_QUERY_TIMEOUT_MS,
+      );
+      return rows as Array<{ name: string; rows: number; age: number }>;
+    };
+    // One query per scrape feeds both gauges (their collects start together); null when the database
+    // does not answer, which leaves the gauges empty rather than stale.
+    let latest: Promise<Array<{ name: string; rows: number; age: number }> | null> | null = null;
+    const read = () => (latest ??= backlog().catch(() => null).finally(() => setTimeout(() => (latest = null), 0)));
+    new Gauge({
+      name: 'outbox_backlog_rows',
+      help: 'Rows waiting in each transactional outbox',
+      labelNames: ['outbox'],
+      registers: [this.registry],
+      async collect() {
+        const rows = await read();
+        if (!rows) this.reset();
+        for (const r of rows ?? []) this.set({ outbox: r.name }, r.rows);
+      },
+    });
+    new Gauge({
+      name: 'outbox_oldest_age_seconds',
+      help: 'Age of the oldest row waiting in each outbox (0 when empty)',
+      labelNames: ['outbox'],
+      registers: [this.registry],
+      async collect() {
+        const rows = await read();
+        if (!rows) this.reset();
+        for (const r of rows ?? []) this.set({ outbox: r.name }, r.age);
+      },
+    });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.httpDuration.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  /** GET /metrics in the Prometheus text format; with a token configured, only for `Bearer <token>`. */
+  handler(token: string | undefined) {
+    return async (req: Request, res: Response): Promise<void> => {
+      if (token && !bearerMatches(req.header('authorization'), token)) {
+        res.status(401).json({ error: 'Unauthorized' });
+        return;
+      }
+      res.set('Content-Type', this.registry.contentType).send(await this.registry.metrics());
+    };
+  }
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(/^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '');
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

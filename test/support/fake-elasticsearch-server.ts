@@ -1,0 +1,45 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errors } from '@elastic/elasticsearch';
+import { FakeElasticsearch } from './fake-elasticsearch';
+
+/**
+ * The in-memory Elasticsearch stand-in (test/support/fake-elasticsearch.ts) behind a real HTTP server
+ * on 127.0.0.1, for service processes started as children (they reach it through ELASTICSEARCH_URL).
+ * Requests are parsed as @elastic/elasticsearch-mock parses them and answered by the same handlers.
+ */
+export async function serveFakeElasticsearch(fake = new FakeElasticsearch()): Promise<{ fake: FakeElasticsearch; url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const text = Buffer.concat(chunks).toString('utf8');
+      const ndjson = (req.headers['content-type'] ?? '').includes('ndjson');
+      const body = !text ? null : ndjson ? text.split('\n').filter(Boolean).map((l) => JSON.parse(l)) : JSON.parse(text);
+      const params = { method: req.method ?? 'GET', path: decodeURIComponent(url.pathname), body, querystring: Object.fromEntries(url.searchParams) };
+      const resolver = fake.mock.get(params) as ((p: typeof params) => unknown) | null;
+      let status = 200;
+      let payload: unknown = resolver ? resolver(params) : { error: 'Mock not found' };
+      if (!resolver) status = 404;
+      if (payload instanceof errors.ResponseError) {
+        status = payload.statusCode ?? 500;
+        payload = payload.body;
+      }
+      const out = typeof payload === 'string' ? payload : JSON.stringify(payload);
+      res.writeHead(status, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' });
+      res.end(req.method === 'HEAD' ? undefined : out);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    fake,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
