@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../errors';
+import { AppError, serviceUnavailable } from '../errors';
+import { isDatabaseUnavailable } from '../db/outage';
 import { httpError } from '../rest/envelopes';
 import { logger } from '../logger';
 
@@ -12,16 +13,16 @@ export function isGraphQLPath(url: string): boolean {
  * An error of the vocabulary (`src/errors.ts`) in the style of the endpoint it answers: GraphQL's
  * `{ errors: [...] }` on /graphql, SPEC 7's envelope everywhere else. The status is the same for both.
  */
-export function errorResponse(url: string, error: AppError): { status: number; body: unknown } {
+export function errorResponse(url: string, error: AppError): { status: number; body: unknown; headers?: Record<string, string> } {
   const http = httpError(error.code, error.message, error.details);
   if (!isGraphQLPath(url)) return http;
   const message = error.code === 'INTERNAL_SERVER_ERROR' ? 'Internal server error' : error.message;
-  return { status: http.status, body: { errors: [{ message, extensions: error.extensions }] } };
+  return { ...http, body: { errors: [{ message, extensions: error.extensions }] } };
 }
 
 export function sendError(req: Request, res: Response, error: AppError): void {
-  const { status, body } = errorResponse(req.originalUrl, error);
-  res.status(status).json(body);
+  const { status, body, headers } = errorResponse(req.originalUrl, error);
+  res.status(status).set(headers ?? {}).json(body);
 }
 
 /**
@@ -48,6 +49,11 @@ export function edgeErrorHandler(err: unknown, req: Request, res: Response, next
   if (res.headersSent) return next(err);
   const known = fromHttpError(err);
   if (known) return sendError(req, res, known);
+  // A database outage met before a handler (the API key lookup of /graphql): 503 with Retry-After.
+  if (isDatabaseUnavailable(err)) {
+    logger.warn({ err }, 'request failed: database unavailable');
+    return sendError(req, res, serviceUnavailable());
+  }
   logger.error({ err }, 'unhandled error');
   sendError(req, res, new AppError('INTERNAL_SERVER_ERROR', 'Something went wrong'));
 }
