@@ -6,6 +6,7 @@ import { Migration20261122010600_store_locator } from './Migration20261122010600
 import { Migration20261122013000_search } from './Migration20261122013000_search';
 import { Migration20261122014000_lead_search_text } from './Migration20261122014000_lead_search_text';
 import { Migration20261123110000_lead_scope_keys } from './Migration20261123110000_lead_scope_keys';
+import { Migration20261123110100_phone_formatted } from './Migration20261123110100_phone_formatted';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122013000_search', class: Migration20261122013000_search },
   { name: 'Migration20261122014000_lead_search_text', class: Migration20261122014000_lead_search_text },
   { name: 'Migration20261123110000_lead_scope_keys', class: Migration20261123110000_lead_scope_keys },
+  { name: 'Migration20261123110100_phone_formatted', class: Migration20261123110100_phone_formatted },
 ];

@@ -1,6 +1,6 @@
 import type { EntityClass, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from '../context';
-import type { ListArgs, Page } from '../graphql/common';
+import type { ListArgs, Page, SearchMeta } from '../graphql/common';
 import { notFound } from '../errors';
 import { normalizePage } from './options';
 import { compileWhere } from './where';
@@ -8,6 +8,24 @@ import type { SearchDocument, Where } from './types';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID_RE.test(id);
+
+/** The ids of a list page (search, scope included) and its `meta`. */
+export async function searchPage(ctx: Context, doc: SearchDocument, scope: Where, args: ListArgs): Promise<{ ids: string[]; meta: SearchMeta }> {
+  const { page, perPage } = normalizePage(args.page, args.perPage);
+  const result = await ctx.search.search(doc, {
+    q: args.q,
+    where: args.where as Where,
+    order: args.order as any,
+    aggs: args.aggs as any,
+    page,
+    perPage,
+    scope,
+  });
+  return {
+    ids: result.ids,
+    meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: result.aggs },
+  };
+}
 
 /**
  * A list page of any resource: search (scope included) for the ids, then load those entities in one
@@ -20,22 +38,10 @@ export async function listPage<T extends { id: string }>(
   scope: Where,
   args: ListArgs,
 ): Promise<Page<T>> {
-  const { page, perPage } = normalizePage(args.page, args.perPage);
-  const result = await ctx.search.search(doc, {
-    q: args.q,
-    where: args.where as Where,
-    order: args.order as any,
-    aggs: args.aggs as any,
-    page,
-    perPage,
-    scope,
-  });
-  const rows = result.ids.length ? await ctx.em.find(entity, { id: { $in: result.ids } } as unknown as FilterQuery<T>) : [];
+  const { ids, meta } = await searchPage(ctx, doc, scope, args);
+  const rows = ids.length ? await ctx.em.find(entity, { id: { $in: ids } } as unknown as FilterQuery<T>) : [];
   const byId = new Map((rows as T[]).map((r) => [r.id, r]));
-  return {
-    nodes: result.ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined),
-    meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: result.aggs },
-  };
+  return { nodes: ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined), meta };
 }
 
 /**

@@ -6,6 +6,7 @@ import { LeadActivity } from './lead-activity.entity';
 import { LeadActivityInput } from './lead.input';
 import { LeadActivityPage } from './lead.types';
 import { LeadActivityService } from './lead-activity.service';
+import { leadReads, type LeadActivityRow } from './lead.reader';
 
 @Resolver(() => LeadActivity)
 export class LeadActivityResolver {
@@ -40,8 +41,13 @@ export class LeadActivityResolver {
     return id;
   }
 
+  @FieldResolver(() => ID)
+  leadId(@Root() activity: LeadActivity | LeadActivityRow) {
+    return activity instanceof LeadActivity ? activity.lead.id : activity.leadId;
+  }
+
   @FieldResolver(() => Lead)
-  async lead(@Root() activity: LeadActivity, @Ctx() ctx: Context) {
-    return ctx.loaders.byId(Lead).load(activity.lead.id);
+  async lead(@Root() activity: LeadActivity | LeadActivityRow, @Ctx() ctx: Context) {
+    return leadReads(ctx).lead.load(activity instanceof LeadActivity ? activity.lead.id : activity.leadId);
   }
 }

@@ -59,22 +59,18 @@ export class Lead extends BaseEntity {
   leadActivities = new OrmCollection<LeadActivity>(this);
 
   /** `Company` or `Retailer`: the caller's organisation when the lead was created. */
-  @Field(() => String)
   get ownerType(): string & Opt {
     return this.ownerCompany ? 'Company' : 'Retailer';
   }
 
-  @Field(() => ID)
   get ownerId(): string & Opt {
     return (this.ownerCompany ?? this.ownerRetailer)!.id;
   }
 
-  @Field(() => ID, { nullable: true })
   get assigneeId(): string | null {
     return this.assignee?.id ?? null;
   }
 
-  @Field(() => ID, { nullable: true })
   get createdById(): string | null {
     return this.createdBy?.id ?? null;
   }

@@ -5,9 +5,12 @@ import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
 import { forbidden, notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
-import { reloadAfterWrite } from './lead.reload';
+import { Loaders } from '../../graphql/loaders';
+import { query } from '../../db/sql';
+import { LEAD_COLUMNS, type LeadActivityRow, type LeadRow, leadReads, withDates } from './lead.reader';
 import { logger } from '../../logger';
-import { findInScope, isUuid, listPage } from '../../search/list';
+import { findInScope, isUuid, searchPage } from '../../search/list';
+import { fromClause } from '../../search/types';
 import { compileWhere } from '../../search/where';
 import type { AddressQuery, Coordinates } from '../../geo/geocoder';
 import { crlScope } from '../company-retailer-location/company-retailer-location.scope';
@@ -40,7 +43,8 @@ import {
   type ParsedPhone,
 } from './lead.rules';
 
-export const ASSIGNEE_TYPE = 'CompanyRetailerLocation';
+export { ASSIGNEE_TYPE } from './lead.reader';
+import { ASSIGNEE_TYPE } from './lead.reader';
 
 const LOCATION_KEYS = ['addressName', 'streetLineOne', 'streetLineTwo', 'postalCode', 'city', 'province', 'country'] as const;
 const ADDRESS_KEYS = ['streetLineOne', 'streetLineTwo', 'postalCode', 'city', 'province', 'country'] as const;
@@ -78,18 +82,35 @@ export class LeadService {
     return this.ctx.caller!;
   }
 
-  list(args: ListArgs): Promise<Page<Lead>> {
-    return listPage(this.ctx, leadSearch, Lead, leadScope(this.caller), args);
+  /** A page of visible leads as plain rows (the search, then one statement for the rows). */
+  async list(args: ListArgs): Promise<Page<LeadRow>> {
+    const { ids, meta } = await searchPage(this.ctx, leadSearch, leadScope(this.caller), args);
+    const rows = await leadReads(this.ctx).lead.loadMany(ids);
+    return { nodes: rows.filter((r): r is LeadRow => r !== null && !(r instanceof Error)), meta };
   }
 
-  get(id: string): Promise<Lead> {
+  /** A visible lead as a plain row, in one statement; 404 otherwise. */
+  async get(id: string): Promise<LeadRow> {
+    if (!isUuid(id)) throw notFound('Lead', id);
+    const cond = compileWhere(leadSearch, leadScope(this.caller));
+    const [row] = await query<LeadRow>(
+      this.ctx.em,
+      `select ${LEAD_COLUMNS} from ${fromClause(leadSearch, cond.sql)} where l.id = ? and (${cond.sql})`,
+      [id, ...cond.bindings],
+    );
+    if (!row) throw notFound('Lead', id);
+    return withDates(row);
+  }
+
+  /** The visible lead as an entity, for a write. */
+  private entity(id: string): Promise<Lead> {
     return findInScope(this.ctx, leadSearch, Lead, leadScope(this.caller), id, 'Lead');
   }
 
   /** The whole timeline of a visible lead, newest first. */
-  async timeline(id: string): Promise<LeadActivity[]> {
+  async timeline(id: string): Promise<LeadActivityRow[]> {
     const lead = await this.get(id);
-    return this.ctx.loaders.manyBy(LeadActivity, 'lead', TIMELINE_ORDER).load(lead.id);
+    return leadReads(this.ctx).activities.load(lead.id);
   }
 
   /**
@@ -98,7 +119,7 @@ export class LeadService {
    * and sharing one of them is the duplicate the new lead merges into (PRODUCT.md section 5), so
    * concurrent creates of the same person end in one lead.
    */
-  async create(input: LeadInput): Promise<Lead> {
+  async create(input: LeadInput): Promise<LeadRow> {
     authorize(leadActions, this.caller, 'create');
     const owner = this.owner();
     const assignee = await this.assigneeRequest(input, 'company' in owner ? owner.company : null);
@@ -173,8 +194,8 @@ export class LeadService {
    * (`name` is still required), the sent emails, phone numbers and location replace the stored ones;
    * `status` and `lead_activities` (the timeline) keep PATCH semantics.
    */
-  async update(id: string, input: LeadInput, replace: boolean): Promise<Lead> {
-    const current = await this.get(id);
+  async update(id: string, input: LeadInput, replace: boolean): Promise<LeadRow> {
+    const current = await this.entity(id);
     authorize(leadActions, this.caller, 'update');
     const assignee = await this.assigneeRequest(input, current.ownerCompany?.id ?? null);
     // SPEC 2.2: removing an activity is destroying it.
@@ -250,7 +271,7 @@ export class LeadService {
 
   /** PRODUCT.md section 4: company and retailer admins destroy the leads they see. */
   async delete(id: string): Promise<void> {
-    const lead = await this.get(id);
+    const lead = await this.entity(id);
     authorize(leadActions, this.caller, 'destroy');
     const locationId = lead.location?.id;
     await transactional(this.ctx.em, async (tx) => {
@@ -320,9 +341,17 @@ export class LeadService {
     location.coordinatesSource = coordinates ? 'geocoder' : null;
   }
 
-  /** The lead as committed, read afresh: neither the write's entities nor earlier loads are reused. */
-  private async reload(id: string): Promise<Lead> {
-    return reloadAfterWrite(this.ctx, Lead, id);
+  /**
+   * The lead as committed, as a plain row. The request's identity map and loaders are dropped first: a
+   * GraphQL document may run several mutations, and none may see a stale load.
+   */
+  private async reload(id: string): Promise<LeadRow> {
+    this.ctx.em.clear();
+    this.ctx.loaders = new Loaders(this.ctx.em);
+    const row = await leadReads(this.ctx).lead.load(id);
+    // Destroyed by a concurrent request right after this write committed.
+    if (!row) throw notFound('Lead', id);
+    return row;
   }
 }
 
