@@ -4,7 +4,8 @@ import type { ListArgs, Page, SearchMeta } from '../graphql/common';
 import { notFound } from '../errors';
 import { normalizePage } from './options';
 import { compileWhere } from './where';
-import type { SearchDocument, Where } from './types';
+import { query } from '../db/sql';
+import { fromClause, type SearchDocument, type Where } from './types';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID_RE.test(id);
@@ -58,9 +59,7 @@ export async function findInScope<T extends { id: string }>(
 ): Promise<T> {
   if (!isUuid(id)) throw notFound(typeName, id);
   const cond = compileWhere(doc, scope);
-  const visible = await ctx.em
-    .getConnection()
-    .execute(`select 1 from ${doc.from} where ${doc.alias}.id = ? and (${cond.sql}) limit 1`, [id, ...cond.bindings] as any[]);
+  const visible = await query(ctx.em, `select 1 from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = ? and (${cond.sql}) limit 1`, [id, ...cond.bindings]);
   const record = visible.length ? await ctx.em.findOne(entity, { id } as unknown as FilterQuery<T>) : null;
   if (!record) throw notFound(typeName, id);
   return record as T;

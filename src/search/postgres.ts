@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest } from '../errors';
+import { query } from '../db/sql';
 import { and as andCondition, compileWhere, conditionToSql, fieldOf, not as notCondition, or as orCondition, parseWhere } from './where';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from './options';
 import { queryWords, relevance, textCondition } from './text';
@@ -23,7 +24,7 @@ export class PostgresSearchBackend implements SearchBackend {
 
   async search(doc: SearchDocument, req: SearchRequest): Promise<SearchResult> {
     const plan = planSearch(doc, req);
-    const execute: Execute = (sql, bindings) => this.em().getConnection().execute(sql, bindings as any[]);
+    const execute: Execute = (sql, bindings) => query(this.em(), sql, bindings);
     const [rows, [{ total }], aggs] = await Promise.all([
       execute(plan.page.sql, plan.page.bindings),
       execute(plan.count.sql, plan.count.bindings),

@@ -4,6 +4,7 @@ import { Role } from '../../src/modules/user/role';
 import { leadScope, leadSearch } from '../../src/modules/lead/lead.search';
 import { planSearch } from '../../src/search/postgres';
 import type { Sql } from '../../src/search/types';
+import { query } from '../../src/db/sql';
 
 /**
  * Issue 10: every role's first lead page and its total are index-served. On 4,000 leads of eight
@@ -13,7 +14,8 @@ import type { Sql } from '../../src/search/types';
 let t: TestApp;
 let data: Record<string, any>;
 
-const rows = async (sql: string, bindings: unknown[] = []) => t.em().getConnection().execute(sql, bindings as any[]);
+// As the app sends them: values as parameters.
+const rows = async (sql: string, bindings: unknown[] = []) => query(t.em(), sql, bindings);
 
 beforeAll(async () => {
   t = await createTestApp();

@@ -6,6 +6,7 @@ import { transactional } from '../../db/write';
 import { reloadAfterWrite } from './lead.reload';
 import { findInScope, isUuid, listPage } from '../../search/list';
 import { compileWhere } from '../../search/where';
+import { query } from '../../db/sql';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import type { LeadActivityInput } from './lead.input';
@@ -117,9 +118,7 @@ export class LeadActivityService {
     }
     const cond = compileWhere(leadSearch, leadScope(this.caller));
     const rows = isUuid(leadId)
-      ? await this.ctx.em
-          .getConnection()
-          .execute(`select 1 from ${leadSearch.from} where l.id = ? and (${cond.sql}) limit 1`, [leadId, ...cond.bindings] as any[])
+      ? await query(this.ctx.em, `select 1 from ${leadSearch.from} where l.id = ? and (${cond.sql}) limit 1`, [leadId, ...cond.bindings])
       : [];
     if (!rows.length) {
       v.add('lead_id', 'invalid', 'does not refer to a lead');

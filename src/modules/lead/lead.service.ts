@@ -141,7 +141,7 @@ export class LeadService {
     const phoneValues = phones.values.map((p) => p.e164);
 
     const id = await transactional(this.ctx.em, async (tx) => {
-      await tx.execute('select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(array[?]::text[]) as k', [
+      await query(tx, 'select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(?::text[]) as k', [
         duplicateKeys(ownerId, emailValues, phoneValues),
       ]);
       const duplicateId = await this.findDuplicate(tx, owner, emailValues, phoneValues);
@@ -299,9 +299,7 @@ export class LeadService {
     if (input.assigneeId === undefined || input.assigneeId === null) return input.assigneeId;
     const scope = crlScope(this.caller, 'assignee_');
     const cond = compileWhere(assigneeSearch, ownerCompanyId ? { _and: [scope, { assignee_company_id: ownerCompanyId }] } : scope);
-    const rows = await this.ctx.em
-      .getConnection()
-      .execute(`select 1 from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [input.assigneeId, ...cond.bindings] as any[]);
+    const rows = await query(this.ctx.em, `select 1 from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [input.assigneeId, ...cond.bindings]);
     if (!rows.length) throw forbidden();
     return input.assigneeId;
   }
@@ -310,10 +308,11 @@ export class LeadService {
   private async findDuplicate(tx: EntityManager, owner: Owner, emails: string[], phones: string[]): Promise<string | null> {
     const ownerWhere = 'company' in owner ? { owner_company_id: owner.company } : { owner_retailer_id: owner.retailer };
     const cond = compileWhere(leadSearch, { ...ownerWhere, ...leadScope(this.caller) });
-    const rows = await tx.execute(
+    const rows = await query(
+      tx,
       `select l.id from ${leadSearch.from}
-        where l.id in (select lead_id from emails where lower(email) = any(array[?]::text[])
-                       union select lead_id from phone_numbers where phone_number = any(array[?]::text[]))
+        where l.id in (select lead_id from emails where lower(email) = any(?::text[])
+                       union select lead_id from phone_numbers where phone_number = any(?::text[]))
           and (${cond.sql})
         order by l.created_at asc, l.id asc limit 1
           for update of l`,
