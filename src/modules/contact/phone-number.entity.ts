@@ -29,7 +29,7 @@ export class PhoneNumber extends BaseEntity {
    * write; a number written around the application (a bulk load) gets it when loaded.
    */
   @Field(() => String)
-  @Property({ type: 'string', nullable: true })
+  @Property({ type: 'string', fieldName: 'formatted_international', nullable: true })
   formatted!: string & Opt;
 
   @BeforeCreate()

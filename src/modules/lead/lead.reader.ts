@@ -90,7 +90,7 @@ const SQL = {
   leads: `select ${LEAD_COLUMNS} from "leads" l where l.id = any(?::uuid[])`,
   emails: `select x.lead_id as "parentId", ${BASE}, x.email from "emails" x
             where x.lead_id = any(?::uuid[]) order by x.created_at asc, x.seq asc`,
-  phoneNumbers: `select x.lead_id as "parentId", ${BASE}, x.phone_number as "phoneNumber", x.country_code as "countryCode", x.formatted
+  phoneNumbers: `select x.lead_id as "parentId", ${BASE}, x.phone_number as "phoneNumber", x.country_code as "countryCode", x.formatted_international as formatted
                    from "phone_numbers" x where x.lead_id = any(?::uuid[]) order by x.created_at asc, x.seq asc`,
   locations: `select ${BASE}, x.address_name as "addressName", x.street_line_one as "streetLineOne", x.street_line_two as "streetLineTwo",
                      x.postal_code as "postalCode", x.city, x.province, x.country, x.latitude, x.longitude

@@ -140,7 +140,7 @@ export class LeadService {
     const emailValues = emails.values;
     const phoneValues = phones.values.map((p) => p.e164);
 
-    const id = await transactional(this.ctx.em, async (tx) => {
+    const written = await transactional(this.ctx.em, async (tx): Promise<{ id: string; created?: CreatedLead }> => {
       await query(tx, 'select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(?::text[]) as k', [
         duplicateKeys(ownerId, emailValues, phoneValues),
       ]);
@@ -166,7 +166,7 @@ export class LeadService {
         }
         for (const a of activities) addActivity(tx, lead, a);
         await tx.flush();
-        return lead.id;
+        return { id: lead.id };
       }
       const lead = tx.create(Lead, {
         name,
@@ -179,13 +179,13 @@ export class LeadService {
         createdBy: tx.getReference(User, this.caller.userId),
         location: location.kind === 'set' ? tx.create(Location, locationData(location.fields, coordinates)) : null,
       });
-      for (const email of emailValues) tx.create(Email, { email, lead });
-      for (const phone of phones.values) createPhone(tx, lead, phone);
+      const createdEmails = emailValues.map((email) => tx.create(Email, { email, lead }));
+      const createdPhones = phones.values.map((phone) => createPhone(tx, lead, phone));
       for (const a of activities) addActivity(tx, lead, a);
       await tx.flush();
-      return lead.id;
+      return { id: lead.id, created: { lead, emails: createdEmails, phones: createdPhones } };
     });
-    return this.reload(id);
+    return this.reload(written.id, written.created);
   }
 
   /**
@@ -299,9 +299,9 @@ export class LeadService {
     if (input.assigneeId === undefined || input.assigneeId === null) return input.assigneeId;
     const scope = crlScope(this.caller, 'assignee_');
     const cond = compileWhere(assigneeSearch, ownerCompanyId ? { _and: [scope, { assignee_company_id: ownerCompanyId }] } : scope);
-    const rows = await query(this.ctx.em, `select 1 from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [input.assigneeId, ...cond.bindings]);
+    const rows = await query(this.ctx.em, `select a.id from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [input.assigneeId, ...cond.bindings]);
     if (!rows.length) throw forbidden();
-    return input.assigneeId;
+    return rows[0].id;
   }
 
   /** The oldest visible lead of the owner sharing an email or phone, row-locked for the merge. */
@@ -344,13 +344,67 @@ export class LeadService {
    * The lead as committed, as a plain row. The request's identity map and loaders are dropped first: a
    * GraphQL document may run several mutations, and none may see a stale load.
    */
-  private async reload(id: string): Promise<LeadRow> {
+  private async reload(id: string, created?: CreatedLead): Promise<LeadRow> {
     this.ctx.em.clear();
     this.ctx.loaders = new Loaders(this.ctx.em);
+    if (created) primeCreated(this.ctx, created);
     const row = await leadReads(this.ctx).lead.load(id);
     // Destroyed by a concurrent request right after this write committed.
     if (!row) throw notFound('Lead', id);
     return row;
+  }
+}
+
+/** What a create wrote, in memory: its answer needs no read back (its activities' `data` excepted). */
+interface CreatedLead {
+  lead: Lead;
+  emails: Email[];
+  phones: PhoneNumber[];
+}
+
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Primes the request's read model with a new lead as the database now holds it: the same values a
+ * read would give, since the row holds exactly what the entities sent (timestamps set in JS). Not
+ * primed: activities (jsonb `data` comes back with its keys reordered) and a source id in a
+ * non-canonical spelling (PostgreSQL rewrites it).
+ */
+function primeCreated(ctx: Context, { lead, emails, phones }: CreatedLead): void {
+  if (lead.sourceId && !CANONICAL_UUID.test(lead.sourceId)) return;
+  const reads = leadReads(ctx);
+  const base = (e: { id: string; createdAt: Date; updatedAt: Date }) => ({ id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt });
+  reads.lead.prime(lead.id, {
+    ...base(lead),
+    name: lead.name ?? null,
+    status: lead.status,
+    ownerType: lead.ownerType,
+    ownerId: lead.ownerId,
+    assigneeId: lead.assigneeId,
+    createdById: lead.createdById,
+    sourceType: lead.sourceType ?? null,
+    sourceId: lead.sourceId ?? null,
+    locationId: lead.location?.id ?? null,
+  });
+  reads.emails.prime(lead.id, emails.map((e) => ({ ...base(e), email: e.email })));
+  reads.phoneNumbers.prime(
+    lead.id,
+    phones.map((p) => ({ ...base(p), phoneNumber: p.phoneNumber, countryCode: p.countryCode, formatted: p.formatted })),
+  );
+  const l = lead.location;
+  if (l) {
+    reads.location.prime(l.id, {
+      ...base(l),
+      addressName: l.addressName ?? null,
+      streetLineOne: l.streetLineOne ?? null,
+      streetLineTwo: l.streetLineTwo ?? null,
+      postalCode: l.postalCode ?? null,
+      city: l.city ?? null,
+      province: l.province ?? null,
+      country: l.country ?? null,
+      latitude: l.latitude ?? null,
+      longitude: l.longitude ?? null,
+    });
   }
 }
 
