@@ -6,7 +6,8 @@ import { withDatabase } from '../support/global-setup';
 
 /**
  * The assignee keys a lead keeps for its scope (Migration20261123110000_lead_scope_keys): back-filled
- * on a database that already holds leads, then kept by triggers through every change that moves them.
+ * on a database that already holds leads, then kept by triggers through every change that moves them;
+ * and the stored phone format (Migration20261123110100_phone_formatted), back-filled the same way.
  */
 const BEFORE = 'Migration20261122014000_lead_search_text';
 
@@ -78,6 +79,7 @@ beforeAll(async () => {
      select 'Lead ' || i, $1, (array[$2, $3, $4, null]::uuid[])[1 + i % 4], now() - i * interval '1 minute' from generate_series(1, 300) i`,
     [ids.company, ids.crlOwnTerritory, ids.crlInherits, ids.crlNoStore],
   );
+  await q(`insert into phone_numbers (phone_number, country_code) values ('+15035550123', 'US'), ('+442071838750', 'GB'), ('not a number', 'US')`);
   await orm.getMigrator().up();
 });
 
@@ -150,4 +152,13 @@ test('re-pointing a CRL, a company retailer or a retailer location moves the key
   await q('rollback');
   expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlNoStore])).toEqual([{ assignee_territory_id: null }]);
   expect(await q(STALE)).toEqual([]);
+});
+
+test("the phone migration stores every existing number's international format", async () => {
+  const rows = await q(`select phone_number, formatted_international from phone_numbers order by phone_number`);
+  expect(rows).toEqual([
+    { phone_number: '+15035550123', formatted_international: '+1 503 555 0123' },
+    { phone_number: '+442071838750', formatted_international: '+44 20 7183 8750' },
+    { phone_number: 'not a number', formatted_international: 'not a number' },
+  ]);
 });

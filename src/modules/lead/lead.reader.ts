@@ -84,6 +84,10 @@ export const LEAD_COLUMNS = `l.id, l.created_at as "createdAt", l.updated_at as 
   coalesce(l.owner_company_id, l.owner_retailer_id) as "ownerId", l.assignee_id as "assigneeId",
   l.created_by_id as "createdById", l.source_type as "sourceType", l.source_id as "sourceId", l.location_id as "locationId"`;
 
+/** The columns `toAssignee` reads, over a CRL `<crl>` and its retailer location `<rl>`. */
+export const assigneeColumns = (crl: string, rl: string) =>
+  `${crl}.id, ${crl}.name, ${crl}.company_retailer_id as "companyRetailerId", ${crl}.retailer_location_id as "retailerLocationId", ${rl}.name as "storeName"`;
+
 const BASE = `x.id, x.created_at as "createdAt", x.updated_at as "updatedAt"`;
 
 const SQL = {
@@ -98,7 +102,7 @@ const SQL = {
   activities: `select ${BASE}, x.lead_id as "leadId", x.type, x.data, x.source_type as "sourceType", x.source_id as "sourceId",
                       x.crm_id as "crmId", x.crm_provider as "crmProvider", x.crm_data_cache as "crmDataCache"
                  from "lead_activities" x where x.lead_id = any(?::uuid[]) order by x.created_at desc, x.seq desc`,
-  assignees: `select x.id, x.name, x.company_retailer_id as "companyRetailerId", x.retailer_location_id as "retailerLocationId", rl.name as "storeName"
+  assignees: `select ${assigneeColumns('x', 'rl')}
                 from "company_retailer_locations" x left join "retailer_locations" rl on rl.id = x.retailer_location_id
                where x.id = any(?::uuid[])`,
 };
@@ -152,16 +156,18 @@ export const leadReads = (ctx: Context) => ({
       SQL.assignees,
       ids,
     );
-    return rows.map((crl) => {
-      if (!crl) return null;
-      const own = crl.name?.trim() ? crl.name : null;
-      return {
-        id: crl.id,
-        type: ASSIGNEE_TYPE,
-        name: own ?? (crl.retailerLocationId ? crl.storeName : null) ?? null,
-        companyRetailerId: crl.companyRetailerId,
-        retailerLocationId: crl.retailerLocationId,
-      };
-    });
+    return rows.map((crl) => crl && toAssignee(crl));
   }),
 });
+
+/** A lead's assignee: the CRL's own name, else its retailer location's. */
+export function toAssignee(crl: { id: string; name: string | null; companyRetailerId: string; retailerLocationId: string | null; storeName: string | null }): LeadAssigneeRow {
+  const own = crl.name?.trim() ? crl.name : null;
+  return {
+    id: crl.id,
+    type: ASSIGNEE_TYPE,
+    name: own ?? (crl.retailerLocationId ? crl.storeName : null) ?? null,
+    companyRetailerId: crl.companyRetailerId,
+    retailerLocationId: crl.retailerLocationId,
+  };
+}

@@ -7,7 +7,7 @@ import { forbidden, notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { Loaders } from '../../graphql/loaders';
 import { query } from '../../db/sql';
-import { LEAD_COLUMNS, type LeadActivityRow, type LeadRow, leadReads, withDates } from './lead.reader';
+import { assigneeColumns, LEAD_COLUMNS, type LeadActivityRow, type LeadAssigneeRow, type LeadRow, leadReads, toAssignee, withDates } from './lead.reader';
 import { logger } from '../../logger';
 import { findInScope, isUuid, searchPage } from '../../search/list';
 import { fromClause } from '../../search/types';
@@ -76,6 +76,9 @@ type AssigneeRequest = string | null | undefined;
  * merge, PATCH/PUT with nested collections, and destroy for admins.
  */
 export class LeadService {
+  /** The assignee a write asked for, as the answer embeds it. */
+  private assignee: LeadAssigneeRow | null = null;
+
   constructor(private readonly ctx: Context) {}
 
   private get caller(): Caller {
@@ -299,8 +302,12 @@ export class LeadService {
     if (input.assigneeId === undefined || input.assigneeId === null) return input.assigneeId;
     const scope = crlScope(this.caller, 'assignee_');
     const cond = compileWhere(assigneeSearch, ownerCompanyId ? { _and: [scope, { assignee_company_id: ownerCompanyId }] } : scope);
-    const rows = await query(this.ctx.em, `select a.id from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [input.assigneeId, ...cond.bindings]);
+    const rows = await query(this.ctx.em, `select ${assigneeColumns('a', 'a_rl')} from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [
+      input.assigneeId,
+      ...cond.bindings,
+    ]);
     if (!rows.length) throw forbidden();
+    this.assignee = toAssignee(rows[0]);
     return rows[0].id;
   }
 
@@ -348,6 +355,7 @@ export class LeadService {
     this.ctx.em.clear();
     this.ctx.loaders = new Loaders(this.ctx.em);
     if (created) primeCreated(this.ctx, created);
+    if (created && this.assignee && created.lead.assigneeId === this.assignee.id) leadReads(this.ctx).assignee.prime(this.assignee.id, this.assignee);
     const row = await leadReads(this.ctx).lead.load(id);
     // Destroyed by a concurrent request right after this write committed.
     if (!row) throw notFound('Lead', id);
