@@ -5,6 +5,8 @@ import { Migration20261122010500_crl_retailer_location_unique } from './Migratio
 import { Migration20261122010600_store_locator } from './Migration20261122010600_store_locator';
 import { Migration20261122013000_search } from './Migration20261122013000_search';
 import { Migration20261122014000_lead_search_text } from './Migration20261122014000_lead_search_text';
+import { Migration20261123110000_lead_scope_keys } from './Migration20261123110000_lead_scope_keys';
+import { Migration20261123110100_phone_formatted } from './Migration20261123110100_phone_formatted';
 import { Migration20261123140000_routing } from './Migration20261123140000_routing';
 import { Migration20261123141000_webhooks } from './Migration20261123141000_webhooks';
 import { Migration20261123150000_lead_phone_search } from './Migration20261123150000_lead_phone_search';
@@ -18,6 +20,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122010600_store_locator', class: Migration20261122010600_store_locator },
   { name: 'Migration20261122013000_search', class: Migration20261122013000_search },
   { name: 'Migration20261122014000_lead_search_text', class: Migration20261122014000_lead_search_text },
+  { name: 'Migration20261123110000_lead_scope_keys', class: Migration20261123110000_lead_scope_keys },
+  { name: 'Migration20261123110100_phone_formatted', class: Migration20261123110100_phone_formatted },
   { name: 'Migration20261123140000_routing', class: Migration20261123140000_routing },
   { name: 'Migration20261123141000_webhooks', class: Migration20261123141000_webhooks },
   { name: 'Migration20261123150000_lead_phone_search', class: Migration20261123150000_lead_phone_search },

@@ -4,7 +4,7 @@ import type { Caller } from './caller';
 import { forbidden } from '../errors';
 import { isUuid } from '../search/list';
 import { compileScope } from '../search/where';
-import type { SearchDocument, Where } from '../search/types';
+import { fromClause, type SearchDocument, type Where } from '../search/types';
 import { Company } from '../modules/company/company.entity';
 import { companyScope, companySearch } from '../modules/company/company.search';
 import { companyOwnedScope } from '../modules/company/company-owned';
@@ -65,7 +65,7 @@ export async function visibleIds(
   const cond = compileScope(doc, also ? { _and: [scope(ctx.caller), also] } : scope(ctx.caller));
   const rows: Array<{ id: string }> = await ctx.em
     .getConnection()
-    .execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[]) and (${cond.sql})`, [
+    .execute(`select ${doc.alias}.id from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = any(array[?]::uuid[]) and (${cond.sql})`, [
       wanted,
       ...cond.bindings,
     ] as any[]);
@@ -127,7 +127,7 @@ export function visibleCountLoader(ctx: Context, kind: VisibleKind, field: strin
     const cond = ctx.caller ? compileScope(doc, scope(ctx.caller)) : { sql: 'false', bindings: [] };
     const rows: Array<{ id: string; n: number }> = await ctx.em
       .getConnection()
-      .execute(`select ${by} as id, count(*)::int as n from ${doc.from} where ${by} = any(array[?]::uuid[]) and (${cond.sql}) group by 1`, [
+      .execute(`select ${by} as id, count(*)::int as n from ${fromClause(doc, by, cond.sql)} where ${by} = any(array[?]::uuid[]) and (${cond.sql}) group by 1`, [
         [...ids],
         ...cond.bindings,
       ] as any[]);

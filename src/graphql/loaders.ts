@@ -36,6 +36,14 @@ export class Loaders {
     });
   }
 
+  /** Whether each id is among those `visible` keeps (one set-based check per batch). */
+  isVisible(name: string, visible: (ids: readonly string[]) => Promise<Set<string>>): DataLoader<string, boolean> {
+    return this.get(`seen:${name}`, async (ids: readonly string[]) => {
+      const seen = await visible(ids);
+      return ids.map((id) => seen.has(id));
+    });
+  }
+
   /** Children by the id of their parent (`fk` is the ManyToOne property pointing to it). */
   manyBy<T extends object>(
     entity: EntityClass<T>,

@@ -1,11 +1,12 @@
 import type { EntityClass, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from '../context';
 import type { Caller } from '../auth/caller';
-import type { ListArgs, Page } from '../graphql/common';
+import type { ListArgs, Page, SearchMeta } from '../graphql/common';
 import { notFound } from '../errors';
 import { normalizePage } from './options';
 import { compileScope } from './where';
-import type { SearchDocument, Where } from './types';
+import { query } from '../db/sql';
+import { fromClause, type SearchDocument, type Where } from './types';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID_RE.test(id);
@@ -15,6 +16,25 @@ export function hiddenFields(doc: SearchDocument, caller: Caller | null): string
   return Object.entries(doc.fields)
     .filter(([, f]) => f.readableBy && !(caller && f.readableBy(caller)))
     .map(([name]) => name);
+}
+
+/** The ids of a list page (search, scope included) and its `meta`. */
+export async function searchPage(ctx: Context, doc: SearchDocument, scope: Where, args: ListArgs): Promise<{ ids: string[]; meta: SearchMeta }> {
+  const { page, perPage } = normalizePage(args.page, args.perPage);
+  const result = await ctx.search.search(doc, {
+    q: args.q,
+    where: args.where as Where,
+    order: args.order as any,
+    aggs: args.aggs as any,
+    page,
+    perPage,
+    scope,
+    hidden: hiddenFields(doc, ctx.caller),
+  });
+  return {
+    ids: result.ids,
+    meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: result.aggs },
+  };
 }
 
 /**
@@ -28,23 +48,10 @@ export async function listPage<T extends { id: string }>(
   scope: Where,
   args: ListArgs,
 ): Promise<Page<T>> {
-  const { page, perPage } = normalizePage(args.page, args.perPage);
-  const result = await ctx.search.search(doc, {
-    q: args.q,
-    where: args.where as Where,
-    order: args.order as any,
-    aggs: args.aggs as any,
-    page,
-    perPage,
-    scope,
-    hidden: hiddenFields(doc, ctx.caller),
-  });
-  const rows = result.ids.length ? await ctx.em.find(entity, { id: { $in: result.ids } } as unknown as FilterQuery<T>) : [];
+  const { ids, meta } = await searchPage(ctx, doc, scope, args);
+  const rows = ids.length ? await ctx.em.find(entity, { id: { $in: ids } } as unknown as FilterQuery<T>) : [];
   const byId = new Map((rows as T[]).map((r) => [r.id, r]));
-  return {
-    nodes: result.ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined),
-    meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: result.aggs },
-  };
+  return { nodes: ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined), meta };
 }
 
 /**
@@ -61,9 +68,7 @@ export async function findInScope<T extends { id: string }>(
 ): Promise<T> {
   if (!isUuid(id)) throw notFound(typeName, id);
   const cond = compileScope(doc, scope);
-  const visible = await ctx.em
-    .getConnection()
-    .execute(`select 1 from ${doc.from} where ${doc.alias}.id = ? and (${cond.sql}) limit 1`, [id, ...cond.bindings] as any[]);
+  const visible = await query(ctx.em, `select 1 from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = ? and (${cond.sql}) limit 1`, [id, ...cond.bindings]);
   const record = visible.length ? await ctx.em.findOne(entity, { id } as unknown as FilterQuery<T>) : null;
   if (!record) throw notFound(typeName, id);
   return record as T;

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest } from '../errors';
-import { compileScope, compileWhere, usableField } from './where';
+import { query } from '../db/sql';
+import { and as andCondition, compileWhere, conditionToSql, not as notCondition, or as orCondition, parseScope, usableField } from './where';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from './options';
 import { queryWords, relevance, textCondition } from './text';
-import type { AggResult, SearchBackend, SearchDocument, SearchRequest, SearchResult, Sql } from './types';
+import { fromClause, type AggResult, type SearchBackend, type SearchDocument, type SearchRequest, type SearchResult, type Sql, type Where } from './types';
 
 type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
 
@@ -23,7 +24,7 @@ export class PostgresSearchBackend implements SearchBackend {
 
   async search(doc: SearchDocument, req: SearchRequest): Promise<SearchResult> {
     const plan = planSearch(doc, req);
-    const execute: Execute = (sql, bindings) => this.em().getConnection().execute(sql, bindings as any[]);
+    const execute: Execute = (sql, bindings) => query(this.em(), sql, bindings);
     const [rows, [{ total }], aggs] = await Promise.all([
       execute(plan.page.sql, plan.page.bindings),
       execute(plan.count.sql, plan.count.bindings),
@@ -45,67 +46,117 @@ export interface SearchPlan {
   aggs: AggRequest[];
 }
 
-/** The statements of one search; every 400 (where, order, aggs) is raised here, before any SQL runs. */
+/**
+ * The statements of one search; every 400 (where, order, aggs) is raised here, before any SQL runs.
+ *
+ * A scope that is a disjunction (`_or`, e.g. a lead's "assigned to a store I see, or mine") is split
+ * into disjoint parts, branch i and none of the branches before it, each an index range of its own:
+ * the page is the union of each part's first `offset + perPage` rows in list order (a range scan plus
+ * LIMIT each), the total the sum of the parts' counts (index-only counts), a facet the sum of the
+ * parts' buckets. The results are exactly those of the whole disjunction.
+ */
 export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan {
   const words = queryWords(req.q);
+  const text = textCondition(doc, words);
   const access = { hidden: req.hidden };
-  const base = [compileScope(doc, req.scope), textCondition(doc, words)];
-  const filter = and([...base, compileWhere(doc, req.where, undefined, access)]);
+  const where = compileWhere(doc, req.where, undefined, access);
+  const parts = scopeParts(doc, req.scope).map((scope) => [scope, text]);
+  const filters = parts.map((base) => and([...base, where]));
   const order = orderBy(doc, req, words);
   const aggs = normalizeAggs(req.aggs);
   const offset = (req.page - 1) * req.perPage;
+  const orderSql = order.map((o) => `${o.sql} ${o.direction}`).join(', ');
+  const orderBindings = order.flatMap((o) => o.bindings);
+  const from = fromClause(doc, ...filters.map((f) => f.sql), orderSql);
+  let page: Sql;
+  if (filters.length === 1) {
+    page = {
+      sql: `select ${doc.alias}.id from ${from} where ${filters[0].sql} order by ${orderSql} limit ? offset ?`,
+      bindings: [...filters[0].bindings, ...orderBindings, req.perPage, offset],
+    };
+  } else {
+    const columns = order.map((o, i) => `${o.sql} as o${i}`).join(', ');
+    const outerOrder = order.map((o, i) => `o${i} ${o.direction}`).join(', ');
+    const selects = filters.map((f) => ({
+      sql: `(select ${doc.alias}.id, ${columns} from ${from} where ${f.sql} order by ${outerOrder} limit ?)`,
+      bindings: [...orderBindings, ...f.bindings, offset + req.perPage],
+    }));
+    page = {
+      sql: `select id from (${selects.map((s) => s.sql).join(' union all ')}) as parts order by ${outerOrder} limit ? offset ?`,
+      bindings: [...selects.flatMap((s) => s.bindings), req.perPage, offset],
+    };
+  }
+  const counts = filters.map((f) => ({ sql: `(select count(*) from ${fromClause(doc, ...filters.map((g) => g.sql))} where ${f.sql})`, bindings: f.bindings }));
   return {
-    page: {
-      sql: `select ${doc.alias}.id from ${doc.from} where ${filter.sql} order by ${order.sql} limit ? offset ?`,
-      bindings: [...filter.bindings, ...order.bindings, req.perPage, offset],
-    },
-    count: { sql: `select count(*)::int as total from ${doc.from} where ${filter.sql}`, bindings: filter.bindings },
-    facets: aggs.length ? facetsStatement(doc, req, base, aggs) : null,
+    page,
+    count: { sql: `select (${counts.map((c) => c.sql).join(' + ')})::int as total`, bindings: counts.flatMap((c) => c.bindings) },
+    facets: aggs.length ? facetsStatement(doc, req, parts, aggs) : null,
     aggs,
   };
 }
 
+/** The scope as disjoint parts: one part, or for `_or` branch i and not any branch before it. */
+function scopeParts(doc: SearchDocument, scope: Where): Sql[] {
+  const cond = parseScope(doc, scope);
+  if (cond.kind !== 'or') return [conditionToSql(doc, cond)];
+  return cond.parts.map((branch, i) =>
+    conditionToSql(doc, i === 0 ? branch : andCondition([branch, notCondition(orCondition(cond.parts.slice(0, i)))])),
+  );
+}
+
+interface OrderTerm {
+  sql: string;
+  direction: string;
+  bindings: unknown[];
+}
+
 /** `order` (PRODUCT.md section 6), then relevance when `q` is given, then `created_at desc, id`. */
-function orderBy(doc: SearchDocument, req: SearchRequest, words: string[]): Sql {
-  const parts: Sql[] = [];
+function orderBy(doc: SearchDocument, req: SearchRequest, words: string[]): OrderTerm[] {
+  const parts: OrderTerm[] = [];
   const pairs = normalizeOrder(req.order);
   for (const [field, direction] of pairs) {
     if (field === '_score') {
       const score = relevance(doc, words);
-      if (score) parts.push({ sql: `${score.sql} ${direction}`, bindings: score.bindings });
+      if (score) parts.push({ sql: score.sql, direction, bindings: score.bindings });
       continue;
     }
     const f = usableField(doc, field, { hidden: req.hidden });
     if (!f || f.array) throw badRequest(`Unknown order field: ${field}`);
-    parts.push({ sql: `${f.sql} ${direction} nulls last`, bindings: [] });
+    parts.push({ sql: f.sql, direction: `${direction} nulls last`, bindings: [] });
   }
   const score = pairs.length ? null : relevance(doc, words);
-  if (score) parts.push({ sql: `${score.sql} desc`, bindings: score.bindings });
-  parts.push({ sql: `${doc.alias}.created_at desc`, bindings: [] }, { sql: `${doc.alias}.id asc`, bindings: [] });
-  return { sql: parts.map((p) => p.sql).join(', '), bindings: parts.flatMap((p) => p.bindings) };
+  if (score) parts.push({ sql: score.sql, direction: 'desc', bindings: score.bindings });
+  parts.push({ sql: `${doc.alias}.created_at`, direction: 'desc', bindings: [] }, { sql: `${doc.alias}.id`, direction: 'asc', bindings: [] });
+  return parts;
 }
 
 /**
  * One statement for every requested facet. Each facet applies the scope, `q`, every top-level `where`
- * condition except the one on its own field, and its own `where`.
+ * condition except the one on its own field, and its own `where`; over a split scope it counts each
+ * part and adds them up.
  */
-function facetsStatement(doc: SearchDocument, req: SearchRequest, base: Sql[], aggs: AggRequest[]): Sql {
+function facetsStatement(doc: SearchDocument, req: SearchRequest, parts: Sql[][], aggs: AggRequest[]): Sql {
   const access = { hidden: req.hidden };
   const selects: Sql[] = aggs.map((agg, i) => {
     const f = usableField(doc, agg.field, access);
     if (!f) return { sql: `select ${i} as n, null::jsonb as key, 0::bigint as c, 0::numeric as s where false`, bindings: [] };
-    const cond = and([...base, compileWhere(doc, req.where, agg.field, access), compileWhere(doc, agg.where, undefined, access)]);
+    const own = [compileWhere(doc, req.where, agg.field, access), compileWhere(doc, agg.where, undefined, access)];
     // An array field counts a record once per distinct value, as Elasticsearch does.
-    const from = f.array ? `${doc.from} cross join lateral (select distinct x from unnest(${f.sql}) as x) as u(k)` : doc.from;
+    const root = fromClause(doc, f.sql, ...own.map((o) => o.sql), ...parts.flat().map((p) => p.sql));
+    const from = f.array ? `${root} cross join lateral (select distinct x from unnest(${f.sql}) as x) as u(k)` : root;
     const key = f.array ? 'u.k' : f.sql;
+    const keys = parts.map((base) => {
+      const cond = and([...base, ...own]);
+      return { sql: `select ${key} as k from ${from} where ${cond.sql}`, bindings: cond.bindings };
+    });
     const sort = agg.orderByKey ? `k ${agg.direction}, c desc` : `c ${agg.direction}, k asc`;
     return {
       sql: `select ${i} as n, to_jsonb(k) as key, c, s from (
               select k, c, row_number() over (order by ${sort}) as r, sum(c) over () as s
-                from (select ${key} as k, count(*) as c from ${from} where ${cond.sql} group by 1) g
+                from (select k, count(*) as c from (${keys.map((k) => k.sql).join(' union all ')}) as keys group by 1) g
                where k is not null and c >= ?
             ) x where r <= ?`,
-      bindings: [...cond.bindings, agg.minDocCount, agg.limit],
+      bindings: [...keys.flatMap((k) => k.bindings), agg.minDocCount, agg.limit],
     };
   });
   return {

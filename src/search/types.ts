@@ -50,6 +50,12 @@ export interface SearchDocument {
   from: string;
   /** The root alias used in `from`, e.g. `p`. */
   alias: string;
+  /**
+   * Joins only some fields read (`left join locations loc on ...` for a lead's city), added to a
+   * statement only when its SQL names the alias: PostgreSQL 15 plans no index-only scan across a
+   * left join, even one it removes. `from` plus every join is `fromClause(doc)`.
+   */
+  joins?: Array<{ alias: string; sql: string }>;
   fields: Record<string, SearchField>;
   /**
    * PostgreSQL: a stored copy of `textExpression(doc)` (a generated column, e.g. `p.search_text`) that
@@ -142,3 +148,9 @@ export interface SearchBackend {
 
 export const MAX_PER_PAGE = 500;
 export const DEFAULT_PER_PAGE = 50;
+
+/** The document's FROM clause with the optional joins the given SQL reads (every join without SQL). */
+export function fromClause(doc: SearchDocument, ...sql: string[]): string {
+  const used = (alias: string) => !sql.length || sql.some((s) => new RegExp(`\\b${alias}\\.`).test(s));
+  return [doc.from, ...(doc.joins ?? []).filter((j) => used(j.alias)).map((j) => j.sql)].join(' ');
+}

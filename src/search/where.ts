@@ -269,8 +269,7 @@ const PG_TYPE: Record<SearchField['type'], string> = {
   uuid: 'uuid',
 };
 
-// Bindings are inlined by MikroORM (Platform.formatQuery), which spells an array binding as a list:
-// arrays go inside `array[?]`.
+// Statements run with their values as parameters (src/db/sql.ts `query`): an array is one parameter.
 const SQL_TRUE: Sql = { sql: 'true', bindings: [] };
 const SQL_FALSE: Sql = { sql: 'false', bindings: [] };
 
@@ -311,7 +310,7 @@ function leafSql(e: string, field: SearchField, cond: Extract<Condition, { field
     case 'terms':
       return cond.values.length === 1
         ? { sql: `${e} = ${cast}`, bindings: [cond.values[0]] }
-        : { sql: `${e} = any(array[?]::${PG_TYPE[field.type]}[])`, bindings: [cond.values] };
+        : { sql: `${e} = any(?::${PG_TYPE[field.type]}[])`, bindings: [cond.values] };
     case 'range': {
       const sym = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[cond.op];
       return { sql: `${e} ${sym} ${cast}`, bindings: [cond.value] };

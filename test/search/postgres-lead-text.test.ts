@@ -5,13 +5,14 @@ import { createLead, quoteRequest, roles } from '../support/leads';
 import { leadSearch } from '../../src/modules/lead/lead.search';
 import { planSearch } from '../../src/search/postgres';
 import { textExpression } from '../../src/search/text';
+import { fromClause } from '../../src/search/types';
 
 let t: TestApp;
 let r: Awaited<ReturnType<typeof roles>>;
 const one = async (sql: string, params: unknown[] = []) => (await t.em().getConnection().execute(sql, params as any[]))[0];
 const stale = () =>
   one(`select count(*)::int as n, count(*) filter (where l.search_text is distinct from ${textExpression(leadSearch)})::int as different
-         from ${leadSearch.from}`);
+         from ${fromClause(leadSearch)}`);
 const found = async (q: string) => {
   const res = await api(t, 'get', `/v1/leads?q=${encodeURIComponent(q)}`, { key: r.users.companyAdmin.key });
   expect(res.status).toBe(200);

@@ -140,7 +140,7 @@ describe('parseWhere', () => {
 describe('compileWhere', () => {
   test('scalar conditions bind their values, cast to the field type', () => {
     expect(compileWhere(doc, { price: { gte: '2' }, name: ['a', 'b'], owner_id: null })).toEqual({
-      sql: '(t.price >= ?::double precision) and (t.name = any(array[?]::text[])) and (t.owner_id is null)',
+      sql: '(t.price >= ?::double precision) and (t.name = any(?::text[])) and (t.owner_id is null)',
       bindings: [2, ['a', 'b']],
     });
   });

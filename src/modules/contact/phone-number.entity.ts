@@ -1,6 +1,6 @@
-import { Entity, Index, ManyToOne, Property, type Opt } from '@mikro-orm/core';
+import { BeforeCreate, BeforeUpdate, OnLoad, Entity, Index, ManyToOne, Property, type Opt } from '@mikro-orm/core';
 import { Field, ObjectType } from 'type-graphql';
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { formatPhone } from './phone';
 import { BaseEntity } from '../../db/base.entity';
 import { Lead } from '../lead/lead.entity';
 
@@ -24,10 +24,20 @@ export class PhoneNumber extends BaseEntity {
   @Property({ type: 'bigint', generated: 'by default as identity' })
   seq!: string & Opt;
 
-  /** International format (`+1 503 555 0123`); the stored value when it cannot be parsed. */
+  /**
+   * International format (`+1 503 555 0123`; the stored value when it cannot be parsed), stored on
+   * write; a number written around the application (a bulk load) gets it when loaded.
+   */
   @Field(() => String)
-  get formatted(): string & Opt {
-    const parsed = parsePhoneNumberFromString(this.phoneNumber, this.countryCode as CountryCode);
-    return parsed ? parsed.formatInternational() : this.phoneNumber;
+  @Property({ type: 'string', fieldName: 'formatted_international', nullable: true })
+  formatted!: string & Opt;
+
+  @BeforeCreate()
+  @BeforeUpdate()
+  @OnLoad()
+  keepFormatted(): void {
+    if (this.phoneNumber === undefined) return;
+    const formatted = formatPhone(this.phoneNumber, this.countryCode);
+    if (this.formatted !== formatted) this.formatted = formatted;
   }
 }

@@ -20,3 +20,9 @@ export function parsePhone(raw: string, country: string): ParsedPhone | null {
   if (!parsed || !parsed.isValid()) return null;
   return { e164: parsed.number, countryCode: c };
 }
+
+/** International format (`+1 503 555 0123`) of a stored number; the stored value when it cannot be parsed. */
+export function formatPhone(phoneNumber: string, countryCode: string): string {
+  const parsed = parsePhoneNumberFromString(phoneNumber, countryCode as any);
+  return parsed ? parsed.formatInternational() : phoneNumber;
+}

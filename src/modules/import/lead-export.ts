@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { stringify } from 'csv-stringify';
 import type { Caller } from '../../auth/caller';
-import { compileWhere } from '../../search/where';
+import { compileScope } from '../../search/where';
+import { fromClause } from '../../search/types';
 import { leadScope, leadSearch } from '../lead/lead.search';
 import { Role } from '../user/role';
 import { toDate } from '../webhooks/webhook.service';
@@ -39,7 +40,7 @@ export async function exportLeads(
   out: Writable,
   options: { since?: Date; format: 'csv' | 'jsonl' },
 ): Promise<number> {
-  const cond = compileWhere(leadSearch, leadScope(companyAdmin(companyId)));
+  const cond = compileScope(leadSearch, leadScope(companyAdmin(companyId)));
   const csv = options.format === 'csv' ? stringify({ header: true, columns: [...LEAD_EXPORT_COLUMNS] }) : null;
   const done = csv ? new Promise<void>((resolve, reject) => csv.on('end', resolve).on('error', reject)) : null;
   csv?.pipe(out, { end: false });
@@ -54,7 +55,7 @@ export async function exportLeads(
               array_to_string(array(select p.phone_number from phone_numbers p where p.lead_id = l.id order by p.created_at, p.seq), ';') as phone_numbers,
               loc.street_line_one, loc.street_line_two, loc.postal_code, loc.city, loc.province, loc.country, loc.latitude, loc.longitude,
               l.source_type, l.source_id, l.created_at, l.updated_at, l.created_at::text as cursor_at
-         from ${leadSearch.from}
+         from ${fromClause(leadSearch)}
         where (${cond.sql}) and (?::timestamptz is null or l.created_at >= ?::timestamptz)
           and (?::timestamptz is null or (l.created_at, l.id) > (?::timestamptz, ?::uuid))
         order by l.created_at, l.id limit ${PAGE}`,

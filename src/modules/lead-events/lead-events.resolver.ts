@@ -5,6 +5,7 @@ import { Role } from '../user/role';
 import { Lead } from '../lead/lead.entity';
 import { LeadActivity } from '../lead/lead-activity.entity';
 import { LeadService } from '../lead/lead.service';
+import type { LeadRow } from '../lead/lead.reader';
 import type { LeadEventHub, LeadEventRow } from './lead-events.hub';
 import { LEAD_EVENT_TYPES } from './lead-events.record';
 import { LeadEvent, leadEventOf } from './lead-event.types';
@@ -23,7 +24,7 @@ const OVER_WEBSOCKET = 'Subscriptions are served over WebSocket (graphql-ws prot
 /** Events a slow subscriber may have waiting before its subscription is ended. */
 const MAX_QUEUED = 1000;
 
-type Seen = LeadEvent & { lead?: Lead };
+type Seen = LeadEvent & { lead?: LeadRow };
 
 @Resolver(() => LeadEvent)
 export class LeadEventResolver {

@@ -61,7 +61,6 @@ export class LeadActivity extends BaseEntity {
   @Property({ type: 'bigint', generated: 'by default as identity' })
   seq!: string & Opt;
 
-  @Field(() => ID)
   get leadId(): string & Opt {
     return this.lead.id;
   }

@@ -1,12 +1,13 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
-import { visibleLoader } from '../../auth/visibility';
+import { visibleIds } from '../../auth/visibility';
 import { ListArgs } from '../../graphql/common';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadActivityInput } from './lead.input';
 import { LeadActivityPage } from './lead.types';
 import { LeadActivityService } from './lead-activity.service';
+import { leadReads, type LeadActivityRow } from './lead.reader';
 
 @Resolver(() => LeadActivity)
 export class LeadActivityResolver {
@@ -41,8 +42,15 @@ export class LeadActivityResolver {
     return id;
   }
 
+  @FieldResolver(() => ID)
+  leadId(@Root() activity: LeadActivity | LeadActivityRow) {
+    return activity instanceof LeadActivity ? activity.lead.id : activity.leadId;
+  }
+
   @FieldResolver(() => Lead, { nullable: true, description: 'Null when the caller does not see it.' })
-  async lead(@Root() activity: LeadActivity, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'Lead').load(activity.lead.id);
+  async lead(@Root() activity: LeadActivity | LeadActivityRow, @Ctx() ctx: Context) {
+    const leadId = activity instanceof LeadActivity ? activity.lead.id : activity.leadId;
+    const visible = await ctx.loaders.isVisible('Lead', (ids) => visibleIds(ctx, 'Lead', ids)).load(leadId);
+    return visible ? leadReads(ctx).lead.load(leadId) : null;
   }
 }

@@ -1,4 +1,4 @@
-import { Collection as OrmCollection, Entity, Index, ManyToOne, OneToMany, Property, type Opt } from '@mikro-orm/core';
+import { Collection as OrmCollection, Entity, ManyToOne, OneToMany, Property, type Opt } from '@mikro-orm/core';
 import { Field, ID, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../db/base.entity';
 import { Company } from '../company/company.entity';
@@ -10,10 +10,13 @@ import { PhoneNumber } from '../contact/phone-number.entity';
 import { User } from '../user/user.entity';
 import { LeadActivity } from './lead-activity.entity';
 
-/** A sales prospect owned by a company or a retailer, optionally assigned to a CRL. */
+/**
+ * A sales prospect owned by a company or a retailer, optionally assigned to a CRL. Its list indexes end
+ * in the list order and the scope keys kept of its assignee are trigger-written columns the entity does
+ * not map (Migration20261123110000_lead_scope_keys).
+ */
 @ObjectType()
 @Entity({ tableName: 'leads' })
-@Index({ properties: ['createdAt'] })
 export class Lead extends BaseEntity {
   @Field(() => String, { nullable: true })
   @Property({ type: 'string', nullable: true })
@@ -23,15 +26,12 @@ export class Lead extends BaseEntity {
   @Property({ type: 'string', length: 64, default: 'New' })
   status: string & Opt = 'New';
 
-  @Index()
   @ManyToOne(() => Company, { nullable: true, deleteRule: 'cascade' })
   ownerCompany?: Company | null;
 
-  @Index()
   @ManyToOne(() => Retailer, { nullable: true, deleteRule: 'cascade' })
   ownerRetailer?: Retailer | null;
 
-  @Index()
   @ManyToOne(() => CompanyRetailerLocation, { nullable: true, deleteRule: 'restrict' })
   assignee?: CompanyRetailerLocation | null;
 
@@ -46,7 +46,6 @@ export class Lead extends BaseEntity {
   @ManyToOne(() => Location, { nullable: true, deleteRule: 'set null' })
   location?: Location | null;
 
-  @Index()
   @ManyToOne(() => User, { nullable: true, deleteRule: 'set null' })
   createdBy?: User | null;
 
@@ -60,22 +59,18 @@ export class Lead extends BaseEntity {
   leadActivities = new OrmCollection<LeadActivity>(this);
 
   /** `Company` or `Retailer`: the caller's organisation when the lead was created. */
-  @Field(() => String)
   get ownerType(): string & Opt {
     return this.ownerCompany ? 'Company' : 'Retailer';
   }
 
-  @Field(() => ID)
   get ownerId(): string & Opt {
     return (this.ownerCompany ?? this.ownerRetailer)!.id;
   }
 
-  @Field(() => ID, { nullable: true })
   get assigneeId(): string | null {
     return this.assignee?.id ?? null;
   }
 
-  @Field(() => ID, { nullable: true })
   get createdById(): string | null {
     return this.createdBy?.id ?? null;
   }

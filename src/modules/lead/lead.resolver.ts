@@ -4,13 +4,12 @@ import { ListArgs } from '../../graphql/common';
 import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
 import { Location } from '../contact/location.entity';
-import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
-import { RetailerLocation } from '../retailer-location/retailer-location.entity';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadInput } from './lead.input';
 import { LeadAssignee, LeadMerge, LeadPage } from './lead.types';
-import { ASSIGNEE_TYPE, INSERTION_ORDER, LeadService, merges, TIMELINE_ORDER } from './lead.service';
+import { LeadService, merges } from './lead.service';
+import { leadReads, type LeadRow } from './lead.reader';
 
 @Resolver(() => Lead)
 export class LeadResolver {
@@ -56,35 +55,44 @@ export class LeadResolver {
     return id;
   }
 
+  @FieldResolver(() => String)
+  ownerType(@Root() lead: LeadRow) {
+    return lead.ownerType;
+  }
+
+  @FieldResolver(() => ID)
+  ownerId(@Root() lead: LeadRow) {
+    return lead.ownerId;
+  }
+
+  @FieldResolver(() => ID, { nullable: true })
+  assigneeId(@Root() lead: LeadRow) {
+    return lead.assigneeId;
+  }
+
+  @FieldResolver(() => ID, { nullable: true })
+  createdById(@Root() lead: LeadRow) {
+    return lead.createdById;
+  }
+
   @FieldResolver(() => [PhoneNumber])
-  phoneNumbers(@Root() lead: Lead, @Ctx() ctx: Context) {
-    return ctx.loaders.manyBy(PhoneNumber, 'lead', INSERTION_ORDER).load(lead.id);
+  phoneNumbers(@Root() lead: LeadRow, @Ctx() ctx: Context) {
+    return leadReads(ctx).phoneNumbers.load(lead.id);
   }
 
   @FieldResolver(() => [Email])
-  emails(@Root() lead: Lead, @Ctx() ctx: Context) {
-    return ctx.loaders.manyBy(Email, 'lead', INSERTION_ORDER).load(lead.id);
+  emails(@Root() lead: LeadRow, @Ctx() ctx: Context) {
+    return leadReads(ctx).emails.load(lead.id);
   }
 
   @FieldResolver(() => Location, { nullable: true })
-  location(@Root() lead: Lead, @Ctx() ctx: Context) {
-    return lead.location ? ctx.loaders.byId(Location).load(lead.location.id) : null;
+  location(@Root() lead: LeadRow, @Ctx() ctx: Context) {
+    return lead.locationId ? leadReads(ctx).location.load(lead.locationId) : null;
   }
 
   @FieldResolver(() => LeadAssignee, { nullable: true })
-  async assignee(@Root() lead: Lead, @Ctx() ctx: Context): Promise<LeadAssignee | null> {
-    if (!lead.assignee) return null;
-    const crl = await ctx.loaders.byId(CompanyRetailerLocation).load(lead.assignee.id);
-    if (!crl) return null;
-    const own = crl.name?.trim() ? crl.name : null;
-    const store = !own && crl.retailerLocation ? await ctx.loaders.byId(RetailerLocation).load(crl.retailerLocation.id) : null;
-    return {
-      id: crl.id,
-      type: ASSIGNEE_TYPE,
-      name: own ?? store?.name ?? null,
-      companyRetailerId: crl.companyRetailer.id,
-      retailerLocationId: crl.retailerLocation?.id ?? null,
-    };
+  assignee(@Root() lead: LeadRow, @Ctx() ctx: Context) {
+    return lead.assigneeId ? leadReads(ctx).assignee.load(lead.assigneeId) : null;
   }
 
   @FieldResolver(() => LeadMerge, {
@@ -96,7 +104,7 @@ export class LeadResolver {
   }
 
   @FieldResolver(() => [LeadActivity], { description: 'The timeline, newest first.' })
-  leadActivities(@Root() lead: Lead, @Ctx() ctx: Context) {
-    return ctx.loaders.manyBy(LeadActivity, 'lead', TIMELINE_ORDER).load(lead.id);
+  leadActivities(@Root() lead: LeadRow, @Ctx() ctx: Context) {
+    return leadReads(ctx).activities.load(lead.id);
   }
 }

@@ -5,8 +5,30 @@ import { Role } from '../user/role';
 
 /** The CRL a lead is assigned to (alias `a`) and the fields `crlScope(caller, 'assignee_')` reads. */
 const ASSIGNEE = crlScopeFields('a', 'assignee_');
-const ASSIGNEE_JOIN = `left join company_retailer_locations a on a.id = l.assignee_id ${ASSIGNEE.joins}`;
-const ASSIGNEE_FIELDS = ASSIGNEE.fields;
+
+/**
+ * The same fields as kept on the lead row itself by triggers (Migration20261123110000_lead_scope_keys),
+ * so that a scope is an index range over `leads` and needs no join.
+ */
+const LEAD_ASSIGNEE_FIELDS: Record<string, SearchField> = Object.fromEntries(
+  Object.entries(ASSIGNEE.fields).map(([name, f]): [string, SearchField] => [name, { sql: `l.${name}`, type: f.type }]),
+);
+
+/**
+ * The assignee's company (retailer) when it is not the lead's owner, else null: "owner is A or assignee
+ * is of A" is "owner is A or assignee beyond the owner is of A", whose branches never overlap and have
+ * an index each (partial expression indexes of the same migration, which these expressions must match).
+ */
+const BEYOND_OWNER_FIELDS: Record<string, SearchField> = {
+  assignee_company_beyond_owner_id: {
+    sql: '(case when l.assignee_company_id is distinct from l.owner_company_id then l.assignee_company_id end)',
+    type: 'uuid',
+  },
+  assignee_retailer_beyond_owner_id: {
+    sql: '(case when l.assignee_retailer_id is distinct from l.owner_retailer_id then l.assignee_retailer_id end)',
+    type: 'uuid',
+  },
+};
 
 /** The lead fields the lead scope reads (owner and creator), over leads `l`. */
 const OWNER_FIELDS: Record<string, SearchField> = {
@@ -39,8 +61,9 @@ export const leadSearch: SearchDocument = {
     { table: 'company_retailers', ids: 'select l.id from leads l join company_retailer_locations a on a.id = l.assignee_id where a.company_retailer_id = ($1).id' },
     { table: 'retailer_locations', ids: 'select l.id from leads l join company_retailer_locations a on a.id = l.assignee_id where a.retailer_location_id = ($1).id' },
   ],
-  from: `leads l ${ASSIGNEE_JOIN} left join locations loc on loc.id = l.location_id`,
+  from: 'leads l',
   alias: 'l',
+  joins: [{ alias: 'loc', sql: 'left join locations loc on loc.id = l.location_id' }],
   // Kept equal to textExpression(leadSearch) by triggers (Migration20261122014000_lead_search_text).
   textSql: 'l.search_text',
   fields: {
@@ -53,9 +76,10 @@ export const leadSearch: SearchDocument = {
     // matches as people type it (`503-555-0100`, `(503) 555-0100`, `+1 503 555 0100`, `5550`).
     phone_digits: { sql: PHONE_DIGITS, type: 'string', array: true, text: true },
     ...OWNER_FIELDS,
-    ...ASSIGNEE_FIELDS,
+    ...LEAD_ASSIGNEE_FIELDS,
+    ...BEYOND_OWNER_FIELDS,
     assignee_type: { sql: "case when l.assignee_id is not null then 'CompanyRetailerLocation' end", type: 'string' },
-    territory_id: ASSIGNEE_FIELDS.assignee_territory_id,
+    territory_id: LEAD_ASSIGNEE_FIELDS.assignee_territory_id,
     source_id: { sql: 'l.source_id', type: 'uuid' },
     source_type: { sql: 'l.source_type', type: 'string' },
     city: { sql: 'loc.city', type: 'string', text: true },
@@ -82,7 +106,7 @@ export const leadActivitySearch: SearchDocument = {
     { table: 'company_retailers', ids: 'select la.id from lead_activities la join leads l on l.id = la.lead_id join company_retailer_locations a on a.id = l.assignee_id where a.company_retailer_id = ($1).id' },
     { table: 'retailer_locations', ids: 'select la.id from lead_activities la join leads l on l.id = la.lead_id join company_retailer_locations a on a.id = l.assignee_id where a.retailer_location_id = ($1).id' },
   ],
-  from: `lead_activities la join leads l on l.id = la.lead_id ${ASSIGNEE_JOIN}`,
+  from: `lead_activities la join leads l on l.id = la.lead_id`,
   alias: 'la',
   fields: {
     id: { sql: 'la.id', type: 'uuid' },
@@ -95,7 +119,8 @@ export const leadActivitySearch: SearchDocument = {
     created_at: { sql: 'la.created_at', type: 'date' },
     updated_at: { sql: 'la.updated_at', type: 'date' },
     ...OWNER_FIELDS,
-    ...ASSIGNEE_FIELDS,
+    ...LEAD_ASSIGNEE_FIELDS,
+    ...BEYOND_OWNER_FIELDS,
   },
 };
 
@@ -104,7 +129,7 @@ export const assigneeSearch: SearchDocument = {
   name: 'lead_assignees',
   from: `company_retailer_locations a ${ASSIGNEE.joins}`,
   alias: 'a',
-  fields: ASSIGNEE_FIELDS,
+  fields: ASSIGNEE.fields,
 };
 
 /**
@@ -113,8 +138,14 @@ export const assigneeSearch: SearchDocument = {
  */
 export function leadScope(caller: Caller): Where {
   if (caller.role === Role.PlatformOperator) return { id: [] };
-  const clauses: Where[] = [crlScope(caller, 'assignee_'), { created_by_id: caller.userId }];
-  if (caller.role === Role.CompanyAdmin && caller.companyId) clauses.push({ owner_company_id: caller.companyId });
-  if (caller.role === Role.RetailerAdmin && caller.retailerId) clauses.push({ owner_retailer_id: caller.retailerId });
-  return { _or: clauses };
+  const mine = { created_by_id: caller.userId };
+  // An admin's own leads first, then those assigned to its organisation beyond them: the same set as
+  // crlScope's "assignee of ours" or "owned by us", in branches that do not overlap.
+  if (caller.role === Role.CompanyAdmin && caller.companyId) {
+    return { _or: [{ owner_company_id: caller.companyId }, { assignee_company_beyond_owner_id: caller.companyId }, mine] };
+  }
+  if (caller.role === Role.RetailerAdmin && caller.retailerId) {
+    return { _or: [{ owner_retailer_id: caller.retailerId }, { assignee_retailer_beyond_owner_id: caller.retailerId }, mine] };
+  }
+  return { _or: [crlScope(caller, 'assignee_'), mine] };
 }

@@ -5,11 +5,13 @@ import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
 import { forbidden, notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
-import { reloadAfterWrite } from './lead.reload';
+import { Loaders } from '../../graphql/loaders';
+import { query } from '../../db/sql';
+import { assigneeColumns, LEAD_COLUMNS, type LeadActivityRow, type LeadAssigneeRow, type LeadRow, leadReads, toAssignee, withDates } from './lead.reader';
 import { logger } from '../../logger';
-import { findInScope, isUuid, listPage } from '../../search/list';
-import { compileWhere } from '../../search/where';
-import { checkReferences } from '../../auth/visibility';
+import { findInScope, isUuid, searchPage } from '../../search/list';
+import { fromClause } from '../../search/types';
+import { compileScope } from '../../search/where';
 import type { AddressQuery, Coordinates } from '../../geo/geocoder';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
@@ -23,7 +25,8 @@ import { Location } from '../contact/location.entity';
 import { Lead } from './lead.entity';
 import { LeadActivity, type LeadActivityType } from './lead-activity.entity';
 import type { LeadActivityItemInput, LeadEmailInput, LeadInput, LeadLocationInput, LeadPhoneNumberInput } from './lead.input';
-import { leadScope, leadSearch } from './lead.search';
+import { assigneeSearch, leadScope, leadSearch } from './lead.search';
+import { crlScope } from '../company-retailer-location/company-retailer-location.scope';
 import type { LeadMerge } from './lead.types';
 import { recordLeadEvent } from '../lead-events/lead-events.record';
 import { leadActions } from './lead.permissions';
@@ -43,7 +46,8 @@ import {
   type ParsedPhone,
 } from './lead.rules';
 
-export const ASSIGNEE_TYPE = 'CompanyRetailerLocation';
+export { ASSIGNEE_TYPE } from './lead.reader';
+import { ASSIGNEE_TYPE } from './lead.reader';
 
 const LOCATION_KEYS = ['addressName', 'streetLineOne', 'streetLineTwo', 'postalCode', 'city', 'province', 'country'] as const;
 const ADDRESS_KEYS = ['streetLineOne', 'streetLineTwo', 'postalCode', 'city', 'province', 'country'] as const;
@@ -75,24 +79,44 @@ type AssigneeRequest = string | null | undefined;
  * merge, PATCH/PUT with nested collections, and destroy for admins.
  */
 export class LeadService {
+  /** The assignee a write asked for, as the answer embeds it. */
+  private assignee: LeadAssigneeRow | null = null;
+
   constructor(private readonly ctx: Context) {}
 
   private get caller(): Caller {
     return this.ctx.caller!;
   }
 
-  list(args: ListArgs): Promise<Page<Lead>> {
-    return listPage(this.ctx, leadSearch, Lead, leadScope(this.caller), args);
+  /** A page of visible leads as plain rows (the search, then one statement for the rows). */
+  async list(args: ListArgs): Promise<Page<LeadRow>> {
+    const { ids, meta } = await searchPage(this.ctx, leadSearch, leadScope(this.caller), args);
+    const rows = await leadReads(this.ctx).lead.loadMany(ids);
+    return { nodes: rows.filter((r): r is LeadRow => r !== null && !(r instanceof Error)), meta };
   }
 
-  get(id: string): Promise<Lead> {
+  /** A visible lead as a plain row, in one statement; 404 otherwise. */
+  async get(id: string): Promise<LeadRow> {
+    if (!isUuid(id)) throw notFound('Lead', id);
+    const cond = compileScope(leadSearch, leadScope(this.caller));
+    const [row] = await query<LeadRow>(
+      this.ctx.em,
+      `select ${LEAD_COLUMNS} from ${fromClause(leadSearch, cond.sql)} where l.id = ? and (${cond.sql})`,
+      [id, ...cond.bindings],
+    );
+    if (!row) throw notFound('Lead', id);
+    return withDates(row);
+  }
+
+  /** The visible lead as an entity, for a write. */
+  private entity(id: string): Promise<Lead> {
     return findInScope(this.ctx, leadSearch, Lead, leadScope(this.caller), id, 'Lead');
   }
 
   /** The whole timeline of a visible lead, newest first. */
-  async timeline(id: string): Promise<LeadActivity[]> {
+  async timeline(id: string): Promise<LeadActivityRow[]> {
     const lead = await this.get(id);
-    return this.ctx.loaders.manyBy(LeadActivity, 'lead', TIMELINE_ORDER).load(lead.id);
+    return leadReads(this.ctx).activities.load(lead.id);
   }
 
   /**
@@ -101,7 +125,7 @@ export class LeadService {
    * and sharing one of them is the duplicate the new lead merges into (PRODUCT.md section 5), so
    * concurrent creates of the same person end in one lead.
    */
-  async create(input: LeadInput): Promise<Lead> {
+  async create(input: LeadInput): Promise<LeadRow> {
     authorize(leadActions, this.caller, 'create');
     const owner = this.owner();
     const assignee = await this.assigneeRequest(input, 'company' in owner ? owner.company : null);
@@ -122,8 +146,8 @@ export class LeadService {
     const emailValues = emails.values;
     const phoneValues = phones.values.map((p) => p.e164);
 
-    const id = await transactional(this.ctx.em, async (tx) => {
-      await tx.execute('select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(array[?]::text[]) as k', [
+    const written = await transactional(this.ctx.em, async (tx): Promise<{ id: string; created?: CreatedLead }> => {
+      await query(tx, 'select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(?::text[]) as k', [
         duplicateKeys(ownerId, emailValues, phoneValues),
       ]);
       const duplicateId = await this.findDuplicate(tx, owner, emailValues, phoneValues);
@@ -164,7 +188,7 @@ export class LeadService {
         await tx.flush();
         await recordLeadEvent(tx, 'lead.merged', lead.id);
         merges(this.ctx).set(lead.id, merge);
-        return lead.id;
+        return { id: lead.id };
       }
       const lead = tx.create(Lead, {
         name,
@@ -177,14 +201,14 @@ export class LeadService {
         createdBy: tx.getReference(User, this.caller.userId),
         location: location.kind === 'set' ? tx.create(Location, locationData(location.fields, coordinates)) : null,
       });
-      for (const email of emailValues) tx.create(Email, { email, lead });
-      for (const phone of phones.values) createPhone(tx, lead, phone);
+      const createdEmails = emailValues.map((email) => tx.create(Email, { email, lead }));
+      const createdPhones = phones.values.map((phone) => createPhone(tx, lead, phone));
       for (const a of activities) addActivity(tx, lead, a);
       if (!assignee && 'company' in owner) await this.route(tx, lead, owner.company, location.kind === 'set' ? locationData(location.fields, coordinates) : null);
       await tx.flush();
-      return lead.id;
+      return { id: lead.id, created: { lead, emails: createdEmails, phones: createdPhones } };
     });
-    return this.reload(id);
+    return this.reload(written.id, written.created);
   }
 
   /**
@@ -209,8 +233,8 @@ export class LeadService {
    * (`name` is still required), the sent emails, phone numbers and location replace the stored ones;
    * `status` and `lead_activities` (the timeline) keep PATCH semantics.
    */
-  async update(id: string, input: LeadInput, replace: boolean): Promise<Lead> {
-    const current = await this.get(id);
+  async update(id: string, input: LeadInput, replace: boolean): Promise<LeadRow> {
+    const current = await this.entity(id);
     authorize(leadActions, this.caller, 'update');
     const assignee = await this.assigneeRequest(input, current.ownerCompany?.id ?? null);
     // SPEC 2.2: removing an activity is destroying it.
@@ -287,7 +311,7 @@ export class LeadService {
 
   /** PRODUCT.md section 4: company and retailer admins destroy the leads they see. */
   async delete(id: string): Promise<void> {
-    const lead = await this.get(id);
+    const lead = await this.entity(id);
     authorize(leadActions, this.caller, 'destroy');
     const locationId = lead.location?.id;
     await transactional(this.ctx.em, async (tx) => {
@@ -313,26 +337,26 @@ export class LeadService {
     const typeSent = !isBlank(input.assigneeType);
     if (typeSent && input.assigneeType !== ASSIGNEE_TYPE && input.assigneeId !== null) throw forbidden();
     if (input.assigneeId === undefined || input.assigneeId === null) return input.assigneeId;
-    await checkReferences(this.ctx, [
-      {
-        field: 'assignee_id',
-        kind: 'CompanyRetailerLocation',
-        id: input.assigneeId,
-        unseen: 'forbidden',
-        also: ownerCompanyId ? { company_id: ownerCompanyId } : undefined,
-      },
+    const scope = crlScope(this.caller, 'assignee_');
+    const cond = compileScope(assigneeSearch, ownerCompanyId ? { _and: [scope, { assignee_company_id: ownerCompanyId }] } : scope);
+    const rows = await query(this.ctx.em, `select ${assigneeColumns('a', 'a_rl')} from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [
+      input.assigneeId,
+      ...cond.bindings,
     ]);
-    return input.assigneeId;
+    if (!rows.length) throw forbidden();
+    this.assignee = toAssignee(rows[0]);
+    return rows[0].id;
   }
 
   /** The oldest visible lead of the owner sharing an email or phone, row-locked for the merge. */
   private async findDuplicate(tx: EntityManager, owner: Owner, emails: string[], phones: string[]): Promise<string | null> {
     const ownerWhere = 'company' in owner ? { owner_company_id: owner.company } : { owner_retailer_id: owner.retailer };
-    const cond = compileWhere(leadSearch, { ...ownerWhere, ...leadScope(this.caller) });
-    const rows = await tx.execute(
+    const cond = compileScope(leadSearch, { ...ownerWhere, ...leadScope(this.caller) });
+    const rows = await query(
+      tx,
       `select l.id from ${leadSearch.from}
-        where l.id in (select lead_id from emails where lower(email) = any(array[?]::text[])
-                       union select lead_id from phone_numbers where phone_number = any(array[?]::text[]))
+        where l.id in (select lead_id from emails where lower(email) = any(?::text[])
+                       union select lead_id from phone_numbers where phone_number = any(?::text[]))
           and (${cond.sql})
         order by l.created_at asc, l.id asc limit 1
           for update of l`,
@@ -360,9 +384,72 @@ export class LeadService {
     location.coordinatesSource = coordinates ? 'geocoder' : null;
   }
 
-  /** The lead as committed, read afresh: neither the write's entities nor earlier loads are reused. */
-  private async reload(id: string): Promise<Lead> {
-    return reloadAfterWrite(this.ctx, Lead, id);
+  /**
+   * The lead as committed, as a plain row. The request's identity map and loaders are dropped first: a
+   * GraphQL document may run several mutations, and none may see a stale load.
+   */
+  private async reload(id: string, created?: CreatedLead): Promise<LeadRow> {
+    this.ctx.em.clear();
+    this.ctx.loaders = new Loaders(this.ctx.em);
+    if (created) primeCreated(this.ctx, created);
+    if (created && this.assignee && created.lead.assigneeId === this.assignee.id) leadReads(this.ctx).assignee.prime(this.assignee.id, this.assignee);
+    const row = await leadReads(this.ctx).lead.load(id);
+    // Destroyed by a concurrent request right after this write committed.
+    if (!row) throw notFound('Lead', id);
+    return row;
+  }
+}
+
+/** What a create wrote, in memory: its answer needs no read back (its activities' `data` excepted). */
+interface CreatedLead {
+  lead: Lead;
+  emails: Email[];
+  phones: PhoneNumber[];
+}
+
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Primes the request's read model with a new lead as the database now holds it: the same values a
+ * read would give, since the row holds exactly what the entities sent (timestamps set in JS). Not
+ * primed: activities (jsonb `data` comes back with its keys reordered) and a source id in a
+ * non-canonical spelling (PostgreSQL rewrites it).
+ */
+function primeCreated(ctx: Context, { lead, emails, phones }: CreatedLead): void {
+  if (lead.sourceId && !CANONICAL_UUID.test(lead.sourceId)) return;
+  const reads = leadReads(ctx);
+  const base = (e: { id: string; createdAt: Date; updatedAt: Date }) => ({ id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt });
+  reads.lead.prime(lead.id, {
+    ...base(lead),
+    name: lead.name ?? null,
+    status: lead.status,
+    ownerType: lead.ownerType,
+    ownerId: lead.ownerId,
+    assigneeId: lead.assigneeId,
+    createdById: lead.createdById,
+    sourceType: lead.sourceType ?? null,
+    sourceId: lead.sourceId ?? null,
+    locationId: lead.location?.id ?? null,
+  });
+  reads.emails.prime(lead.id, emails.map((e) => ({ ...base(e), email: e.email })));
+  reads.phoneNumbers.prime(
+    lead.id,
+    phones.map((p) => ({ ...base(p), phoneNumber: p.phoneNumber, countryCode: p.countryCode, formatted: p.formatted })),
+  );
+  const l = lead.location;
+  if (l) {
+    reads.location.prime(l.id, {
+      ...base(l),
+      addressName: l.addressName ?? null,
+      streetLineOne: l.streetLineOne ?? null,
+      streetLineTwo: l.streetLineTwo ?? null,
+      postalCode: l.postalCode ?? null,
+      city: l.city ?? null,
+      province: l.province ?? null,
+      country: l.country ?? null,
+      latitude: l.latitude ?? null,
+      longitude: l.longitude ?? null,
+    });
   }
 }
 

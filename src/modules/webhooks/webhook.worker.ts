@@ -7,7 +7,8 @@ import { Loaders } from '../../graphql/loaders';
 import { logger } from '../../logger';
 import { OperationRegistry } from '../../rest/operations';
 import { RestExecutor } from '../../rest/executor';
-import { compileWhere } from '../../search/where';
+import { compileScope } from '../../search/where';
+import { fromClause } from '../../search/types';
 import { leadScope, leadSearch } from '../lead/lead.search';
 import { Role } from '../user/role';
 import { pgArray } from '../store-locator/store-locator.types';
@@ -120,10 +121,10 @@ export class WebhookWorker {
     for (const endpoint of endpoints) {
       const wanted = events.filter((e: any) => endpoint.events.includes(e.type));
       if (!wanted.length) continue;
-      const cond = compileWhere(leadSearch, leadScope(organisationAdmin({ companyId: endpoint.owner_company_id, retailerId: endpoint.owner_retailer_id })));
+      const cond = compileScope(leadSearch, leadScope(organisationAdmin({ companyId: endpoint.owner_company_id, retailerId: endpoint.owner_retailer_id })));
       const visible = new Set(
         (
-          await em.execute(`select l.id from ${leadSearch.from} where l.id = any(?::uuid[]) and (${cond.sql})`, [
+          await em.execute(`select l.id from ${fromClause(leadSearch, cond.sql)} where l.id = any(?::uuid[]) and (${cond.sql})`, [
             pgArray([...new Set(wanted.map((e: any) => e.lead_id as string))]),
             ...cond.bindings,
           ] as any[])

@@ -1,4 +1,4 @@
-import type { SearchDocument } from '../types';
+import { fromClause, type SearchDocument } from '../types';
 import { CREATED_AT_FIELD, ID_FIELD, PREFIX_FIELD, TEXT_FIELD } from './mapping';
 
 export type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
@@ -12,7 +12,7 @@ export type Source = Record<string, unknown>;
 export function documentsStatement(doc: SearchDocument): string {
   const columns = Object.values(doc.fields).map((f, i) => `to_jsonb(${f.sql}) as f${i}`);
   return `select ${doc.alias}.id as id, to_jsonb(${doc.alias}.created_at) as created_at${columns.map((c) => `, ${c}`).join('')}
-            from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[])`;
+            from ${fromClause(doc)} where ${doc.alias}.id = any(array[?]::uuid[])`;
 }
 
 /** The Elasticsearch sources of these records, by id; a record that no longer exists is absent. */

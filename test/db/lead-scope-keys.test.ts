@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { ormConfig } from '../../mikro-orm.config';
+import { withDatabase } from '../support/global-setup';
+
+/**
+ * The assignee keys a lead keeps for its scope (Migration20261123110000_lead_scope_keys): back-filled
+ * on a database that already holds leads, then kept by triggers through every change that moves them;
+ * and the stored phone format (Migration20261123110100_phone_formatted), back-filled the same way.
+ */
+const BEFORE = 'Migration20261122014000_lead_search_text';
+
+let url: string;
+let name: string;
+let orm: MikroORM;
+let db: Client;
+
+const q = async (sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows;
+
+/** Leads whose stored keys differ from those computed from their assignee right now. */
+const STALE = `
+  select l.id from leads l
+    left join company_retailer_locations a on a.id = l.assignee_id
+    left join company_retailers a_cr on a_cr.id = a.company_retailer_id
+    left join retailer_locations a_rl on a_rl.id = a.retailer_location_id
+   where (l.assignee_company_id, l.assignee_territory_id, l.assignee_company_retailer_id, l.assignee_retailer_id, l.assignee_retailer_location_id)
+         is distinct from (a.company_id, coalesce(a.territory_id, a_cr.territory_id), a.company_retailer_id, a_rl.retailer_id, a.retailer_location_id)`;
+
+const ids = {
+  company: '10000000-0000-4000-8000-000000000001',
+  company2: '10000000-0000-4000-8000-000000000002',
+  retailer: '20000000-0000-4000-8000-000000000001',
+  retailer2: '20000000-0000-4000-8000-000000000002',
+  north: '30000000-0000-4000-8000-000000000001',
+  south: '30000000-0000-4000-8000-000000000002',
+  cr: '40000000-0000-4000-8000-000000000001',
+  cr2: '40000000-0000-4000-8000-000000000002',
+  rl: '50000000-0000-4000-8000-000000000001',
+  rl2: '50000000-0000-4000-8000-000000000002',
+  crlOwnTerritory: '60000000-0000-4000-8000-000000000001',
+  crlInherits: '60000000-0000-4000-8000-000000000002',
+  crlNoStore: '60000000-0000-4000-8000-000000000003',
+};
+
+beforeAll(async () => {
+  const server = process.env.LEADNET_TEST_SERVER_URL!;
+  name = `leadnet_scope_keys_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: withDatabase(server, 'postgres') });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  url = withDatabase(server, name);
+  orm = await MikroORM.init(ormConfig(url, { debug: false }));
+  await orm.getMigrator().up({ to: BEFORE });
+  db = new Client({ connectionString: url });
+  await db.connect();
+
+  // The network and 300 leads, written with the schema as it was before the migration.
+  await q(`insert into companies (id, name) values ($1, 'Acme'), ($2, 'Other')`, [ids.company, ids.company2]);
+  await q(`insert into retailers (id, name) values ($1, 'Dealer'), ($2, 'Dealer 2')`, [ids.retailer, ids.retailer2]);
+  await q(`insert into territories (id, company_id, name) values ($1, $3, 'North'), ($2, $3, 'South')`, [ids.north, ids.south, ids.company]);
+  await q(`insert into company_retailers (id, company_id, retailer_id, territory_id) values ($1, $3, $4, $5), ($2, $3, $6, null)`, [
+    ids.cr,
+    ids.cr2,
+    ids.company,
+    ids.retailer,
+    ids.south,
+    ids.retailer2,
+  ]);
+  await q(`insert into retailer_locations (id, retailer_id, name) values ($1, $3, 'Main St'), ($2, $3, 'High St')`, [ids.rl, ids.rl2, ids.retailer]);
+  await q(
+    `insert into company_retailer_locations (id, company_id, company_retailer_id, retailer_location_id, territory_id)
+     values ($1, $4, $5, $6, $7), ($2, $4, $5, $8, null), ($3, $4, $5, null, null)`,
+    [ids.crlOwnTerritory, ids.crlInherits, ids.crlNoStore, ids.company, ids.cr, ids.rl, ids.north, ids.rl2],
+  );
+  await q(
+    `insert into leads (name, owner_company_id, assignee_id, created_at)
+     select 'Lead ' || i, $1, (array[$2, $3, $4, null]::uuid[])[1 + i % 4], now() - i * interval '1 minute' from generate_series(1, 300) i`,
+    [ids.company, ids.crlOwnTerritory, ids.crlInherits, ids.crlNoStore],
+  );
+  await q(`insert into phone_numbers (phone_number, country_code) values ('+15035550123', 'US'), ('+442071838750', 'GB'), ('not a number', 'US')`);
+  await orm.getMigrator().up();
+});
+
+afterAll(async () => {
+  await db?.end();
+  await orm?.close();
+  const admin = new Client({ connectionString: withDatabase(process.env.LEADNET_TEST_SERVER_URL!, 'postgres') });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+});
+
+test('the migration back-fills the keys of leads that existed before it', async () => {
+  const rows = await q(`select assignee_id, assignee_company_id, assignee_territory_id, assignee_company_retailer_id, assignee_retailer_id,
+                               assignee_retailer_location_id, count(*)::int as n
+                          from leads group by 1, 2, 3, 4, 5, 6 order by n, assignee_id`);
+  expect(rows).toHaveLength(4);
+  const by = Object.fromEntries(rows.map((r) => [r.assignee_id ?? 'none', r]));
+  expect(by[ids.crlOwnTerritory]).toMatchObject({
+    assignee_company_id: ids.company,
+    assignee_territory_id: ids.north,
+    assignee_company_retailer_id: ids.cr,
+    assignee_retailer_id: ids.retailer,
+    assignee_retailer_location_id: ids.rl,
+    n: 75,
+  });
+  // No territory of its own: its company retailer's.
+  expect(by[ids.crlInherits]).toMatchObject({ assignee_territory_id: ids.south, assignee_retailer_location_id: ids.rl2, assignee_retailer_id: ids.retailer });
+  expect(by[ids.crlNoStore]).toMatchObject({ assignee_company_id: ids.company, assignee_retailer_id: null, assignee_retailer_location_id: null });
+  expect(by.none).toMatchObject({ assignee_company_id: null, assignee_territory_id: null, assignee_retailer_id: null });
+  expect(await q(STALE)).toEqual([]);
+});
+
+test('a lead written after it gets its keys on insert and on every change of assignee', async () => {
+  const [lead] = await q(`insert into leads (name, owner_company_id, assignee_id) values ('New', $1, $2) returning *`, [ids.company, ids.crlInherits]);
+  expect(lead).toMatchObject({ assignee_company_id: ids.company, assignee_territory_id: ids.south, assignee_retailer_location_id: ids.rl2 });
+  await q(`update leads set assignee_id = $2::uuid where id = $1::uuid`, [lead.id, ids.crlOwnTerritory]);
+  expect(await q(STALE)).toEqual([]);
+  await q(`update leads set assignee_id = null where id = $1::uuid`, [lead.id]);
+  const [after] = await q(`select * from leads where id = $1`, [lead.id]);
+  expect(after).toMatchObject({ assignee_company_id: null, assignee_territory_id: null, assignee_company_retailer_id: null, assignee_retailer_id: null });
+  // Keys written by hand get the true values back.
+  await q(`update leads set assignee_company_id = $1::uuid where assignee_id is not null`, [ids.company2]);
+  expect(await q(STALE)).toEqual([]);
+});
+
+test('re-pointing a CRL, a company retailer or a retailer location moves the keys of the leads under it', async () => {
+  await q(`update company_retailer_locations set territory_id = $2 where id = $1`, [ids.crlInherits, ids.north]);
+  expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlInherits])).toEqual([{ assignee_territory_id: ids.north }]);
+  await q(`update company_retailer_locations set territory_id = null where id = $1`, [ids.crlInherits]);
+  await q(`update company_retailers set territory_id = $2 where id = $1`, [ids.cr, ids.north]);
+  expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlInherits])).toEqual([{ assignee_territory_id: ids.north }]);
+  expect(await q(STALE)).toEqual([]);
+
+  await q(`update company_retailer_locations set company_retailer_id = $2, retailer_location_id = $3 where id = $1`, [ids.crlNoStore, ids.cr2, ids.rl]);
+  expect(await q(STALE)).toEqual([]);
+  expect(await q(`select distinct assignee_retailer_location_id, assignee_company_retailer_id, assignee_territory_id from leads where assignee_id = $1`, [ids.crlNoStore])).toEqual([
+    { assignee_retailer_location_id: ids.rl, assignee_company_retailer_id: ids.cr2, assignee_territory_id: null },
+  ]);
+
+  await q(`update retailer_locations set retailer_id = $2 where id = $1`, [ids.rl, ids.retailer2]);
+  expect(await q(`select distinct assignee_retailer_id from leads where assignee_retailer_location_id = $1`, [ids.rl])).toEqual([{ assignee_retailer_id: ids.retailer2 }]);
+  await q(`update company_retailer_locations set retailer_location_id = null where id = $1`, [ids.crlOwnTerritory]);
+  expect(await q(STALE)).toEqual([]);
+
+  // Within the transaction of the change, and undone with it.
+  await q('begin');
+  await q(`update company_retailers set territory_id = $2 where id = $1`, [ids.cr2, ids.south]);
+  expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlNoStore])).toEqual([{ assignee_territory_id: ids.south }]);
+  await q('rollback');
+  expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlNoStore])).toEqual([{ assignee_territory_id: null }]);
+  expect(await q(STALE)).toEqual([]);
+});
+
+test("the phone migration stores every existing number's international format", async () => {
+  const rows = await q(`select phone_number, formatted_international from phone_numbers order by phone_number`);
+  expect(rows).toEqual([
+    { phone_number: '+15035550123', formatted_international: '+1 503 555 0123' },
+    { phone_number: '+442071838750', formatted_international: '+44 20 7183 8750' },
+    { phone_number: 'not a number', formatted_international: 'not a number' },
+  ]);
+});
