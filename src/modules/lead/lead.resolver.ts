@@ -99,7 +99,7 @@ export class LeadResolver {
     nullable: true,
     description: 'Set only in a `createLead` answer that merged into this existing lead (PRODUCT.md 5): what the create added. Null otherwise.',
   })
-  merge(@Root() lead: Lead, @Ctx() ctx: Context): LeadMerge | null {
+  merge(@Root() lead: Lead | LeadRow, @Ctx() ctx: Context): LeadMerge | null {
     return merges(ctx).get(lead.id) ?? null;
   }
 
