@@ -39,7 +39,14 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const search = createSearchBackend(config, orm);
   await search.start?.();
   const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config) };
-  const apollo = new ApolloServer({ schema, formatError, introspection: true, includeStacktraceInErrorResponses: false });
+  // The service stops Apollo itself, in order (src/lifecycle.ts): Apollo's own signal handlers would stop it first.
+  const apollo = new ApolloServer({
+    schema,
+    formatError,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    stopOnTerminationSignals: false,
+  });
   await apollo.start();
   Object.assign(deps, overrides);
 
