@@ -1,7 +1,6 @@
-import http from 'node:http';
 import { Client } from 'pg';
 import { createTestDatabase } from '../support/database';
-import { startChild, gone, type ChildService } from '../support/service';
+import { startChild, gone, requestInFlight, type ChildService } from '../support/service';
 
 /**
  * The real service as a child process, stopped by real signals: one shutdown path that drains HTTP, then
@@ -20,31 +19,6 @@ async function connections(): Promise<number> {
   const { rows } = await c.query('select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
   await c.end();
   return rows[0].n;
-}
-
-/**
- * A POST /graphql sent up to its headers with `Expect: 100-continue`: resolves `sendBody` once the server
- * answered 100 Continue (it has the request in hand); the body goes when the test says so.
- */
-function requestInFlight(url: string): { accepted: Promise<() => void>; response: Promise<{ status: number; body: string }> } {
-  const body = JSON.stringify({ query: '{ me { id } }' });
-  let onAccepted!: (send: () => void) => void;
-  const accepted = new Promise<() => void>((resolve) => (onAccepted = resolve));
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue', 'x-api-key': 'not-a-key' },
-    });
-    req.on('continue', () => onAccepted(() => req.end(body)));
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
-    req.on('error', reject);
-    req.flushHeaders();
-  });
-  return { accepted, response };
 }
 
 async function stopWith(service: ChildService, signal: NodeJS.Signals) {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -106,9 +107,15 @@ export function privateDir(prefix: string): string {
   return dir;
 }
 
-/** Removes the directories `privateDir` made (with any `.location` pointers in them). */
+/** Removes the directories `privateDir` made, and the clusters their `pg.location` pointers name (root). */
 export function removePrivateDirs(): void {
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of made.splice(0)) {
+    for (const sub of ['', 'data']) {
+      const pointer = path.join(dir, sub, 'pg.location');
+      if (fs.existsSync(pointer)) fs.rmSync(fs.readFileSync(pointer, 'utf8').trim(), { recursive: true, force: true });
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function expectMode(dir: string, mode: number): void {
@@ -118,4 +125,29 @@ function expectMode(dir: string, mode: number): void {
 /** A port for an embedded PostgreSQL of one test (distinct from the run's). */
 export function pgPort(): number {
   return 50000 + Math.floor(Math.random() * 4000);
+}
+
+/**
+ * A POST /graphql sent up to its headers with `Expect: 100-continue`: resolves `sendBody` once the server
+ * answered 100 Continue (it has the request in hand); the body goes when the test says so.
+ */
+export function requestInFlight(url: string): { accepted: Promise<() => void>; response: Promise<{ status: number; body: string }> } {
+  const body = JSON.stringify({ query: '{ me { id } }' });
+  let onAccepted!: (send: () => void) => void;
+  const accepted = new Promise<() => void>((resolve) => (onAccepted = resolve));
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue', 'x-api-key': 'not-a-key' },
+    });
+    req.on('continue', () => onAccepted(() => req.end(body)));
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+  return { accepted, response };
 }
