@@ -26,7 +26,7 @@ test('the build starts with node (no tsx), finds its documents and schema files,
   expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ok', database: 'up' });
   const openapi = await fetch(`${url}/v1/openapi.json`);
   expect(openapi.status).toBe(200);
-  expect((await openapi.json()).openapi).toMatch(/^3\./);
+  expect(((await openapi.json()) as { openapi: string }).openapi).toMatch(/^3\./);
   const graphql = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
