@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
 import { Client } from 'pg';
 import { EmbeddedDatabaseError, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
 import { ROOT, alive, gone, pgPort, privateDir, removePrivateDirs } from '../support/service';
@@ -62,6 +63,27 @@ asRoot('as root, from 0700 directories: binaries and cluster go where postgres c
   expect(alive(db.pid)).toBe(false);
   expect(fs.existsSync(db.dir)).toBe(false);
   fs.rmSync(checkout, { recursive: true, force: true });
+});
+
+asRoot('as a normal user (nobody), from a 0700 directory of its own: the cluster stays there', async () => {
+  const home = privateDir('leadnet-user-');
+  fs.chownSync(home, 65534, 65534);
+  const dir = path.join(home, 'data', 'pg');
+  const script = `require('./src/db/embedded').startEmbeddedPostgres(process.argv[1], Number(process.argv[2]), { persistent: false })
+    .then(async (db) => { const { Client } = require('pg'); const c = new Client(db.url); await c.connect();
+      const { rows } = await c.query('select current_user as u'); await c.end(); await db.stop();
+      console.log(JSON.stringify({ dir: db.dir, uid: process.getuid(), user: rows[0].u })); })
+    .catch((e) => { console.error(e.message); process.exit(1); });`;
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '-e', script, dir, String(pgPort())],
+      { cwd: ROOT, uid: 65534, gid: 65534, env: { ...process.env, HOME: home }, timeout: 120_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)),
+    ),
+  );
+  expect(JSON.parse(out)).toEqual({ dir, uid: 65534, user: 'postgres' });
+  expect(fs.statSync(home).mode & 0o777).toBe(0o700);
 });
 
 test('a failure to start is one line saying why (initdb cannot run), and no password file is left behind', async () => {
