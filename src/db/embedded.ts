@@ -260,6 +260,18 @@ function processName(pid: number): string | undefined {
   }
 }
 
+/** Whether process `pid` is a postmaster started on `dir` (its command line, as this module starts it). */
+function servesDirectory(pid: number, dir: string): boolean {
+  if (processName(pid) !== 'postgres') return false;
+  try {
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const i = args.indexOf('-D');
+    return i >= 0 && path.resolve(args[i + 1] ?? '') === path.resolve(dir);
+  } catch {
+    return false;
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -277,10 +289,10 @@ function recoverPreviousRun(dir: string, log: (line: string) => void, fail: (rea
   const pidFile = path.join(dir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return;
   const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  const postmasterAlive = Number.isInteger(pid) && pid > 0 && isAlive(pid) && processName(pid) === 'postgres';
+  const postmasterAlive = Number.isInteger(pid) && pid > 0 && isAlive(pid) && servesDirectory(pid, dir);
   if (!postmasterAlive) {
     fs.rmSync(pidFile, { force: true });
-    log(`removed a stale postmaster.pid (process ${pid} is gone) left by a previous run in ${dir}`);
+    log(`removed a stale postmaster.pid (process ${pid} is gone or is not a PostgreSQL of this directory) left by a previous run in ${dir}`);
     return;
   }
   let owner = NaN;

@@ -129,8 +129,28 @@ test('a stale postmaster.pid (its process is gone) is removed and the cluster st
   const lines: string[] = [];
   const again = await startEmbeddedPostgres(dir, port, { persistent: false, nativeDir: NATIVE, log: (l) => lines.push(l) });
   started.push(again);
-  expect(lines).toContain(`removed a stale postmaster.pid (process 999999 is gone) left by a previous run in ${clusterDir}`);
+  expect(lines).toContain(
+    `removed a stale postmaster.pid (process 999999 is gone or is not a PostgreSQL of this directory) left by a previous run in ${clusterDir}`,
+  );
   expect(await query(again.url, 'select 1 as one')).toEqual([{ one: 1 }]);
   await again.stop();
   expect(await gone(again.pid)).toBe(true);
+});
+
+test("a postmaster.pid naming a live PostgreSQL of another directory (a reused pid) is stale: that server is left alone", async () => {
+  const other = await startEmbeddedPostgres(path.join(privateDir('leadnet-data-'), 'pg'), pgPort(), { persistent: false, nativeDir: NATIVE });
+  started.push(other);
+  const dir = path.join(privateDir('leadnet-data-'), 'pg');
+  const port = pgPort();
+  const first = await startEmbeddedPostgres(dir, port, { nativeDir: NATIVE });
+  await first.stop();
+  fs.writeFileSync(path.join(first.dir, 'postmaster.pid'), `${other.pid}\n${first.dir}\n0\n${port}\n\n\n\nready\n`);
+
+  const again = await startEmbeddedPostgres(dir, port, { persistent: false, nativeDir: NATIVE });
+  started.push(again);
+  expect(alive(other.pid)).toBe(true);
+  expect(await query(other.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+  expect(await query(again.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+  await again.stop();
+  await other.stop();
 });
