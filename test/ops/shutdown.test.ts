@@ -6,6 +6,8 @@ import { startChild, gone, requestInFlight, type ChildService } from '../support
  * The real service as a child process, stopped by real signals: one shutdown path that drains HTTP, then
  * stops Apollo and the indexer, the ORM and (last) the embedded database, and exits 0.
  */
+// Each case starts real processes (and PostgreSQL clusters): slow on a busy machine.
+jest.setTimeout(180_000);
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
   db = await createTestDatabase();

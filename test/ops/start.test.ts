@@ -3,6 +3,8 @@ import { createTestDatabase } from '../support/database';
 import { startChild } from '../support/service';
 
 /** Start-up failures are one line on stderr and a non-zero exit; HOST picks the interface. */
+// Each case starts real processes (and PostgreSQL clusters): slow on a busy machine.
+jest.setTimeout(180_000);
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
   db = await createTestDatabase();
