@@ -2,14 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { createTestDatabase } from '../support/database';
-import { ROOT, startChild } from '../support/service';
+import { ROOT, startChild, stopChildren } from '../support/service';
 
 /** `npm run build` emits JavaScript that production starts with plain node (`npm run start:prod`). */
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
   db = await createTestDatabase();
 });
-afterAll(() => db.drop());
+afterAll(async () => {
+  await stopChildren();
+  await db.drop();
+});
 
 test('the build starts with node (no tsx), finds its documents and schema files, answers and stops on SIGTERM', async () => {
   await new Promise<void>((resolve, reject) =>

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { alive, gone, pgPort, privateDir, removePrivateDirs, requestInFlight, startChild, type ChildService } from '../support/service';
+import { alive, gone, pgPort, privateDir, removePrivateDirs, requestInFlight, startChild, stopChildren, type ChildService } from '../support/service';
 
 /**
  * The real service with its embedded PostgreSQL (a 0700 DATA_DIR, as `mktemp -d` makes), killed and
@@ -8,7 +8,10 @@ import { alive, gone, pgPort, privateDir, removePrivateDirs, requestInFlight, st
  */
 // Each case starts real processes (and PostgreSQL clusters): slow on a busy machine.
 jest.setTimeout(180_000);
-afterAll(() => removePrivateDirs());
+afterAll(async () => {
+  await stopChildren();
+  removePrivateDirs();
+});
 
 /** The cluster directory of a DATA_DIR (the `.location` pointer when it was relocated for postgres). */
 function clusterDir(dataDir: string): string {

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createTestDatabase } from '../support/database';
-import { startChild, gone, requestInFlight, type ChildService } from '../support/service';
+import { startChild, gone, requestInFlight, stopChildren, type ChildService } from '../support/service';
 
 /**
  * The real service as a child process, stopped by real signals: one shutdown path that drains HTTP, then
@@ -12,7 +12,10 @@ let db: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
   db = await createTestDatabase();
 });
-afterAll(() => db.drop());
+afterAll(async () => {
+  await stopChildren();
+  await db.drop();
+});
 
 /** Connections of other sessions to the test database. */
 async function connections(): Promise<number> {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { createTestDatabase } from '../support/database';
-import { startChild } from '../support/service';
+import { startChild, stopChildren } from '../support/service';
 
 /** Start-up failures are one line on stderr and a non-zero exit; HOST picks the interface. */
 // Each case starts real processes (and PostgreSQL clusters): slow on a busy machine.
@@ -9,7 +9,10 @@ let db: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
   db = await createTestDatabase();
 });
-afterAll(() => db.drop());
+afterAll(async () => {
+  await stopChildren();
+  await db.drop();
+});
 
 test('a busy port exits 1 with a message naming the port, and never says it is listening', async () => {
   const taken = net.createServer();

@@ -39,6 +39,7 @@ export function startChild(env: Record<string, string | undefined>, command: str
     ),
   ) as NodeJS.ProcessEnv;
   const child = spawn(command[0], command.slice(1), { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -77,6 +78,25 @@ export function startChild(env: Record<string, string | undefined>, command: str
   };
 }
 
+const children: ChildProcess[] = [];
+
+/**
+ * Stops the children a failed or timed-out case left running (SIGTERM, which also stops their embedded
+ * database; SIGKILL after 30 s). Call it in `afterAll`.
+ */
+export async function stopChildren(): Promise<void> {
+  await Promise.all(
+    children.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
 /** Whether process `pid` exists. */
 export function alive(pid: number): boolean {
   try {
@@ -112,7 +132,12 @@ export function removePrivateDirs(): void {
   for (const dir of made.splice(0)) {
     for (const sub of ['', 'data']) {
       const pointer = path.join(dir, sub, 'pg.location');
-      if (fs.existsSync(pointer)) fs.rmSync(fs.readFileSync(pointer, 'utf8').trim(), { recursive: true, force: true });
+      const cluster = fs.existsSync(pointer) ? fs.readFileSync(pointer, 'utf8').trim() : path.join(dir, sub, 'pg');
+      // A postmaster a failed case left behind (after kill -9) is stopped too.
+      const pidFile = path.join(cluster, 'postmaster.pid');
+      const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : 0;
+      if (pid > 0 && alive(pid)) process.kill(pid, 'SIGQUIT');
+      if (cluster !== path.join(dir, sub, 'pg')) fs.rmSync(cluster, { recursive: true, force: true });
     }
     fs.rmSync(dir, { recursive: true, force: true });
   }
