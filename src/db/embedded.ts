@@ -325,8 +325,9 @@ function postgresEnv(): NodeJS.ProcessEnv {
 
 async function initdb(native: string, dir: string, account: Account | undefined, fail: (reason: string) => Error): Promise<void> {
   // The superuser password goes through a file in a private directory (0700, owned by whoever runs
-  // initdb), removed whatever happens.
-  const secrets = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-initdb-'));
+  // initdb) next to the cluster (a place that user reaches; not the shared temp directory), removed
+  // whatever happens.
+  const secrets = fs.mkdtempSync(`${dir}.initdb-`);
   const pwfile = path.join(secrets, 'pwfile');
   try {
     fs.writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o600 });
