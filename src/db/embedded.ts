@@ -260,6 +260,17 @@ function processName(pid: number): string | undefined {
   }
 }
 
+/** Whether process `pid` runs node (its thread name is `node`, or `MainThread` from Node 24 on). */
+function isNode(pid: number): boolean {
+  const name = processName(pid);
+  if (name === 'node' || name === 'MainThread') return true;
+  try {
+    return path.basename(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]).startsWith('node');
+  } catch {
+    return false;
+  }
+}
+
 /** Whether process `pid` is a postmaster started on `dir` (its command line, as this module starts it). */
 function servesDirectory(pid: number, dir: string): boolean {
   if (processName(pid) !== 'postgres') return false;
@@ -301,7 +312,7 @@ function recoverPreviousRun(dir: string, log: (line: string) => void, fail: (rea
   } catch {
     // no owner recorded: an orphan of an older version
   }
-  if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner) && processName(owner)?.startsWith('node')) {
+  if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner) && isNode(owner)) {
     throw fail(
       `the database is in use by another leadnet process (pid ${owner}); stop it first (kill ${owner}), or give this instance its own DATA_DIR and EMBEDDED_PG_PORT`,
     );
