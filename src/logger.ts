@@ -1,6 +1,7 @@
 import pino from 'pino';
 import pretty from 'pino-pretty';
 import { safeError } from './safe-error';
+import { LOG_LEVELS } from './config';
 import { currentRequestId } from './observability/request-context';
 
 /** Serializers of the process logger: errors are written without data (src/safe-error.ts). */
@@ -12,13 +13,16 @@ function readable(): boolean {
   return format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
 }
 
+// An invalid LOG_LEVEL is reported by config() (src/config.ts); until then the logger uses `info`.
+const level = (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL ?? '') ? process.env.LOG_LEVEL! : 'info';
+
 /**
  * The process logger; its level comes from LOG_LEVEL (see src/config.ts). Every line written while a
  * request is served carries its `reqId` (src/observability/request-id.ts).
  */
 export const logger = pino(
   {
-    level: process.env.LOG_LEVEL || 'info',
+    level,
     base: undefined,
     serializers: logSerializers,
     mixin: () => {

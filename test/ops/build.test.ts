@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { createTestDatabase } from '../support/database';
+import { ROOT, startChild, stopChildren } from '../support/service';
+
+/** `npm run build` emits JavaScript that production starts with plain node (`npm run start:prod`). */
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await stopChildren();
+  await db.drop();
+});
+
+test('the build starts with node (no tsx), finds its documents and schema files, answers and stops on SIGTERM', async () => {
+  await new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, [path.join(ROOT, 'scripts', 'build.js')], { cwd: ROOT, timeout: 240_000 }, (error, _out, stderr) =>
+      error ? reject(new Error(`build failed: ${stderr}`)) : resolve(),
+    ),
+  );
+  expect(fs.existsSync(path.join(ROOT, 'dist', 'src', 'main.js'))).toBe(true);
+  expect(fs.existsSync(path.join(ROOT, 'dist', 'src', 'rest', 'common.rest.graphql'))).toBe(true);
+
+  const service = startChild({ DATABASE_URL: db.url }, [process.execPath, 'dist/src/main.js']);
+  const url = await service.ready();
+  expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
+  expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ok', database: 'up' });
+  const openapi = await fetch(`${url}/v1/openapi.json`);
+  expect(openapi.status).toBe(200);
+  expect(((await openapi.json()) as { openapi: string }).openapi).toMatch(/^3\./);
+  const graphql = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ __schema { queryType { name } } }' }),
+  });
+  expect(await graphql.json()).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+
+  service.child.kill('SIGTERM');
+  expect(await service.exited).toMatchObject({ code: 0 });
+}, 300_000);
