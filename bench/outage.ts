@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   report(`PostgreSQL stopped for ${STOP_S} s under ${RATE} writes/s`, stopped, await productIds());
 
   // 2. PostgreSQL frozen (SIGSTOP) for FREEZE_S seconds.
-  const pid = Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const pid = db.pid;
   const frozen = await scenario(8, async () => {
     await sleep(3000);
     const pids = [pid, ...descendants(pid)];

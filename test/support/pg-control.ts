@@ -2,8 +2,6 @@
 // cannot load inside jest's sandbox), driven over IPC by test/support/controlled-postgres.ts.
 //   node --import tsx test/support/pg-control.ts <dir> <port>
 import 'reflect-metadata';
-import fs from 'node:fs';
-import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
 
 const [dir, portArg] = process.argv.slice(2);
@@ -13,8 +11,7 @@ process.on('message', async (m: { cmd: 'start' | 'stop' }) => {
   try {
     if (m.cmd === 'start') {
       db = await startEmbeddedPostgres(dir, Number(portArg), true);
-      const pid = Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      process.send!({ ok: true, url: db.url, pid });
+      process.send!({ ok: true, url: db.url, pid: db.pid });
     } else {
       await db?.stop();
       db = undefined;
