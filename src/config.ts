@@ -35,6 +35,9 @@ const schema = z.object({
   STORE_LOCATOR_SCALE: distance('5mi').refine((m) => m > 0, 'must be above 0'),
   STORE_LOCATOR_OFFSET: distance('0mi'),
   STORE_LOCATOR_DECAY: z.coerce.number().gt(0).lt(1).default(0.5),
+  STORE_LOCATOR_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(60),
+  LOCATOR_TILE_URL: z.string().refine((v) => /^(https?:\/\/|\/)\S+$/.test(v) && ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must be a tile URL template with {z}, {x} and {y}').default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
+  LOCATOR_TILE_ATTRIBUTION: z.string().default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
 });
 
 export interface Config {
@@ -56,7 +59,9 @@ export interface Config {
   /** PRODUCT.md section 8: `offline` (gazetteer data in packages), `http` (Nominatim-compatible) or `none`. */
   geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
   /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
-  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number };
+  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; /** `Cache-Control: max-age` of locator answers, seconds. */ maxAge: number };
+  /** The store finder page and widget (`src/locator-widget/`): map tiles come from outside, so they are configured. */
+  locatorWidget: { tileUrl: string; tileAttribution: string };
 }
 
 export class ConfigError extends Error {}
@@ -93,7 +98,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scaleMeters: e.STORE_LOCATOR_SCALE,
       offsetMeters: e.STORE_LOCATOR_OFFSET,
       decay: e.STORE_LOCATOR_DECAY,
+      maxAge: e.STORE_LOCATOR_MAX_AGE,
     },
+    locatorWidget: { tileUrl: e.LOCATOR_TILE_URL, tileAttribution: e.LOCATOR_TILE_ATTRIBUTION },
   };
 }
 

@@ -1,0 +1,61 @@
+import type { AddressQuery, Coordinates, Geocoder } from '../../geo/geocoder';
+import { countryCode } from '../../geo/offline-geocoder';
+
+const US_ZIP = /\b(\d{5})(?:-\d{4})?\b/;
+const CA_POSTAL = /\b([A-Za-z]\d[A-Za-z])\s?(\d[A-Za-z]\d)?\b/;
+
+/**
+ * What a shopper typed in the `address` parameter, as the structured queries a geocoder takes, most
+ * specific first:
+ * - a US ZIP or Canadian postal code anywhere in the text (`97205`, `V6E 3P3`, `Portland, OR 97205`);
+ * - else comma-separated parts read from the end: `city`, `city, province` (or `city, country` when the
+ *   last part names a country and no province), `city, province, country`; a leading street is kept.
+ * A text naming no country is tried in each of `countries` (the company's), since the offline gazetteer
+ * needs one; the first place found wins.
+ */
+export function addressQueries(text: string, countries: string[]): AddressQuery[] {
+  const queries: AddressQuery[] = [];
+  const zip = US_ZIP.exec(text);
+  const postal = CA_POSTAL.exec(text);
+  if (zip) queries.push({ postalCode: zip[1], country: 'US' });
+  else if (postal && /\d/.test(postal[0])) queries.push({ postalCode: postal[0].toUpperCase(), country: 'CA' });
+
+  const parts = text
+    .replace(US_ZIP, '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (!parts.length) return queries;
+  let country: string | null = null;
+  let province: string | null = null;
+  const last = parts[parts.length - 1];
+  if (parts.length >= 3) {
+    country = countryCode(last) ?? last;
+    province = parts[parts.length - 2];
+    parts.splice(-2);
+  } else if (parts.length === 2) {
+    // `Portland, OR` (a province) or `Paris, France` (a country): a two-letter code is a province.
+    const asCountry = last.length > 2 ? countryCode(last) : null;
+    if (asCountry) country = asCountry;
+    else province = last;
+    parts.splice(-1);
+  }
+  const city = parts[parts.length - 1];
+  const street = parts.length > 1 ? parts.slice(0, -1).join(', ') : null;
+  const base: AddressQuery = { city, province, streetLineOne: street };
+  if (country) queries.push({ ...base, country });
+  else {
+    queries.push(base); // a province that is a US state or Canadian province says the country
+    for (const c of countries) queries.push({ ...base, country: c });
+  }
+  return queries;
+}
+
+/** The first place the geocoder finds for the queries of `text`; null when none. */
+export async function geocodeText(geocoder: Geocoder, text: string, countries: string[]): Promise<Coordinates | null> {
+  for (const query of addressQueries(text, countries)) {
+    const found = await geocoder.geocode(query);
+    if (found) return found;
+  }
+  return null;
+}
