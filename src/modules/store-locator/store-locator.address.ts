@@ -1,5 +1,5 @@
 import type { AddressQuery, Coordinates, Geocoder } from '../../geo/geocoder';
-import { countryCode } from '../../geo/offline-geocoder';
+import { countryCode, provinceCountry } from '../../geo/offline-geocoder';
 
 const US_ZIP = /\b(\d{5})(?:-\d{4})?\b/;
 const CA_POSTAL = /\b([A-Za-z]\d[A-Za-z])\s?(\d[A-Za-z]\d)?\b/;
@@ -10,8 +10,8 @@ const CA_POSTAL = /\b([A-Za-z]\d[A-Za-z])\s?(\d[A-Za-z]\d)?\b/;
  * - a US ZIP or Canadian postal code anywhere in the text (`97205`, `V6E 3P3`, `Portland, OR 97205`);
  * - else comma-separated parts read from the end: `city`, `city, province` (or `city, country` when the
  *   last part names a country and no province), `city, province, country`; a leading street is kept.
- * A text naming no country is tried in each of `countries` (the company's), since the offline gazetteer
- * needs one; the first place found wins.
+ * A text naming neither a country nor a US state or Canadian province is tried in each of `countries`
+ * (the company's), since the offline gazetteer needs a country; the first place found wins.
  */
 export function addressQueries(text: string, countries: string[]): AddressQuery[] {
   const queries: AddressQuery[] = [];
@@ -43,11 +43,10 @@ export function addressQueries(text: string, countries: string[]): AddressQuery[
   const city = parts[parts.length - 1];
   const street = parts.length > 1 ? parts.slice(0, -1).join(', ') : null;
   const base: AddressQuery = { city, province, streetLineOne: street };
-  if (country) queries.push({ ...base, country });
-  else {
-    queries.push(base); // a province that is a US state or Canadian province says the country
-    for (const c of countries) queries.push({ ...base, country: c });
-  }
+  // A US state or Canadian province says the country; otherwise try the company's.
+  const implied = province ? provinceCountry(province) : null;
+  if (country || implied) queries.push({ ...base, country: country ?? implied });
+  else for (const c of countries) queries.push({ ...base, country: c });
   return queries;
 }
 
