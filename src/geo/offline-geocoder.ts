@@ -58,7 +58,7 @@ export function countryCode(country: string): string | null {
 
 /** The country a US state or Canadian province (name or abbreviation) is in; null for anything else. */
 export function provinceCountry(province: string): 'US' | 'CA' | null {
-  const code = provinceCode(province);
+  const code = provinceCode(province.normalize('NFD').replace(/[\u0300-\u036f]/g, ''));
   return CANADIAN_PROVINCES[code] ? 'CA' : isUsState(code) ? 'US' : null;
 }
 

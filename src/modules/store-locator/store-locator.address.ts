@@ -17,32 +17,31 @@ export function addressQueries(text: string, countries: string[]): AddressQuery[
   const queries: AddressQuery[] = [];
   const zip = US_ZIP.exec(text);
   const postal = CA_POSTAL.exec(text);
-  if (zip) queries.push({ postalCode: zip[1], country: 'US' });
-  else if (postal && /\d/.test(postal[0])) queries.push({ postalCode: postal[0].toUpperCase(), country: 'CA' });
+  let rest = text;
+  if (zip) {
+    queries.push({ postalCode: zip[1], country: 'US' });
+    rest = rest.replace(zip[0], '');
+  } else if (postal && /\d/.test(postal[0])) {
+    queries.push({ postalCode: postal[0].toUpperCase(), country: 'CA' });
+    rest = rest.replace(postal[0], '');
+  }
 
-  const parts = text
-    .replace(US_ZIP, '')
+  const parts = rest
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean);
   if (!parts.length) return queries;
   let country: string | null = null;
-  let province: string | null = null;
   const last = parts[parts.length - 1];
-  if (parts.length >= 3) {
-    country = countryCode(last) ?? last;
-    province = parts[parts.length - 2];
-    parts.splice(-2);
-  } else if (parts.length === 2) {
-    // `Portland, OR` (a province) or `Paris, France` (a country): a two-letter code is a province.
-    const asCountry = last.length > 2 ? countryCode(last) : null;
-    if (asCountry) country = asCountry;
-    else province = last;
-    parts.splice(-1);
+  // `..., BC, CA`: after a province the last part is a country even when it also reads as one (CA).
+  const afterProvince = parts.length >= 3 && provinceCountry(parts[parts.length - 2]) !== null;
+  if (parts.length >= 2 && (afterProvince || !provinceCountry(last)) && countryCode(last)) {
+    country = countryCode(last);
+    parts.pop();
   }
-  const city = parts[parts.length - 1];
-  const street = parts.length > 1 ? parts.slice(0, -1).join(', ') : null;
-  const base: AddressQuery = { city, province, streetLineOne: street };
+  const province = parts.length >= 2 ? parts.pop()! : null;
+  const city = parts.pop()!;
+  const base: AddressQuery = { city, province, streetLineOne: parts.length ? parts.join(', ') : null };
   // A US state or Canadian province says the country; otherwise try the company's.
   const implied = province ? provinceCountry(province) : null;
   if (country || implied) queries.push({ ...base, country: country ?? implied });
