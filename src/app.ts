@@ -13,6 +13,7 @@ import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
 import { createGeocoder } from './geo/factory';
 import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
+import { locatorWidgetRouter } from './locator-widget/locator-widget.router';
 
 export interface App {
   app: Express;
@@ -63,6 +64,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(deps, req.header('x-api-key')) }),
   );
   app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
+  app.use(locatorWidgetRouter(deps));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });
