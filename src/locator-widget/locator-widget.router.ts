@@ -20,6 +20,7 @@ export async function bundleWidget(config: Config): Promise<string> {
     target: ['es2020'],
     minify: true,
     legalComments: 'eof',
+    charset: 'utf8',
     loader: { '.css': 'text' },
     define: { __LEADNET_LOCATOR__: JSON.stringify(config.locatorWidget) },
     tsconfig: path.join(CLIENT_DIR, 'tsconfig.json'),

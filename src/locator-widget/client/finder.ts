@@ -52,6 +52,9 @@ interface Page {
 
 type Place = { kind: 'text'; text: string } | { kind: 'point'; latitude: number; longitude: number };
 
+// Leaflet's UMD build also sets `window.L`: give the host page back its own (or none).
+(L as unknown as { noConflict(): unknown }).noConflict();
+
 const RADII = [5, 10, 25, 50, 100, 250, 500];
 const PAGE_SIZE = 25;
 let instances = 0;
