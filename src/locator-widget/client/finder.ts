@@ -103,6 +103,8 @@ export class Finder {
   private map!: L.Map;
   private markers = new Map<string, L.Marker>();
   private originMarker: L.Marker | null = null;
+  /** What the map last showed, fitted again when the container changes size (layout settling, rotation). */
+  private view: L.LatLngExpression[] = [];
   private place: Place | null = null;
   private selected: string | null = null;
   private inflight: AbortController | null = null;
@@ -190,7 +192,15 @@ export class Finder {
   private initMap(): void {
     this.map = L.map(this.mapEl, { zoomControl: true, scrollWheelZoom: false, keyboard: true }).setView([45, -100], 3);
     L.tileLayer(this.options.tileUrl, { attribution: this.options.tileAttribution, maxZoom: 18 }).addTo(this.map);
-    new ResizeObserver(() => this.map.invalidateSize()).observe(this.mapEl);
+    new ResizeObserver(() => {
+      this.map.invalidateSize();
+      this.fit();
+    }).observe(this.mapEl);
+  }
+
+  private fit(): void {
+    if (this.view.length === 1) this.map.setView(this.view[0], 12);
+    else if (this.view.length) this.map.fitBounds(L.latLngBounds(this.view), { padding: [32, 32], maxZoom: 14 });
   }
 
   private url(params: Record<string, string>): string {
@@ -362,8 +372,9 @@ export class Finder {
       }).addTo(this.map);
       bounds.push([latitude, longitude]);
     }
-    if (bounds.length === 1) this.map.setView(bounds[0], 12);
-    else if (bounds.length) this.map.fitBounds(L.latLngBounds(bounds), { padding: [32, 32], maxZoom: 14 });
+    this.view = bounds;
+    this.map.invalidateSize();
+    this.fit();
   }
 
   /** One store, in the list and on the map; from the map, the list item takes the focus. */
