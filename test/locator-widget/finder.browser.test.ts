@@ -218,6 +218,31 @@ describe('the page /locator/{company_id}', () => {
   });
 });
 
+describe('a phone-sized screen', () => {
+  test('the map sits above the list and shows a marker for every result, inside its frame', async () => {
+    const page = await open(`${service.url}/locator/${world.company.id}`, { width: 390, height: 844 });
+    try {
+      await waitForList(page, 6);
+      await searchFor(page, '97205');
+      await waitForStatus(page, /found near 97205/);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the map settles
+      const layout = await inFinder<{ map: any; list: any; markers: any[] }>(
+        page,
+        `const box = (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; };
+         return { map: box(root.querySelector('.ln-map')), list: box(root.querySelector('.ln-results')), markers: [...root.querySelectorAll('.ln-marker')].map(box) };`,
+      );
+      expect(layout.map.bottom).toBeLessThanOrEqual(layout.list.top);
+      expect(layout.map.right - layout.map.left).toBeGreaterThan(300);
+      expect(layout.markers).toHaveLength(4);
+      for (const m of layout.markers) {
+        expect([m.left >= layout.map.left, m.right <= layout.map.right, m.top >= layout.map.top, m.bottom <= layout.map.bottom]).toEqual([true, true, true, true]);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+});
+
 describe('the snippet on a brand\'s page (another origin, hostile CSS)', () => {
   let page: Page;
   beforeAll(async () => {

@@ -106,9 +106,8 @@ export class Finder {
   /** What the map last showed, fitted again when the container changes size (layout settling, rotation). */
   private view: L.LatLngExpression[] = [];
   private place: Place | null = null;
-  private selected: string | null = null;
   private inflight: AbortController | null = null;
-  private readonly numbers = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+  private readonly numbers: Intl.NumberFormat;
   private readonly times: Intl.DateTimeFormat;
 
   constructor(
@@ -198,9 +197,10 @@ export class Finder {
     }).observe(this.mapEl);
   }
 
+  /** Without animation: a fit can follow a resize at once, and an animation cut short leaves markers out. */
   private fit(): void {
-    if (this.view.length === 1) this.map.setView(this.view[0], 12);
-    else if (this.view.length) this.map.fitBounds(L.latLngBounds(this.view), { padding: [32, 32], maxZoom: 14 });
+    if (this.view.length === 1) this.map.setView(this.view[0], 12, { animate: false });
+    else if (this.view.length) this.map.fitBounds(L.latLngBounds(this.view), { padding: [32, 32], maxZoom: 14, animate: false });
   }
 
   private url(params: Record<string, string>): string {
@@ -312,7 +312,6 @@ export class Finder {
     this.markers.clear();
     this.originMarker?.remove();
     this.originMarker = null;
-    this.selected = null;
     if (!page) return;
     const bounds: L.LatLngExpression[] = [];
     page.results.forEach((store, i) => {
@@ -379,7 +378,6 @@ export class Finder {
 
   /** One store, in the list and on the map; from the map, the list item takes the focus. */
   private select(id: string, fromMap: boolean): void {
-    this.selected = id;
     for (const item of this.list.querySelectorAll<HTMLLIElement>('.ln-store')) {
       item.setAttribute('aria-current', String(item.dataset.storeId === id));
     }
