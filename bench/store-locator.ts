@@ -19,7 +19,7 @@ import { parseConfig } from '../src/config';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
 import { buildApp } from '../src/app';
-import { parseStoreLocatorParams } from '../src/modules/store-locator/store-locator.params';
+import { backendQuery, parseStoreLocatorParams } from '../src/modules/store-locator/store-locator.params';
 import { storeLocatorSql } from '../src/modules/store-locator/store-locator.postgres';
 import { readerStatements } from '../src/modules/store-locator/store-locator.reader';
 import type { Sql } from '../src/search/types';
@@ -248,8 +248,8 @@ async function main() {
     ];
 
     const explain = await pool.query(
-      `explain (format json) ${numbered(storeLocatorSql({ companyId, ...parseStoreLocatorParams(scenarios[1].query(0)) }, config.storeLocator)).text}`,
-      numbered(storeLocatorSql({ companyId, ...parseStoreLocatorParams(scenarios[1].query(0)) }, config.storeLocator)).values,
+      `explain (format json) ${numbered(storeLocatorSql(backendQuery(companyId, parseStoreLocatorParams(scenarios[1].query(0))), config.storeLocator)).text}`,
+      numbered(storeLocatorSql(backendQuery(companyId, parseStoreLocatorParams(scenarios[1].query(0))), config.storeLocator)).values,
     );
     const plan = JSON.stringify(explain.rows[0]);
     console.log(`GiST index used by a 50mi point search: ${plan.includes('store_locator_entries_earth_index') ? 'yes' : 'NO'}`);
@@ -275,7 +275,7 @@ async function main() {
       const sql = await measure(async (i) => {
         const params = parseStoreLocatorParams(s.query(i % urls.length));
         await pool.query('select id from companies where id = $1::uuid', [companyId]);
-        const { rows: [hit] } = await pool.query(numbered(storeLocatorSql({ companyId, ...params }, config.storeLocator)));
+        const { rows: [hit] } = await pool.query(numbered(storeLocatorSql(backendQuery(companyId, params), config.storeLocator)));
         await Promise.all(readerStatements(hit.ids).map((q) => pool.query(numbered(q))));
       });
       const n = REQUESTS + Math.min(40, REQUESTS);

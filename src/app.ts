@@ -32,6 +32,7 @@ import { contextUnavailable, formatUnavailable, serviceUnavailablePlugin } from 
 import { requestIdMiddleware } from './observability/request-id';
 import { accessLog } from './observability/access-log';
 import { Metrics } from './observability/metrics';
+import { locatorWidgetRouter } from './locator-widget/locator-widget.router';
 
 export interface App {
   app: Express;
@@ -122,6 +123,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     }),
   );
   app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
+  app.use(locatorWidgetRouter(deps));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
   });

@@ -75,6 +75,9 @@ const schema = z.object({
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   WORKER_LOCK_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
+  STORE_LOCATOR_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(60),
+  LOCATOR_TILE_URL: z.string().refine((v) => /^(https?:\/\/|\/)\S+$/.test(v) && ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must be a tile URL template with {z}, {x} and {y}').default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
+  LOCATOR_TILE_ATTRIBUTION: z.string().default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
 });
 
 /** express's `trust proxy`: `false`, `true`, a hop count, or addresses/subnets (`loopback, 10.0.0.0/8`). */
@@ -115,7 +118,9 @@ export interface Config {
   /** PRODUCT.md section 8: `offline` (gazetteer data in packages), `http` (Nominatim-compatible) or `none`. */
   geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
   /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
-  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number };
+  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; /** `Cache-Control: max-age` of locator answers, seconds. */ maxAge: number };
+  /** The store finder page and widget (`src/locator-widget/`): map tiles come from outside, so they are configured. */
+  locatorWidget: { tileUrl: string; tileAttribution: string };
   /** Shared state (rate-limit counters) lives here when set; in process memory otherwise. */
   redisUrl?: string;
   /** The HTTP edge (`src/http/`): proxies, rate limits, CORS and socket timeouts. */
@@ -211,6 +216,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scaleMeters: e.STORE_LOCATOR_SCALE,
       offsetMeters: e.STORE_LOCATOR_OFFSET,
       decay: e.STORE_LOCATOR_DECAY,
+      maxAge: e.STORE_LOCATOR_MAX_AGE,
     },
     redisUrl: e.REDIS_URL,
     http: {
@@ -251,6 +257,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: e.LOG_FORMAT,
     metricsToken: e.METRICS_TOKEN,
     workerLockRetryMs: e.WORKER_LOCK_RETRY_MS,
+    locatorWidget: { tileUrl: e.LOCATOR_TILE_URL, tileAttribution: e.LOCATOR_TILE_ATTRIBUTION },
   };
 }
 

@@ -56,6 +56,12 @@ export function countryCode(country: string): string | null {
   return null;
 }
 
+/** The country a US state or Canadian province (name or abbreviation) is in; null for anything else. */
+export function provinceCountry(province: string): 'US' | 'CA' | null {
+  const code = provinceCode(province.normalize('NFD').replace(/[\u0300-\u036f]/g, ''));
+  return CANADIAN_PROVINCES[code] ? 'CA' : isUsState(code) ? 'US' : null;
+}
+
 /** A US state or Canadian province as its postal abbreviation (`Oregon` -> `OR`), else the text upper-cased. */
 function provinceCode(province: string): string {
   const upper = province.trim().toUpperCase().replace(/\./g, '');

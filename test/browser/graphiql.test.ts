@@ -5,7 +5,7 @@ import { buildSchema, parse, validate } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { createTestApp, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
-import { closeBrowser, confineTo, launchBrowser } from '../support/browser';
+import { confineTo, launchChromium } from '../support/browser';
 import { exampleTabs } from '../../src/graphiql/examples';
 import { SCHEMA_FILE } from '../../src/graphql/schema';
 
@@ -13,7 +13,7 @@ let t: TestApp;
 let r: Awaited<ReturnType<typeof roles>>;
 let server: Server;
 let origin: string;
-let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -22,10 +22,10 @@ beforeAll(async () => {
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchBrowser();
+  chromium = await launchChromium();
 });
 afterAll(async () => {
-  await closeBrowser(browser);
+  await chromium?.close();
   await new Promise((resolve) => server.close(resolve));
   await t.close();
 });
@@ -58,7 +58,7 @@ describe('GraphiQL at /graphql', () => {
   });
 
   test('loads with nothing from outside the service, and a typed query runs with the key from the field', async () => {
-    const page = await browser!.newPage();
+    const page = await chromium!.browser.newPage();
     const outside = await confineTo(page, origin);
     await page.goto(`${origin}/graphql`, { waitUntil: 'networkidle0' });
     await page.waitForSelector('.graphiql-query-editor .CodeMirror');

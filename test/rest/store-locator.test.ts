@@ -189,7 +189,11 @@ describe('results', () => {
     const res = await search(near('&radius=1km'));
     const result = res.body.results.find((r: any) => r.id === world.full.id);
     expect(Object.keys(result).sort()).toEqual(
-      ['id', 'name', 'full_name', 'retailer_name', 'store_type', 'website', 'place_id', 'address', 'email', 'phone_number', 'retailer_location_hours', 'retailer_location_products'].sort(),
+      [
+        'id', 'name', 'full_name', 'retailer_name', 'store_type', 'website', 'place_id', 'address', 'email', 'phone_number', 'retailer_location_hours', 'retailer_location_products',
+        // PRODUCT.md 11 additions
+        'distance', 'open_now', 'local_weekday', 'directions_url',
+      ].sort(),
     );
     expect(result).toMatchObject({
       id: world.full.id,
@@ -309,7 +313,8 @@ describe('GET /store_locator/{id}', () => {
   test('any caller, no company: the result under company_retailer_location', async () => {
     const res = await api(t, 'get', `/v1/store_locator/${world.full.id}`);
     expect(res.status).toBe(200);
-    const listed = (await search(near('&radius=1km'))).body.results.find((r: any) => r.id === world.full.id);
+    const { distance, ...listed } = (await search(near('&radius=1km'))).body.results.find((r: any) => r.id === world.full.id);
+    expect(distance).toEqual(expect.any(Number)); // a search result's addition: there is no search point here
     expect(res.body).toEqual({ company_retailer_location: listed });
   });
 

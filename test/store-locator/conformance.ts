@@ -12,6 +12,7 @@ import { StoreLocatorService, type StoreLocatorPage } from '../../src/modules/st
 import type { Execute, StoreLocatorSearch } from '../../src/modules/store-locator/store-locator.types';
 import { Location } from '../../src/modules/contact/location.entity';
 import { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
+import { OfflineGeocoder } from '../../src/geo/offline-geocoder';
 
 export interface ConformanceBackend {
   name: string;
@@ -69,6 +70,8 @@ export function storeLocatorConformance(backend: ConformanceBackend): void {
   describe(`store locator conformance: ${backend.name}`, () => {
     let t: TestApp;
     let service: StoreLocatorService;
+    let execute: Execute;
+    let backendSearch: StoreLocatorSearch;
     let close: () => Promise<void>;
     const find = (companyId: string, query: Record<string, unknown>): Promise<StoreLocatorPage> =>
       service.search(companyId, parseStoreLocatorParams(query));
@@ -90,9 +93,10 @@ export function storeLocatorConformance(backend: ConformanceBackend): void {
 
     beforeAll(async () => {
       t = await createTestApp();
-      const execute: Execute = (sql, b) => t.orm.em.getConnection().execute(sql, b as any[]);
+      execute = (sql, b) => t.orm.em.getConnection().execute(sql, b as any[]);
       const built = await backend.create(t, execute);
       close = built.close;
+      backendSearch = built.search;
       service = new StoreLocatorService(execute, built.search, new StoreLocatorReader(execute));
       const em = t.em();
       ranking = await rankingWorld(em, at);
@@ -292,6 +296,25 @@ export function storeLocatorConformance(backend: ConformanceBackend): void {
       expect(sortIds(ids(wideBox))).toEqual(sortIds(['pdx1', 'vancouverBc'].map((k) => filters.b[k])));
     });
 
+    test('additions: address geocoded, open_now filter on a fixed clock, distances in the radius unit', async () => {
+      const at = (instant: string) =>
+        new StoreLocatorService(execute, backendSearch, new StoreLocatorReader(execute, () => new Date(instant)), { geocoder: new OfflineGeocoder() });
+      const query = { address: 'Portland, OR', radius: '100km', open_now: 'true' };
+      // Saturday 2026-06-06 01:00 PDT: Seattle's Friday shift (18:00-02:00) is on; Portland's 9-17 is not.
+      const night = await at('2026-06-06T08:00:00Z').search(filters.companyId, parseStoreLocatorParams({ ...query, radius: '500km' }));
+      expect(ids(night)).toEqual([filters.b.seattle]);
+      expect(night.meta.total).toBe(1);
+      // Saturday noon: the Portland flagship only, 1.x km from the city's centre, in km.
+      const noon = await at('2026-06-06T19:00:00Z').search(filters.companyId, parseStoreLocatorParams(query));
+      expect(ids(noon)).toEqual([filters.b.pdx1]);
+      expect(noon.meta.distance_unit).toBe('km');
+      const d = distance(noon.meta.origin, { latitude: 45.52, longitude: -122.68 }) / 1000;
+      expect(Math.abs(noon.results[0].distance - d)).toBeLessThanOrEqual(0.006);
+      const all = await at('2026-06-06T19:00:00Z').search(filters.companyId, parseStoreLocatorParams({ ...query, open_now: 'false' }));
+      expect(sortIds(ids(all))).toEqual(sortIds(['pdx1', 'pdx2', 'vancouverWa'].map((k) => filters.b[k])));
+      expect(all.results.map((r) => r.open_now)).toEqual(ids(all).map((id) => id === filters.b.pdx1));
+    });
+
     test('results carry the stocked and available products with their images', async () => {
       const page = await find(filters.companyId, { ...wide, stocked_product_ids: [filters.p.p3] });
       expect(page.results).toHaveLength(1);
@@ -366,6 +389,7 @@ async function filterWorld(em: EntityManager) {
   };
   await add('pdx1', {
     city: 'Portland', province: 'OR', country: 'US', latitude: 45.52, longitude: -122.68, storeType: flagship,
+    hours: (['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const).map((day) => ({ day, openAtHour: 9, closeAtHour: 17 })),
     stock: [{ product: p1, stocked: true, available: true }, { product: p3, stocked: true, available: false }],
   });
   await add('pdx2', { city: 'Portland', province: 'OR', country: 'US', latitude: 45.5, longitude: -122.6, storeType: dealer, stock: [{ product: p2, stocked: true }] });
@@ -373,7 +397,10 @@ async function filterWorld(em: EntityManager) {
     city: 'Portland', province: 'ME', country: 'US', latitude: 43.66, longitude: -70.26, storeType: dealer,
     stock: [{ product: p3, stocked: false, available: true }],
   });
-  await add('seattle', { city: 'Seattle', province: 'WA', country: 'US', latitude: 47.61, longitude: -122.33, stock: [{ product: p4, stocked: true }] });
+  await add('seattle', {
+    city: 'Seattle', province: 'WA', country: 'US', latitude: 47.61, longitude: -122.33, stock: [{ product: p4, stocked: true }],
+    hours: [{ day: 'friday', openAtHour: 18, closeAtHour: 2 }],
+  });
   await add('vancouverBc', {
     city: 'Vancouver', province: 'BC', country: 'CA', latitude: 49.28, longitude: -123.12, storeType: dealer,
     stock: [{ product: p1, stocked: false, available: true }],

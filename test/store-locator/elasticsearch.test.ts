@@ -113,6 +113,13 @@ describe('elasticsearchRequest', () => {
     ]);
   });
 
+  test('an ids restriction (the open-now filter) is an ids query; an empty one matches nothing', () => {
+    const filterOf = (body: any) => body.query.function_score.query.bool.filter;
+    expect(filterOf(elasticsearchRequest('stores', { ...base, ids: ['a', 'b'] }, settings, []))).toContainEqual({ ids: { values: ['a', 'b'] } });
+    expect(filterOf(elasticsearchRequest('stores', { ...base, ids: [] }, settings, []))).toContainEqual({ match_none: {} });
+    expect(JSON.stringify(elasticsearchRequest('stores', base, settings, []))).not.toContain('"ids"');
+  });
+
   test('pages beyond the result window ask for no hits (totals and facets still count)', () => {
     expect(elasticsearchRequest('stores', { ...base, page: 100_000 }, settings, [])).toMatchObject({ from: 0, size: 0 });
   });

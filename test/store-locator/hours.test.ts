@@ -1,4 +1,4 @@
-import { resolveZone, weekHours, type HourRow } from '../../src/modules/store-locator/store-locator.hours';
+import { HoursCalendar, isOpenAt, resolveZone, weekHours, type HourRow } from '../../src/modules/store-locator/store-locator.hours';
 
 const row = (day: string, open: [number, number], close: [number, number]): HourRow => ({
   day,
@@ -103,5 +103,39 @@ describe('resolveZone', () => {
   test('a stored name that is not a zone is skipped; nothing known is UTC', () => {
     expect(resolveZone(['Mars/Olympus', 'EST5EDT-nope'], portland)).toBe('America/Los_Angeles');
     expect(resolveZone([null, null], null)).toBe('UTC');
+  });
+});
+
+describe('isOpenAt (open_now)', () => {
+  const local = (weekday: number, hh: number, mm = 0) => ({ weekday, minutes: hh * 60 + mm });
+  const day = row('tuesday', [9, 30], [17, 0]);
+  const night = row('friday', [18, 0], [2, 0]);
+  test.each([
+    ['before opening', [day], local(2, 9, 29), false],
+    ['at opening', [day], local(2, 9, 30), true],
+    ['a minute before closing', [day], local(2, 16, 59), true],
+    ['at closing', [day], local(2, 17, 0), false],
+    ['another day', [day], local(3, 12), false],
+    ['overnight: evening', [night], local(5, 23, 59), true],
+    ['overnight: after midnight, the next day', [night], local(6, 1, 59), true],
+    ['overnight: at closing the next day', [night], local(6, 2, 0), false],
+    ['overnight: early the same day is not the shift of the day before', [night], local(5, 1, 0), false],
+    ['Sunday night into Monday', [row('sunday', [20, 0], [1, 0])], local(1, 0, 30), true],
+    ['equal times: round the clock', [row('monday', [6, 0], [6, 0])], local(2, 5, 59), true],
+    ['a closed row', [{ ...day, open: false }], local(2, 12), false],
+    ['a row with missing times', [{ ...day, close_at_hour: null }], local(2, 12), false],
+    ['a row with times out of range', [row('tuesday', [9, 0], [25, 0])], local(2, 12), false],
+  ])('%s', (_label, rows, at, open) => {
+    expect(isOpenAt(rows as HourRow[], at)).toBe(open);
+  });
+
+  test('HoursCalendar.openNow reads the wall clock of the zone', () => {
+    // 2026-03-08 07:30Z is 03:30 EDT (clocks sprang forward at 02:00) and 23:30 PST on Saturday.
+    const calendar = new HoursCalendar(new Date('2026-03-08T07:30:00Z'));
+    expect(calendar.openNow([row('sunday', [3, 0], [4, 0])], 'America/New_York')).toBe(true);
+    expect(calendar.openNow([row('sunday', [3, 0], [4, 0])], 'America/Los_Angeles')).toBe(false);
+    expect(calendar.openNow([row('saturday', [23, 0], [23, 45])], 'America/Los_Angeles')).toBe(true);
+    expect(calendar.weekday('America/Los_Angeles')).toBe('saturday');
+    expect(calendar.weekday('America/New_York')).toBe('sunday');
   });
 });

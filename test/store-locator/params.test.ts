@@ -72,11 +72,25 @@ describe('parseStoreLocatorParams', () => {
   test('point search with defaults', () => {
     expect(parseStoreLocatorParams(point)).toEqual({
       geo: { kind: 'point', origin: { latitude: 45, longitude: -122 }, radius: 1000 * 1609.344 },
+      unit: { name: 'mi', metres: 1609.344 },
+      openNow: false,
       facets: {},
       products: [],
       page: 1,
       perPage: 15,
     });
+  });
+
+  test('additions: address (a point to geocode, wins over a box), open_now, the distance unit', () => {
+    expect(parseStoreLocatorParams({ address: ' 97205 ', radius: '10km', ...box }).geo).toEqual({ kind: 'address', text: '97205', radius: 10_000 });
+    expect(parseStoreLocatorParams({ address: 'x', ...point }).geo.kind).toBe('point');
+    expect(parseStoreLocatorParams({ ...point, open_now: 'TRUE' }).openNow).toBe(true);
+    expect(parseStoreLocatorParams({ ...point, open_now: '0' }).openNow).toBe(false);
+    expect(() => parseStoreLocatorParams({ ...point, open_now: 'si' })).toThrow(expect.objectContaining({ parameter: 'open_now' }));
+    expect(() => parseStoreLocatorParams({ address: ['a', 'b'] })).toThrow(expect.objectContaining({ parameter: 'address' }));
+    expect(() => parseStoreLocatorParams({ latitude: '45' })).toThrow(expect.objectContaining({ parameter: undefined }));
+    const unit = (radius?: string) => parseStoreLocatorParams({ ...point, ...(radius === undefined ? {} : { radius }) }).unit.name;
+    expect([unit(), unit('5mi'), unit('5miles'), unit('5 km'), unit('5'), unit('5NM'), unit('5nmi'), unit('5yd')]).toEqual(['mi', 'mi', 'mi', 'km', 'm', 'nmi', 'nmi', 'yd']);
   });
 
   test('box search: 500 per page whatever per_page says', () => {

@@ -3,39 +3,40 @@ import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
-/** Debian's `chromium` package (`apt-get install chromium`); `.ci/run` installs it. */
+/** Debian's `chromium` package; nothing here downloads a browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
- * Headless Chromium with a throw-away profile and no background traffic (the machine may have no
- * internet). A missing browser fails loudly: page tests are never silently skipped.
+ * Headless Chromium with a fresh profile. Without the browser this throws (the browser tests fail with
+ * this message rather than skip): CI installs it in `.ci/run`.
  */
-export async function launchBrowser(): Promise<Browser & { profileDir: string }> {
+export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
+    throw new Error(`Chromium is required for the browser tests but ${CHROMIUM} does not exist: install it with "apt-get install -y chromium" (or set CHROMIUM_PATH)`);
   }
-  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-chromium-'));
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-chromium-'));
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
-    userDataDir: profileDir,
     args: [
       '--no-sandbox',
+      '--headless',
       '--disable-gpu',
-      '--disable-quic',
       '--no-first-run',
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      '--disable-dev-shm-usage',
+      `--user-data-dir=${profile}`,
     ],
   });
-  return Object.assign(browser, { profileDir });
-}
-
-export async function closeBrowser(browser: (Browser & { profileDir: string }) | undefined): Promise<void> {
-  if (!browser) return;
-  await browser.close();
-  fs.rmSync(browser.profileDir, { recursive: true, force: true });
+  return {
+    browser,
+    async close() {
+      await browser.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
 }
 
 /**

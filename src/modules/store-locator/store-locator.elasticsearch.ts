@@ -97,6 +97,7 @@ export function elasticsearchRequest(
       },
     });
   }
+  if (query.ids) filter.push(query.ids.length ? { ids: { values: query.ids } } : { match_none: {} });
   for (const p of query.products) {
     filter.push(p.values.length ? { terms: { [productField(p)]: p.values } } : { match_none: {} });
   }

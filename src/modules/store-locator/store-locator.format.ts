@@ -52,3 +52,20 @@ export function formatPhone(phoneNumber: string, countryCode: string | null | un
   }
   return text;
 }
+
+/**
+ * A directions link for shoppers (Google Maps URLs, which open the app on phones): to the coordinates
+ * when the store has them (exact), else to its formatted address; the place id pins the listing when
+ * known. Null when there is neither.
+ */
+export function directionsUrl(
+  coordinates: { latitude: number; longitude: number } | null,
+  address: string | null,
+  placeId: string | null,
+): string | null {
+  const destination = coordinates ? `${coordinates.latitude},${coordinates.longitude}` : present(address) ? address.trim() : null;
+  if (!destination) return null;
+  const params = new URLSearchParams({ api: '1', destination });
+  if (present(placeId)) params.set('destination_place_id', placeId.trim());
+  return `https://www.google.com/maps/dir/?${params}`;
+}

@@ -115,6 +115,17 @@ export class HoursCalendar {
     return view;
   }
 
+  /** Whether a store with these rows in this zone is open now (`isOpenAt`). */
+  openNow(rows: HourRow[], zone: string): boolean {
+    const now = this.view(zone).now;
+    return isOpenAt(rows, { weekday: now.weekday, minutes: now.hour * 60 + now.minute });
+  }
+
+  /** The store's weekday now, in its zone (`monday`...). */
+  weekday(zone: string): Weekday {
+    return WEEKDAYS[this.view(zone).now.weekday - 1];
+  }
+
   /**
    * The seven SPEC 2.7 entries, Monday first; a day without a row is closed.
    * `utc_offset_minute` is the zone's offset now. `open_at` is the first opening on that weekday at or
@@ -143,6 +154,33 @@ export class HoursCalendar {
       };
     });
   }
+}
+
+/**
+ * Whether a store is open at the calendar's instant, by the wall clock of its zone: today's row from its
+ * opening to its closing (or to midnight when it closes after midnight), and the part after midnight of
+ * yesterday's row when that one closes after midnight. A close time at or before the open time closes the
+ * next day (`closesNextDay`), so equal times mean open round the clock. Rows with hours out of range never
+ * count. Across DST changes the wall clock decides: a store closing at 02:30 on the night clocks spring
+ * from 02:00 to 03:00 is closed at 03:05; on the night they fall back it is open during both 01:xx hours.
+ */
+export function isOpenAt(rows: HourRow[], local: { weekday: number; minutes: number }): boolean {
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const today = byDay.get(WEEKDAYS[local.weekday - 1]);
+  const yesterday = byDay.get(WEEKDAYS[(local.weekday + 5) % 7]);
+  const span = (row: HourRow | undefined) => {
+    if (!row?.open) return null;
+    const { open_at_hour: oh, open_at_minute: om, close_at_hour: ch, close_at_minute: cm } = row;
+    const valid = (h: number | null, m: number | null, maxH: number) => h !== null && m !== null && h >= 0 && h <= maxH && m >= 0 && m <= 59;
+    if (!valid(oh, om, 23) || !valid(ch, cm, 23)) return null;
+    const opens = oh! * 60 + om!;
+    const closes = ch! * 60 + cm!;
+    return { opens, closes, overnight: closes <= opens };
+  };
+  const t = span(today);
+  if (t && local.minutes >= t.opens && (t.overnight || local.minutes < t.closes)) return true;
+  const y = span(yesterday);
+  return Boolean(y?.overnight && local.minutes < y.closes);
 }
 
 /** The week of one store at `now` (see `HoursCalendar.week`). */

@@ -1,12 +1,25 @@
-import { MAX_DISTANCE_M, parseDistance, type GeoBox } from '../../geo/distance';
-import { FACETS, type Facet, type GeoQuery, type ProductFilter, type ProductKey, type StockKind } from './store-locator.types';
+import { DISTANCE_UNITS, MAX_DISTANCE_M, parseDistance, type GeoBox } from '../../geo/distance';
+import { FACETS, type Facet, type GeoQuery, type ProductFilter, type ProductKey, type StockKind, type StoreLocatorQuery } from './store-locator.types';
 
 /** The store locator's 400: `{ "error": "Invalid search parameters" }` (SPEC 4.5 rule 4). */
 export class InvalidSearchParameters extends Error {
-  constructor(readonly reason: string) {
+  /**
+   * `parameter` is set for the additions (`address`, `open_now`): their 400 also names the parameter and
+   * says why. The contract's own 400s keep their exact body.
+   */
+  constructor(
+    readonly reason: string,
+    readonly parameter?: string,
+  ) {
     super(`Invalid search parameters: ${reason}`);
   }
 }
+
+/** Longest `address` accepted: a full street address fits; longer text is no place. */
+export const MAX_ADDRESS_LENGTH = 200;
+
+/** Unit suffixes as `meta.distance_unit` names them. */
+const UNIT_NAMES: Record<string, string> = { miles: 'mi', NM: 'nmi' };
 
 export const DEFAULT_RADIUS = '1000mi';
 export const DEFAULT_PER_PAGE = 15;
@@ -22,8 +35,20 @@ export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID
 
 type Query = Record<string, unknown>;
 
+/** A point still to be found: the `address` parameter, geocoded by the service (it needs the company). */
+export interface AddressGeo {
+  kind: 'address';
+  text: string;
+  /** Metres. */
+  radius: number;
+}
+
 export interface ParsedParams {
-  geo: GeoQuery;
+  geo: GeoQuery | AddressGeo;
+  /** Unit of `distance` in results: the radius's (`mi` when the request has no radius; `m` for a bare number). */
+  unit: DistanceUnit;
+  /** `open_now=true`: only stores open at the response's instant. */
+  openNow: boolean;
   facets: Partial<Record<Facet, string[]>>;
   products: ProductFilter[];
   page: number;
@@ -43,19 +68,62 @@ export function parseStoreLocatorParams(query: Query): ParsedParams {
     const values = list(query, facet);
     if (values) facets[facet] = values;
   }
-  return { geo, facets, products: productFilters(query), page, perPage };
+  return { geo, unit: distanceUnit(query), openNow: openNow(query), facets, products: productFilters(query), page, perPage };
 }
 
-function parseGeo(query: Query): GeoQuery {
+/**
+ * The backend query of a search whose place is known: `geo` replaces an address once geocoded; `ids`
+ * restricts the search to these stores (the open-now filter).
+ */
+export function backendQuery(companyId: string, params: ParsedParams, geo?: GeoQuery, ids?: string[]): StoreLocatorQuery {
+  const place = geo ?? params.geo;
+  if (place.kind === 'address') throw new Error('an address must be geocoded before searching');
+  return { companyId, geo: place, facets: params.facets, products: params.products, page: params.page, perPage: params.perPage, ...(ids ? { ids } : {}) };
+}
+
+export interface DistanceUnit {
+  name: string;
+  metres: number;
+}
+
+/** The unit of the `radius` as written; miles without one. Only read once `parseGeo` has accepted the radius. */
+function distanceUnit(query: Query): DistanceUnit {
+  const raw = typeof query.radius === 'string' && query.radius.trim() !== '' ? query.radius : DEFAULT_RADIUS;
+  const suffix = /([A-Za-z]*)\s*$/.exec(raw)![1];
+  if (suffix === '' || !Object.hasOwn(DISTANCE_UNITS, suffix)) return { name: 'm', metres: 1 };
+  return { name: UNIT_NAMES[suffix] ?? suffix, metres: DISTANCE_UNITS[suffix] };
+}
+
+function openNow(query: Query): boolean {
+  const v = query.open_now;
+  if (v === undefined || v === null) return false;
+  const text = typeof v === 'string' ? v.trim().toLowerCase() : null;
+  if (text === '' || text === 'false' || text === '0') return false;
+  if (text === 'true' || text === '1') return true;
+  throw new InvalidSearchParameters('open_now', 'open_now');
+}
+
+function radiusOf(query: Query): number {
+  const radius = parseDistance(scalar(query, 'radius') ?? DEFAULT_RADIUS);
+  if (radius === null) throw new InvalidSearchParameters('radius');
+  return Math.min(radius, MAX_DISTANCE_M);
+}
+
+function parseGeo(query: Query): GeoQuery | AddressGeo {
   const latitude = number(query, 'latitude', -90, 90);
   const longitude = number(query, 'longitude', -180, 180);
   if (latitude !== undefined && longitude !== undefined) {
-    const raw = scalar(query, 'radius');
-    const radius = parseDistance(raw ?? DEFAULT_RADIUS);
-    if (radius === null) throw new InvalidSearchParameters('radius');
-    return { kind: 'point', origin: { latitude, longitude }, radius: Math.min(radius, MAX_DISTANCE_M) };
+    return { kind: 'point', origin: { latitude, longitude }, radius: radiusOf(query) };
   }
   if (latitude !== undefined || longitude !== undefined) throw new InvalidSearchParameters('partial point');
+  // A place a shopper typed: a point once geocoded, so it wins over a box as a point does.
+  const address = query.address;
+  if (address !== undefined && address !== null) {
+    if (typeof address !== 'string') throw new InvalidSearchParameters('address is not one string', 'address');
+    const text = address.trim();
+    if (text.length > MAX_ADDRESS_LENGTH) throw new InvalidSearchParameters(`address is longer than ${MAX_ADDRESS_LENGTH} characters`, 'address');
+    if (text !== '') return { kind: 'address', text, radius: radiusOf(query) };
+  }
   const box = {
     north: number(query, 'top_left_latitude', -90, 90),
     west: number(query, 'top_left_longitude', -180, 180),

@@ -62,7 +62,11 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
         },
       ]
     : [];
-  const where: Sql[] = [geo.recheck, ...(byProducts ? [] : query.products.map((f) => productCondition(f, query.companyId)))];
+  const where: Sql[] = [
+    geo.recheck,
+    ...(query.ids ? [{ sql: 'e.crl_id = any(?::uuid[])', bindings: [pgArray(query.ids)] }] : []),
+    ...(byProducts ? [] : query.products.map((f) => productCondition(f, query.companyId))),
+  ];
   const score =
     query.geo.kind === 'point'
       ? {
@@ -162,7 +166,12 @@ function earthBox(centre: LatLng, metres: number): Sql {
   };
 }
 
-function geoCondition(query: StoreLocatorQuery): GeoSql {
+/** Index-backed: the entry `e` lies in a cube holding the search area (a superset of the stores in it). */
+export function areaPrefilter(geo: StoreLocatorQuery['geo']): Sql {
+  return geoCondition({ geo } as StoreLocatorQuery).prefilter;
+}
+
+function geoCondition(query: Pick<StoreLocatorQuery, 'geo'>): GeoSql {
   const geo = query.geo;
   if (geo.kind === 'point') {
     const { latitude, longitude } = geo.origin;

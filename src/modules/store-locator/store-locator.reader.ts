@@ -1,5 +1,6 @@
-import { addressString, formatPhone, fullName } from './store-locator.format';
+import { addressString, directionsUrl, formatPhone, fullName } from './store-locator.format';
 import { HoursCalendar, resolveZone, type HourEntry, type HourRow } from './store-locator.hours';
+import type { Weekday } from '../retailer-location/hour.entity';
 import { pgArray, type Execute } from './store-locator.types';
 import type { Sql } from '../../search/types';
 
@@ -45,6 +46,12 @@ export interface StoreLocatorResult {
   phone_number: { id: string; phone_number: string; country_code: string; formatted: string } | null;
   retailer_location_hours: HourEntry[];
   retailer_location_products: StoreLocatorProduct[];
+  /** Addition (PRODUCT.md 11): open at the response's instant, by the store's hours in its own zone. */
+  open_now: boolean;
+  /** Addition: the store's weekday at the response's instant, in its zone (which hour entry is today). */
+  local_weekday: Weekday;
+  /** Addition: a maps directions link to the store (`directionsUrl`), null without address and coordinates. */
+  directions_url: string | null;
 }
 
 // Read-through (PRODUCT.md section 1): a CRL linked to a retailer location shows that location's address,
@@ -121,14 +128,15 @@ export function readerStatements(ids: string[]): Sql[] {
 export class StoreLocatorReader {
   constructor(
     private readonly execute: Execute,
-    private readonly now: () => Date = () => new Date(),
+    /** The clock results are computed for (tests fix it). */
+    readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Results in the order of `ids`; unknown ids are left out. */
-  async load(ids: string[]): Promise<StoreLocatorResult[]> {
+  /** Results in the order of `ids` at the instant `at`; unknown ids are left out. */
+  async load(ids: string[], at: Date = this.now()): Promise<StoreLocatorResult[]> {
     if (!ids.length) return [];
     const [stores, hours, products] = await Promise.all(readerStatements(ids).map((q) => this.execute(q.sql, q.bindings)));
-    const calendar = new HoursCalendar(this.now());
+    const calendar = new HoursCalendar(at);
     const hoursOf = group<HourRow & { crl_id: string }>(hours);
     const productsOf = group<StoreLocatorProduct & { crl_id: string }>(products);
     const byId = new Map(stores.map((s) => [s.id as string, s]));
@@ -137,6 +145,8 @@ export class StoreLocatorReader {
       if (!s) return [];
       const coordinates = s.latitude !== null && s.longitude !== null ? { latitude: Number(s.latitude), longitude: Number(s.longitude) } : null;
       const zone = resolveZone([s.crl_timezone, s.rl_timezone], coordinates);
+      const rows = hoursOf.get(id) ?? [];
+      const line = s.address_id ? addressString(s) : null;
       return [
         {
           id: s.id,
@@ -158,14 +168,14 @@ export class StoreLocatorReader {
                 country: s.country,
                 latitude: coordinates?.latitude ?? null,
                 longitude: coordinates?.longitude ?? null,
-                string: addressString(s),
+                string: line!,
               }
             : null,
           email: s.email_id ? { id: s.email_id, email: s.email } : null,
           phone_number: s.phone_id
             ? { id: s.phone_id, phone_number: s.phone_number, country_code: s.country_code, formatted: formatPhone(s.phone_number, s.country_code) }
             : null,
-          retailer_location_hours: calendar.week(hoursOf.get(id) ?? [], zone),
+          retailer_location_hours: calendar.week(rows, zone),
           retailer_location_products: (productsOf.get(id) ?? []).map((p) => ({
             product_id: p.product_id,
             sku: p.sku,
@@ -178,6 +188,9 @@ export class StoreLocatorReader {
             available: p.available,
             images: p.images,
           })),
+          open_now: calendar.openNow(rows, zone),
+          local_weekday: calendar.weekday(zone),
+          directions_url: directionsUrl(coordinates, line, s.place_id ?? null),
         },
       ];
     });

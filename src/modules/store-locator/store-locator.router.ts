@@ -1,4 +1,5 @@
-import { Router, type Request } from 'express';
+import { createHash } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
 import cors from 'cors';
 import type { ContextDeps } from '../../context';
 import { createStoreLocatorSearch } from './store-locator.factory';
@@ -23,6 +24,24 @@ function companyParam(req: Request): string | undefined {
 }
 
 /**
+ * A 200 that browsers and proxies may keep `maxAge` seconds (short: `open_now` and hours move with the
+ * clock), with an ETag of the body: a matching `If-None-Match` is a 304 without a body. The body depends
+ * on `X-Cc-Id`, so caches key on it.
+ */
+function sendCacheable(req: Request, res: Response, body: unknown, maxAge: number): void {
+  const text = JSON.stringify(body);
+  res.set('Cache-Control', `public, max-age=${maxAge}`);
+  res.vary('X-Cc-Id');
+  res.set('ETag', `W/"${createHash('sha256').update(text).digest('base64url').slice(0, 32)}"`);
+  res.status(200);
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  res.type('application/json').send(text);
+}
+
+/**
  * `GET /store_locator` and `GET /store_locator/{id}` (SPEC 4.5, 4.6): public, no API key. Served directly
  * rather than through a GraphQL document: the largest payload of the service on its busiest path, built
  * with a fixed number of set-based statements.
@@ -30,26 +49,31 @@ function companyParam(req: Request): string | undefined {
 export function storeLocatorRouter(deps: ContextDeps, options: StoreLocatorOptions = {}): Router {
   const execute: Execute = (sql, bindings) => deps.orm.em.getConnection().execute(sql, bindings as any[]);
   const search = options.search ?? createStoreLocatorSearch(deps.config, execute);
-  const service = new StoreLocatorService(execute, search, new StoreLocatorReader(execute, options.now));
+  const service = new StoreLocatorService(execute, search, new StoreLocatorReader(execute, options.now), { geocoder: deps.geocoder });
+  const maxAge = deps.config.storeLocator.maxAge;
   const router = Router();
   // Shoppers' browsers call it from partners' websites: public data, no credentials.
-  router.use('/store_locator', cors({ origin: '*', methods: ['GET', 'HEAD'], allowedHeaders: ['X-Cc-Id', 'Accept', 'Content-Type'], maxAge: 86_400 }));
+  router.use(
+    '/store_locator',
+    cors({ origin: '*', methods: ['GET', 'HEAD'], allowedHeaders: ['X-Cc-Id', 'Accept', 'Content-Type', 'If-None-Match'], exposedHeaders: ['ETag'], maxAge: 86_400 }),
+  );
 
   router.get('/store_locator', async (req, res) => {
     const companyId = await service.company(companyParam(req));
-    let params;
     try {
-      params = parseStoreLocatorParams(req.query as Record<string, unknown>);
+      const params = parseStoreLocatorParams(req.query as Record<string, unknown>);
+      sendCacheable(req, res, await service.search(companyId, params), maxAge);
     } catch (e) {
       if (!(e instanceof InvalidSearchParameters)) throw e;
-      res.status(400).json({ error: 'Invalid search parameters' });
-      return;
+      // The additions' 400s also name the parameter; the contract's keep their exact body.
+      res
+        .status(400)
+        .json(e.parameter ? { error: 'Invalid search parameters', parameter: e.parameter, message: e.reason } : { error: 'Invalid search parameters' });
     }
-    res.json(await service.search(companyId, params));
   });
 
   router.get('/store_locator/:id', async (req, res) => {
-    res.json({ company_retailer_location: await service.show(req.params.id) });
+    sendCacheable(req, res, { company_retailer_location: await service.show(req.params.id) }, maxAge);
   });
 
   return router;

@@ -34,6 +34,8 @@ export interface StoreLocatorQuery {
   products: ProductFilter[];
   page: number;
   perPage: number;
+  /** Only these CRLs (any others are left out); absent means no such restriction. */
+  ids?: string[];
 }
 
 /** The Gaussian distance score: `decay ^ ((max(0, d - offset) / scale) ^ 2)` + the store type's boost. */
