@@ -4,6 +4,7 @@ import type { Caller } from './caller';
 import { forbidden } from '../errors';
 import { isUuid } from '../search/list';
 import { compileScope } from '../search/where';
+import { query } from '../db/sql';
 import { fromClause, type SearchDocument, type Where } from '../search/types';
 import { Company } from '../modules/company/company.entity';
 import { companyScope, companySearch } from '../modules/company/company.search';
@@ -63,12 +64,11 @@ export async function visibleIds(
   if (!wanted.length || !ctx.caller) return new Set();
   const { doc, scope } = VISIBILITY[kind];
   const cond = compileScope(doc, also ? { _and: [scope(ctx.caller), also] } : scope(ctx.caller));
-  const rows: Array<{ id: string }> = await ctx.em
-    .getConnection()
-    .execute(`select ${doc.alias}.id from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = any(array[?]::uuid[]) and (${cond.sql})`, [
-      wanted,
-      ...cond.bindings,
-    ] as any[]);
+  const rows = await query<{ id: string }>(
+    ctx.em,
+    `select ${doc.alias}.id from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = any(?::uuid[]) and (${cond.sql})`,
+    [wanted, ...cond.bindings],
+  );
   return new Set(rows.map((r) => r.id));
 }
 
@@ -125,12 +125,11 @@ export function visibleCountLoader(ctx: Context, kind: VisibleKind, field: strin
     const { doc, scope } = VISIBILITY[kind];
     const by = doc.fields[field].sql;
     const cond = ctx.caller ? compileScope(doc, scope(ctx.caller)) : { sql: 'false', bindings: [] };
-    const rows: Array<{ id: string; n: number }> = await ctx.em
-      .getConnection()
-      .execute(`select ${by} as id, count(*)::int as n from ${fromClause(doc, by, cond.sql)} where ${by} = any(array[?]::uuid[]) and (${cond.sql}) group by 1`, [
-        [...ids],
-        ...cond.bindings,
-      ] as any[]);
+    const rows = await query<{ id: string; n: number }>(
+      ctx.em,
+      `select ${by} as id, count(*)::int as n from ${fromClause(doc, by, cond.sql)} where ${by} = any(?::uuid[]) and (${cond.sql}) group by 1`,
+      [[...ids], ...cond.bindings],
+    );
     const counts = new Map(rows.map((r) => [r.id, r.n]));
     return ids.map((id) => counts.get(id) ?? 0);
   });

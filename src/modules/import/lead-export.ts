@@ -5,6 +5,7 @@ import { stringify } from 'csv-stringify';
 import type { Caller } from '../../auth/caller';
 import { compileScope } from '../../search/where';
 import { fromClause } from '../../search/types';
+import { query } from '../../db/sql';
 import { leadScope, leadSearch } from '../lead/lead.search';
 import { Role } from '../user/role';
 import { toDate } from '../webhooks/webhook.service';
@@ -48,7 +49,8 @@ export async function exportLeads(
   // The cursor keeps the timestamp as PostgreSQL wrote it (microseconds; a JS Date has milliseconds).
   let after: { at: string; id: string } | null = null;
   for (;;) {
-    const rows: any[] = await em.execute(
+    const rows: any[] = await query(
+      em,
       `select l.id, l.name, l.status, case when l.owner_company_id is not null then 'Company' else 'Retailer' end as owner_type,
               coalesce(l.owner_company_id, l.owner_retailer_id) as owner_id, l.assignee_id,
               array_to_string(array(select e.email from emails e where e.lead_id = l.id order by e.created_at, e.seq), ';') as emails,
@@ -59,7 +61,7 @@ export async function exportLeads(
         where (${cond.sql}) and (?::timestamptz is null or l.created_at >= ?::timestamptz)
           and (?::timestamptz is null or (l.created_at, l.id) > (?::timestamptz, ?::uuid))
         order by l.created_at, l.id limit ${PAGE}`,
-      [...cond.bindings, options.since ?? null, options.since ?? null, after?.at ?? null, after?.at ?? null, after?.id ?? null] as any[],
+      [...cond.bindings, options.since ?? null, options.since ?? null, after?.at ?? null, after?.at ?? null, after?.id ?? null],
     );
     for (const { cursor_at: _cursor, ...r } of rows) {
       const record = { ...r, created_at: toDate(r.created_at)!.toISOString(), updated_at: toDate(r.updated_at)!.toISOString() };

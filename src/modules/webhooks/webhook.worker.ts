@@ -9,6 +9,7 @@ import { OperationRegistry } from '../../rest/operations';
 import { RestExecutor } from '../../rest/executor';
 import { compileScope } from '../../search/where';
 import { fromClause } from '../../search/types';
+import { query } from '../../db/sql';
 import { leadScope, leadSearch } from '../lead/lead.search';
 import { Role } from '../user/role';
 import { pgArray } from '../store-locator/store-locator.types';
@@ -124,10 +125,10 @@ export class WebhookWorker {
       const cond = compileScope(leadSearch, leadScope(organisationAdmin({ companyId: endpoint.owner_company_id, retailerId: endpoint.owner_retailer_id })));
       const visible = new Set(
         (
-          await em.execute(`select l.id from ${fromClause(leadSearch, cond.sql)} where l.id = any(?::uuid[]) and (${cond.sql})`, [
-            pgArray([...new Set(wanted.map((e: any) => e.lead_id as string))]),
+          await query(em, `select l.id from ${fromClause(leadSearch, cond.sql)} where l.id = any(?::uuid[]) and (${cond.sql})`, [
+            [...new Set(wanted.map((e: any) => e.lead_id as string))],
             ...cond.bindings,
-          ] as any[])
+          ])
         ).map((r: any) => r.id),
       );
       const mine = wanted.filter((e: any) => visible.has(e.lead_id));
