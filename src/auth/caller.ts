@@ -1,4 +1,4 @@
-import type { Role } from '../modules/user/role';
+import { Role } from '../modules/user/role';
 
 /** The authenticated user behind a request, with the scope assignment ids its role uses. */
 export interface Caller {
@@ -10,4 +10,21 @@ export interface Caller {
   companyRetailerIds: string[];
   companyRetailerLocationIds: string[];
   retailerLocationIds: string[];
+}
+
+/**
+ * The admin of a company or a retailer as a caller, for work done on the organisation's behalf without a
+ * user (webhook deliveries, exports): it sees what the organisation's admin sees, by the same read rules.
+ */
+export function organisationAdmin(owner: { companyId?: string | null; retailerId?: string | null }): Caller {
+  return {
+    userId: '00000000-0000-0000-0000-000000000000',
+    role: owner.companyId ? Role.CompanyAdmin : Role.RetailerAdmin,
+    companyId: owner.companyId ?? null,
+    retailerId: owner.companyId ? null : (owner.retailerId ?? null),
+    territoryId: null,
+    companyRetailerIds: [],
+    companyRetailerLocationIds: [],
+    retailerLocationIds: [],
+  };
 }

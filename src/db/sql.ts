@@ -20,7 +20,12 @@ export async function query<T = any>(em: EntityManager, sql: string, bindings: r
   );
 }
 
-/** A PostgreSQL array literal for one `?::uuid[]` / `?::text[]` parameter. */
+/**
+ * A PostgreSQL array literal for one `?::uuid[]` / `?::text[]` parameter: MikroORM's `execute` inlines a
+ * JS array binding as a comma list, so arrays travel as one quoted literal. Values holding NUL (which no
+ * stored text can) are left out.
+ */
 export function pgArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+  const items = values.filter((v) => !v.includes('\u0000')).map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+  return `{${items.join(',')}}`;
 }

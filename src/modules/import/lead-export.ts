@@ -2,12 +2,11 @@ import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { stringify } from 'csv-stringify';
-import type { Caller } from '../../auth/caller';
+import { organisationAdmin } from '../../auth/caller';
 import { compileScope } from '../../search/where';
 import { fromClause } from '../../search/types';
 import { query } from '../../db/sql';
 import { leadScope, leadSearch } from '../lead/lead.search';
-import { Role } from '../user/role';
 import { toDate } from '../webhooks/webhook.service';
 
 export const LEAD_EXPORT_COLUMNS = [
@@ -15,20 +14,6 @@ export const LEAD_EXPORT_COLUMNS = [
   'postal_code', 'city', 'province', 'country', 'latitude', 'longitude', 'source_type', 'source_id', 'created_at', 'updated_at',
 ] as const;
 const PAGE = 1000;
-
-/** The company's admin as a caller: the export sees what `GET /v1/leads` shows that admin. */
-function companyAdmin(companyId: string): Caller {
-  return {
-    userId: '00000000-0000-0000-0000-000000000000',
-    role: Role.CompanyAdmin,
-    companyId,
-    retailerId: null,
-    territoryId: null,
-    companyRetailerIds: [],
-    companyRetailerLocationIds: [],
-    retailerLocationIds: [],
-  };
-}
 
 /**
  * `leadnet export leads`: every lead the company's admin sees (the list scope), oldest first, created at
@@ -41,7 +26,7 @@ export async function exportLeads(
   out: Writable,
   options: { since?: Date; format: 'csv' | 'jsonl' },
 ): Promise<number> {
-  const cond = compileScope(leadSearch, leadScope(companyAdmin(companyId)));
+  const cond = compileScope(leadSearch, leadScope(organisationAdmin({ companyId })));
   const csv = options.format === 'csv' ? stringify({ header: true, columns: [...LEAD_EXPORT_COLUMNS] }) : null;
   const done = csv ? new Promise<void>((resolve, reject) => csv.on('end', resolve).on('error', reject)) : null;
   csv?.pipe(out, { end: false });

@@ -7,7 +7,7 @@ import { logger } from '../../logger';
 import type { LatLng } from '../../geo/distance';
 import { countryCode } from '../../geo/offline-geocoder';
 import { CompanyService } from '../company/company.service';
-import { pgArray } from '../store-locator/store-locator.types';
+import { pgArray } from '../../db/sql';
 import { toDate } from '../webhooks/webhook.service';
 import { Role } from '../user/role';
 import { METRES_PER_MILE, postalKey, routingSql, type RoutingTarget } from './routing.sql';

@@ -1,6 +1,6 @@
 import { EARTH_RADIUS_M, type LatLng } from '../../geo/distance';
 import type { Sql } from '../../search/types';
-import { pgArray } from '../store-locator/store-locator.types';
+import { pgArray } from '../../db/sql';
 
 export const METRES_PER_MILE = 1609.344;
 

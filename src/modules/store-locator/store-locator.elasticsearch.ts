@@ -10,8 +10,8 @@ import {
   type StoreLocatorHits,
   type StoreLocatorQuery,
   type StoreLocatorSearch,
-  pgArray,
 } from './store-locator.types';
+import { pgArray } from '../../db/sql';
 
 /** The part of the Elasticsearch client the store locator uses (the real one is adapted by `esClient`). */
 export interface EsClient {

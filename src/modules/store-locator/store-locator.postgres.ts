@@ -9,8 +9,8 @@ import {
   type StoreLocatorHits,
   type StoreLocatorQuery,
   type StoreLocatorSearch,
-  pgArray,
 } from './store-locator.types';
+import { pgArray } from '../../db/sql';
 
 /** A search area this wide (radius, or the circle holding a box) covers much of a network. */
 export const WIDE_SEARCH_M = 250_000;

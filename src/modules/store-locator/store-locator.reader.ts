@@ -1,7 +1,8 @@
 import { addressString, directionsUrl, formatPhone, fullName } from './store-locator.format';
 import { HoursCalendar, resolveZone, type HourEntry, type HourRow } from './store-locator.hours';
 import type { Weekday } from '../retailer-location/hour.entity';
-import { pgArray, type Execute } from './store-locator.types';
+import { pgArray } from '../../db/sql';
+import type { Execute } from './store-locator.types';
 import type { Sql } from '../../search/types';
 
 export interface StoreLocatorAddress {

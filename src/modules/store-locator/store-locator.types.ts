@@ -62,12 +62,3 @@ export interface StoreLocatorSearch {
 
 /** Runs one SQL statement with positional `?` bindings. */
 export type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
-
-/**
- * A PostgreSQL array literal for `?::text[]` / `?::uuid[]`. MikroORM inlines a JS array binding as a comma
- * list, so arrays travel as one quoted literal. Values holding NUL (which no stored text can) are left out.
- */
-export function pgArray(values: readonly string[]): string {
-  const items = values.filter((v) => !v.includes('\u0000')).map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
-  return `{${items.join(',')}}`;
-}

@@ -4,7 +4,7 @@ import type { Caller } from '../../auth/caller';
 import { forbidden, notFound, Validator } from '../../errors';
 import { isUuid } from '../../search/list';
 import { Role } from '../user/role';
-import { pgArray } from '../store-locator/store-locator.types';
+import { pgArray } from '../../db/sql';
 import { generateSecret, sealSecret } from './webhook.signature';
 import {
   WebhookDelivery,

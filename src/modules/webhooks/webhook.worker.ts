@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../../config';
-import type { Caller } from '../../auth/caller';
+import { organisationAdmin } from '../../auth/caller';
 import type { ContextDeps } from '../../context';
 import { Loaders } from '../../graphql/loaders';
 import { logger } from '../../logger';
@@ -11,8 +11,7 @@ import { compileScope } from '../../search/where';
 import { fromClause } from '../../search/types';
 import { query } from '../../db/sql';
 import { leadScope, leadSearch } from '../lead/lead.search';
-import { Role } from '../user/role';
-import { pgArray } from '../store-locator/store-locator.types';
+import { pgArray } from '../../db/sql';
 import { toDate } from './webhook.service';
 import { backoffMs, openSecret, SIGNATURE_HEADER, signatureHeader } from './webhook.signature';
 
@@ -21,7 +20,6 @@ export const WEBHOOK_LOCK = 7_312_014;
 const DISPATCH_BATCH = 100;
 const DELIVERY_BATCH = 20;
 const CONCURRENCY = 5;
-const NIL = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Runs `work` in a transaction holding the webhook worker's transaction-scoped advisory lock, or
@@ -33,20 +31,6 @@ export async function withWebhookLock<T>(orm: MikroORM, work: (em: EntityManager
     const [{ locked }] = await em.execute('select pg_try_advisory_xact_lock(?) as locked', [WEBHOOK_LOCK]);
     return locked ? work(em) : null;
   });
-}
-
-/** The admin of an organisation as a caller: what the organisation may see, by the lead read rules. */
-function organisationAdmin(owner: { companyId?: string | null; retailerId?: string | null }): Caller {
-  return {
-    userId: NIL,
-    role: owner.companyId ? Role.CompanyAdmin : Role.RetailerAdmin,
-    companyId: owner.companyId ?? null,
-    retailerId: owner.companyId ? null : (owner.retailerId ?? null),
-    territoryId: null,
-    companyRetailerIds: [],
-    companyRetailerLocationIds: [],
-    retailerLocationIds: [],
-  };
 }
 
 export interface TickResult {
