@@ -25,7 +25,9 @@ import { graphqlCors } from './http/cors';
 import { edgeErrorHandler } from './http/errors';
 import { costPlugin, costValidationRules, graphqlDocumentLimits, graphqlGate } from './graphql/cost';
 import { authenticate } from './auth/api-keys';
-import { createWebhookWorker } from './modules/webhooks/webhook.worker';
+import { createWebhookWorker, WEBHOOK_WORKER_LEADER } from './modules/webhooks/webhook.worker';
+import { LeaderLock } from './db/leader';
+import type { ClientConfig } from 'pg';
 import { isDatabaseUnavailable } from './db/outage';
 import { databaseReady } from './db/readiness';
 import { contextUnavailable, formatUnavailable, serviceUnavailablePlugin } from './graphql/outage';
@@ -89,7 +91,14 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const hub = new LeadEventHub(orm.config.get('clientUrl')!);
   await hub.start();
   const closers: Array<() => Promise<void>> = [];
-  const webhooks = createWebhookWorker(orm, deps, schema);
+  // Like the search indexer: one process at a time delivers, a standby takes over when it dies.
+  const webhooks = new LeaderLock(
+    orm.em.getConnection().getConnectionOptions() as ClientConfig,
+    WEBHOOK_WORKER_LEADER,
+    createWebhookWorker(orm, deps, schema),
+    'webhook-worker',
+    { retryMs: config.workerLockRetryMs },
+  );
   if (config.webhooks.worker) webhooks.start();
 
   const app = express();

@@ -304,3 +304,22 @@ describe('webhooks: management', () => {
     expect(at('/rotate')).toHaveLength(1);
   });
 });
+
+describe('the running service', () => {
+  test('delivers by itself: the app starts the worker under the leader lock, no drain needed', async () => {
+    const live = await createTestApp({ WEBHOOK_WORKER: 'true', GEOCODER: 'none', WEBHOOK_POLL_MS: '50', WORKER_LOCK_RETRY_MS: '100', WEBHOOK_SECRET_KEY: 'k'.repeat(40) });
+    try {
+      const net = await f.network(live.em());
+      const admin = await f.userWithKey(live.em(), Role.CompanyAdmin, net.company);
+      const created = await gql(live, admin.key, `mutation($input: WebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id } } }`, {
+        input: { url: receiver.url('/live'), events: ['LeadCreated'] },
+      });
+      expect(created.body.errors).toBeUndefined();
+      const lead = await createLead(live, admin.key);
+      for (let i = 0; i < 300 && !at('/live').length; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(at('/live').map((r) => [r.json.type, r.json.lead.id])).toEqual([['lead.created', lead.id]]);
+    } finally {
+      await live.close();
+    }
+  });
+});

@@ -17,6 +17,8 @@ import { backoffMs, openSecret, SIGNATURE_HEADER, signatureHeader } from './webh
 
 /** Advisory lock key of the delivery worker: one process delivers at a time, whatever runs. */
 export const WEBHOOK_LOCK = 7_312_014;
+/** Held for as long as a process is the one running the webhook worker (src/db/leader.ts). */
+export const WEBHOOK_WORKER_LEADER = 7_312_015;
 const DISPATCH_BATCH = 100;
 const DELIVERY_BATCH = 20;
 const CONCURRENCY = 5;
