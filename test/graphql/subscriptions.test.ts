@@ -1,14 +1,12 @@
 // Live lead events over WebSocket (graphql-ws), served by one app and caused through another on the same
 // database: PostgreSQL carries them between processes; scope decides who hears what.
 import type { Server } from 'node:http';
-import net from 'node:net';
-import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
+import { startChild, stopChildren } from '../support/service';
 import { parseConfig } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
 import { buildApp, type App } from '../../src/app';
@@ -153,26 +151,10 @@ test('a subscription sent over HTTP is refused with a clear error', async () => 
 });
 
 describe('across two service processes', () => {
-  const children: ChildProcess[] = [];
-  afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-  });
+  afterAll(() => stopChildren());
 
-  /** `npm start`'s entry point on the test database, on a free port; resolves once it answers /healthz. */
-  async function serviceProcess(): Promise<string> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'main.ts')], {
-      env: { ...process.env, DATABASE_URL: t.orm.config.get('clientUrl')!, PORT: String(port), LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(child);
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 600; i++) {
-      if (await fetch(`${base}/healthz`).then((res) => res.ok, () => false)) return base;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('service process did not start');
-  }
+  /** `npm start`'s entry point on the test database; resolves with its URL once it is listening. */
+  const serviceProcess = () => startChild({ DATABASE_URL: t.orm.config.get('clientUrl')! }).ready();
 
   test('a change made through one process reaches subscribers of the other, within scope', async () => {
     const [a, b] = await Promise.all([serviceProcess(), serviceProcess()]);
@@ -197,14 +179,3 @@ describe('across two service processes', () => {
     expect(other).toEqual([{ type: 'lead.created', leadId: theirs.id, lead: { name: 'Other Company' } }]);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
