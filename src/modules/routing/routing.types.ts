@@ -1,3 +1,4 @@
+import { AddressInput } from '../contact/contact.input';
 import { Field, Float, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 
 import { RoutingRule } from './routing.sql';
@@ -59,28 +60,7 @@ export class RoutingSettingsInput {
 }
 
 @InputType({ description: 'An address to route in a dry run: geocoded unless both coordinates are given.' })
-export class RoutingAddressInput {
-  @Field(() => String, { nullable: true })
-  streetLineOne?: string | null;
-
-  @Field(() => String, { nullable: true })
-  postalCode?: string | null;
-
-  @Field(() => String, { nullable: true })
-  city?: string | null;
-
-  @Field(() => String, { nullable: true })
-  province?: string | null;
-
-  @Field(() => String, { nullable: true })
-  country?: string | null;
-
-  @Field(() => Float, { nullable: true })
-  latitude?: number | null;
-
-  @Field(() => Float, { nullable: true })
-  longitude?: number | null;
-}
+export class RoutingAddressInput extends AddressInput {}
 
 @ObjectType({ description: 'Where routing would send a lead at an address, and why.' })
 export class RoutingDecision {
