@@ -160,6 +160,66 @@ export const leadReads = (ctx: Context) => ({
   }),
 });
 
+/** The associations a lead list can read with its rows (`readLeadPage`). */
+export type LeadEmbed = 'emails' | 'phoneNumbers' | 'location' | 'assignee' | 'leadActivities';
+export const LEAD_EMBEDS: readonly LeadEmbed[] = ['emails', 'phoneNumbers', 'location', 'assignee', 'leadActivities'];
+
+/**
+ * Each association as a JSON column of the lead row (`l`): the same columns, order and shape as the
+ * loaders' statements above, so a page answered from them reads exactly as one answered by the loaders.
+ */
+const EMBED_SQL: Record<LeadEmbed, string> = {
+  emails: `(select coalesce(json_agg(json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at, 'email', x.email)
+              order by x.created_at asc, x.seq asc), '[]') from emails x where x.lead_id = l.id)`,
+  phoneNumbers: `(select coalesce(json_agg(json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at,
+              'phoneNumber', x.phone_number, 'countryCode', x.country_code, 'formatted', x.formatted_international)
+              order by x.created_at asc, x.seq asc), '[]') from phone_numbers x where x.lead_id = l.id)`,
+  location: `(select json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at, 'addressName', x.address_name,
+              'streetLineOne', x.street_line_one, 'streetLineTwo', x.street_line_two, 'postalCode', x.postal_code, 'city', x.city,
+              'province', x.province, 'country', x.country, 'latitude', x.latitude, 'longitude', x.longitude)
+              from locations x where x.id = l.location_id)`,
+  assignee: `(select json_build_object('id', x.id, 'name', x.name, 'companyRetailerId', x.company_retailer_id,
+              'retailerLocationId', x.retailer_location_id, 'storeName', rl.name)
+              from company_retailer_locations x left join retailer_locations rl on rl.id = x.retailer_location_id where x.id = l.assignee_id)`,
+  leadActivities: `(select coalesce(json_agg(json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at,
+              'leadId', x.lead_id, 'type', x.type, 'data', x.data, 'sourceType', x.source_type, 'sourceId', x.source_id,
+              'crmId', x.crm_id, 'crmProvider', x.crm_provider, 'crmDataCache', x.crm_data_cache)
+              order by x.created_at desc, x.seq desc), '[]') from lead_activities x where x.lead_id = l.id)`,
+};
+
+/**
+ * A page of leads with the associations the operation selects, in one statement (each association a
+ * JSON column), primed into the per-request loaders the field resolvers read: a page costs one
+ * statement whatever it embeds, instead of one per association.
+ */
+export async function readLeadPage(ctx: Context, ids: readonly string[], embeds: ReadonlySet<string>): Promise<LeadRow[]> {
+  if (!ids.length) return [];
+  const wanted = LEAD_EMBEDS.filter((e) => embeds.has(e));
+  const columns = [LEAD_COLUMNS, ...wanted.map((e) => `${EMBED_SQL[e]} as "embed_${e}"`)].join(', ');
+  const rows = await query<any>(ctx.em, `select ${columns} from leads l where l.id = any(?::uuid[])`, [pgArray(ids)]);
+  const reads = leadReads(ctx);
+  const byId = new Map<string, LeadRow>();
+  for (const row of rows) {
+    const embedded: Partial<Record<LeadEmbed, any>> = {};
+    for (const e of wanted) {
+      embedded[e] = row[`embed_${e}`];
+      delete row[`embed_${e}`];
+    }
+    const lead = withDates(row as LeadRow);
+    byId.set(lead.id, lead);
+    reads.lead.prime(lead.id, lead);
+    if ('emails' in embedded) reads.emails.prime(lead.id, embedded.emails.map(withDates));
+    if ('phoneNumbers' in embedded) {
+      for (const p of embedded.phoneNumbers as PhoneNumberRow[]) p.formatted ??= formatPhone(p.phoneNumber, p.countryCode);
+      reads.phoneNumbers.prime(lead.id, embedded.phoneNumbers.map(withDates));
+    }
+    if ('leadActivities' in embedded) reads.activities.prime(lead.id, embedded.leadActivities.map(withDates));
+    if (embedded.location) reads.location.prime(embedded.location.id, withDates(embedded.location));
+    if (embedded.assignee) reads.assignee.prime(embedded.assignee.id, toAssignee(embedded.assignee));
+  }
+  return ids.map((id) => byId.get(id)).filter((r): r is LeadRow => r !== undefined);
+}
+
 /** A lead's assignee: the CRL's own name, else its retailer location's. */
 export function toAssignee(crl: { id: string; name: string | null; companyRetailerId: string; retailerLocationId: string | null; storeName: string | null }): LeadAssigneeRow {
   const own = crl.name?.trim() ? crl.name : null;

@@ -1,6 +1,8 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
 import { ListArgs } from '../../graphql/common';
+import { selectedFields } from '../../graphql/lookahead';
 import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
 import { Location } from '../contact/location.entity';
@@ -14,8 +16,8 @@ import { leadReads, type LeadRow } from './lead.reader';
 @Resolver(() => Lead)
 export class LeadResolver {
   @Query(() => LeadPage, { description: 'Leads visible to the caller.' })
-  leads(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
-    return new LeadService(ctx).list(args);
+  leads(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+    return new LeadService(ctx).list(args, selectedFields(info, ['nodes']));
   }
 
   @Query(() => Lead)

@@ -7,7 +7,7 @@ import { forbidden, notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { Loaders } from '../../graphql/loaders';
 import { query } from '../../db/sql';
-import { assigneeColumns, LEAD_COLUMNS, type LeadActivityRow, type LeadAssigneeRow, type LeadRow, leadReads, toAssignee, withDates } from './lead.reader';
+import { assigneeColumns, LEAD_COLUMNS, type LeadActivityRow, type LeadAssigneeRow, type LeadRow, leadReads, readLeadPage, toAssignee, withDates } from './lead.reader';
 import { logger } from '../../logger';
 import { findInScope, isUuid, searchPage } from '../../search/list';
 import { fromClause } from '../../search/types';
@@ -88,11 +88,13 @@ export class LeadService {
     return this.ctx.caller!;
   }
 
-  /** A page of visible leads as plain rows (the search, then one statement for the rows). */
-  async list(args: ListArgs): Promise<Page<LeadRow>> {
+  /**
+   * A page of visible leads as plain rows: the search, then one statement for the rows and the
+   * associations in `embeds` (the fields the operation selects on them).
+   */
+  async list(args: ListArgs, embeds: ReadonlySet<string> = new Set()): Promise<Page<LeadRow>> {
     const { ids, meta } = await searchPage(this.ctx, leadSearch, leadScope(this.caller), args);
-    const rows = await leadReads(this.ctx).lead.loadMany(ids);
-    return { nodes: rows.filter((r): r is LeadRow => r !== null && !(r instanceof Error)), meta };
+    return { nodes: await readLeadPage(this.ctx, ids, embeds), meta };
   }
 
   /** A visible lead as a plain row, in one statement; 404 otherwise. */
