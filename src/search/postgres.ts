@@ -16,8 +16,8 @@ function and(parts: Sql[]): Sql {
 
 /**
  * The default backend: every search is SQL over the resource's own tables, so it is always in step
- * with writes, and the caller's scope is part of each statement. A list costs two statements (page,
- * count), three with `aggs` (one statement for every facet), whatever the page size.
+ * with writes, and the caller's scope is part of each statement. A list costs one statement (page and
+ * count), two with `aggs` (one statement for every facet), whatever the page size.
  */
 export class PostgresSearchBackend implements SearchBackend {
   constructor(private readonly em: () => EntityManager) {}
@@ -25,12 +25,12 @@ export class PostgresSearchBackend implements SearchBackend {
   async search(doc: SearchDocument, req: SearchRequest): Promise<SearchResult> {
     const plan = planSearch(doc, req);
     const execute: Execute = (sql, bindings) => query(this.em(), sql, bindings);
-    const [rows, [{ total }], aggs] = await Promise.all([
-      execute(plan.page.sql, plan.page.bindings),
-      execute(plan.count.sql, plan.count.bindings),
+    // The page and its total in one statement (one round trip, one connection); facets beside it.
+    const [[{ ids, total }], aggs] = await Promise.all([
+      execute(`select array_to_json(array(${plan.page.sql})) as ids, (${plan.count.sql}) as total`, [...plan.page.bindings, ...plan.count.bindings]),
       plan.facets ? execute(plan.facets.sql, plan.facets.bindings) : Promise.resolve([]),
     ]);
-    return { ids: rows.map((r) => r.id), total, aggs: facetResults(doc, plan.aggs, aggs) };
+    return { ids, total, aggs: facetResults(doc, plan.aggs, aggs) };
   }
 
   /** The tables are the index: nothing to do. */
