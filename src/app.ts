@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import express, { type Express } from 'express';
+import { jitGateway } from './graphql/jit';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { GraphQLFormattedError } from 'graphql';
@@ -74,7 +75,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const graphqlLimits = config.graphql;
   // The service stops Apollo itself, in order (src/lifecycle.ts): Apollo's own signal handlers would stop it first.
   const apollo = new ApolloServer({
-    schema,
+    gateway: jitGateway(schema),
     formatError,
     introspection: graphqlLimits.introspection,
     hideSchemaDetailsFromClientErrors: !graphqlLimits.suggestions,

@@ -19,6 +19,7 @@ type Listener = (event: LeadEventRow) => void;
 const CHANNEL = 'leadnet_lead_events';
 const BATCH = 500;
 const RECONNECT_MS = 1000;
+const LAST_SEQ = 'select coalesce(max(seq), 0)::text as seq from lead_events';
 
 /**
  * Hears of committed lead events in this process, wherever they were written: a dedicated connection
@@ -56,6 +57,9 @@ export class LeadEventHub {
   /** Calls `listener` for every event from now on; returns the unsubscribe function. */
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
+    // Without listeners notified events are not read (`readEvents`), so where to catch up from after a
+    // lost connection is known again from the first subscriber on.
+    if (this.lastSeq === null) this.client?.query(LAST_SEQ).then(({ rows }) => (this.lastSeq ??= rows[0].seq), () => undefined);
     return () => void this.listeners.delete(listener);
   }
 
@@ -71,7 +75,7 @@ export class LeadEventHub {
       await client.connect();
       await client.query(`listen ${CHANNEL}`);
       if (this.lastSeq === null) {
-        const { rows } = await client.query('select coalesce(max(seq), 0)::text as seq from lead_events');
+        const { rows } = await client.query(LAST_SEQ);
         this.lastSeq = rows[0].seq;
       }
     } catch (err) {
@@ -117,6 +121,13 @@ export class LeadEventHub {
   private async readEvents(): Promise<void> {
     const client = this.client;
     if (!client) return;
+    if (!this.listeners.size) {
+      // Nobody in this process subscribes: a create must not cost every process a read.
+      this.pending.length = 0;
+      this.catchUp = false;
+      this.lastSeq = null;
+      return;
+    }
     const catchUp = this.catchUp;
     const ids = this.pending.splice(0, BATCH);
     this.catchUp = false;
