@@ -33,9 +33,10 @@ export function redact(text: string): string {
 function withoutStatement(message: string): string {
   if (!SQL_START.test(message)) return message;
   // MikroORM (knex): `<statement with values> - <database message>[ - detail: <row values>]`.
-  const line = message.split('\n')[0].replace(/ - detail: [\s\S]*$/, '');
-  const i = line.lastIndexOf(' - ');
-  return i < 0 ? '(SQL statement withheld)' : line.slice(i + 3);
+  // The statement may span lines; the database's sentence is its last line.
+  const text = message.replace(/ - detail: [\s\S]*$/, '');
+  const i = text.lastIndexOf(' - ');
+  return i < 0 ? '(SQL statement withheld)' : text.slice(i + 3).split('\n')[0];
 }
 
 export function safeError(err: unknown, depth = 0): SafeError {

@@ -2,22 +2,28 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
  * A read statement sent with its values as parameters (`?` placeholders, knex style), in the
- * EntityManager's transaction when it has one, logged like MikroORM's own statements. MikroORM's
+ * EntityManager's transaction when it has one, logged like MikroORM's own statements and failing with
+ * its exception classes. MikroORM's
  * `execute` writes every value into the SQL text instead, so no two statements share a text.
  */
 export async function query<T = any>(em: EntityManager, sql: string, bindings: readonly unknown[] = []): Promise<T[]> {
   const connection = em.getConnection() as any;
   await connection.ensureConnection();
   const trx = em.getTransactionContext();
-  return connection.executeQuery(
-    sql,
-    async () => {
-      const raw = connection.getKnex().raw(sql, bindings);
-      if (trx) raw.transacting(trx);
-      return (await raw).rows as T[];
-    },
-    { query: sql, params: bindings },
-  );
+  try {
+    return await connection.executeQuery(
+      sql,
+      async () => {
+        const raw = connection.getKnex().raw(sql, bindings);
+        if (trx) raw.transacting(trx);
+        return (await raw).rows as T[];
+      },
+      { query: sql, params: bindings },
+    );
+  } catch (e) {
+    // MikroORM's exception classes, as for its own statements (`transactional` maps constraint violations).
+    throw e instanceof Error ? em.getDriver().convertException(e) : e;
+  }
 }
 
 /**

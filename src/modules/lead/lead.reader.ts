@@ -164,28 +164,53 @@ export const leadReads = (ctx: Context) => ({
 export type LeadEmbed = 'emails' | 'phoneNumbers' | 'location' | 'assignee' | 'leadActivities';
 export const LEAD_EMBEDS: readonly LeadEmbed[] = ['emails', 'phoneNumbers', 'location', 'assignee', 'leadActivities'];
 
+/** Each association's JSON object, over its row `x`: the shape of its row type above. */
+const EMBED_JSON = {
+  emails: `json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at, 'email', x.email)`,
+  phoneNumbers: `json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at,
+    'phoneNumber', x.phone_number, 'countryCode', x.country_code, 'formatted', x.formatted_international)`,
+  location: `json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at, 'addressName', x.address_name,
+    'streetLineOne', x.street_line_one, 'streetLineTwo', x.street_line_two, 'postalCode', x.postal_code, 'city', x.city,
+    'province', x.province, 'country', x.country, 'latitude', x.latitude, 'longitude', x.longitude)`,
+  leadActivities: `json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at,
+    'leadId', x.lead_id, 'type', x.type, 'data', x.data, 'sourceType', x.source_type, 'sourceId', x.source_id,
+    'crmId', x.crm_id, 'crmProvider', x.crm_provider, 'crmDataCache', x.crm_data_cache)`,
+};
+const jsonList = (json: string, from: string, order: string) => `(select coalesce(json_agg(${json} order by ${order}), '[]') from ${from})`;
+const EMAIL_ORDER = 'x.created_at asc, x.seq asc';
+const ACTIVITY_ORDER = 'x.created_at desc, x.seq desc';
+
 /**
- * Each association as a JSON column of the lead row (`l`): the same columns, order and shape as the
- * loaders' statements above, so a page answered from them reads exactly as one answered by the loaders.
+ * Each association as a JSON column of the lead row `l`: the same columns and order as the loaders'
+ * statements above, so a page answered from them reads exactly as one answered by the loaders.
  */
 const EMBED_SQL: Record<LeadEmbed, string> = {
-  emails: `(select coalesce(json_agg(json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at, 'email', x.email)
-              order by x.created_at asc, x.seq asc), '[]') from emails x where x.lead_id = l.id)`,
-  phoneNumbers: `(select coalesce(json_agg(json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at,
-              'phoneNumber', x.phone_number, 'countryCode', x.country_code, 'formatted', x.formatted_international)
-              order by x.created_at asc, x.seq asc), '[]') from phone_numbers x where x.lead_id = l.id)`,
-  location: `(select json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at, 'addressName', x.address_name,
-              'streetLineOne', x.street_line_one, 'streetLineTwo', x.street_line_two, 'postalCode', x.postal_code, 'city', x.city,
-              'province', x.province, 'country', x.country, 'latitude', x.latitude, 'longitude', x.longitude)
-              from locations x where x.id = l.location_id)`,
+  emails: jsonList(EMBED_JSON.emails, 'emails x where x.lead_id = l.id', EMAIL_ORDER),
+  phoneNumbers: jsonList(EMBED_JSON.phoneNumbers, 'phone_numbers x where x.lead_id = l.id', EMAIL_ORDER),
+  location: `(select ${EMBED_JSON.location} from locations x where x.id = l.location_id)`,
   assignee: `(select json_build_object('id', x.id, 'name', x.name, 'companyRetailerId', x.company_retailer_id,
               'retailerLocationId', x.retailer_location_id, 'storeName', rl.name)
               from company_retailer_locations x left join retailer_locations rl on rl.id = x.retailer_location_id where x.id = l.assignee_id)`,
-  leadActivities: `(select coalesce(json_agg(json_build_object('id', x.id, 'createdAt', x.created_at, 'updatedAt', x.updated_at,
-              'leadId', x.lead_id, 'type', x.type, 'data', x.data, 'sourceType', x.source_type, 'sourceId', x.source_id,
-              'crmId', x.crm_id, 'crmProvider', x.crm_provider, 'crmDataCache', x.crm_data_cache)
-              order by x.created_at desc, x.seq desc), '[]') from lead_activities x where x.lead_id = l.id)`,
+  leadActivities: jsonList(EMBED_JSON.leadActivities, 'lead_activities x where x.lead_id = l.id', ACTIVITY_ORDER),
 };
+
+/**
+ * The same columns over the rows a statement has just inserted (`insertLead`): the lead `l` and the
+ * data-modifying CTEs `loc`, `em`, `ph` and `act`, whose rows the statement's own reads of the tables
+ * do not see yet.
+ */
+export const INSERTED_EMBED_SQL: Record<LeadEmbed, string> = {
+  emails: jsonList(EMBED_JSON.emails, 'em x', EMAIL_ORDER),
+  phoneNumbers: jsonList(EMBED_JSON.phoneNumbers, 'ph x', EMAIL_ORDER),
+  location: `(select ${EMBED_JSON.location} from loc x)`,
+  assignee: EMBED_SQL.assignee,
+  leadActivities: jsonList(EMBED_JSON.leadActivities, 'act x', ACTIVITY_ORDER),
+};
+
+/** The lead columns and the JSON columns of `embeds`, as `readLeadPage` and `primeLeadRow` name them. */
+export function leadColumnsWith(embeds: readonly LeadEmbed[], sql: Record<LeadEmbed, string> = EMBED_SQL): string {
+  return [LEAD_COLUMNS, ...embeds.map((e) => `${sql[e]} as "embed_${e}"`)].join(', ');
+}
 
 /**
  * A page of leads with the associations the operation selects, in one statement (each association a
@@ -195,29 +220,31 @@ const EMBED_SQL: Record<LeadEmbed, string> = {
 export async function readLeadPage(ctx: Context, ids: readonly string[], embeds: ReadonlySet<string>): Promise<LeadRow[]> {
   if (!ids.length) return [];
   const wanted = LEAD_EMBEDS.filter((e) => embeds.has(e));
-  const columns = [LEAD_COLUMNS, ...wanted.map((e) => `${EMBED_SQL[e]} as "embed_${e}"`)].join(', ');
-  const rows = await query<any>(ctx.em, `select ${columns} from leads l where l.id = any(?::uuid[])`, [pgArray(ids)]);
-  const reads = leadReads(ctx);
-  const byId = new Map<string, LeadRow>();
-  for (const row of rows) {
-    const embedded: Partial<Record<LeadEmbed, any>> = {};
-    for (const e of wanted) {
-      embedded[e] = row[`embed_${e}`];
-      delete row[`embed_${e}`];
-    }
-    const lead = withDates(row as LeadRow);
-    byId.set(lead.id, lead);
-    reads.lead.prime(lead.id, lead);
-    if ('emails' in embedded) reads.emails.prime(lead.id, embedded.emails.map(withDates));
-    if ('phoneNumbers' in embedded) {
-      for (const p of embedded.phoneNumbers as PhoneNumberRow[]) p.formatted ??= formatPhone(p.phoneNumber, p.countryCode);
-      reads.phoneNumbers.prime(lead.id, embedded.phoneNumbers.map(withDates));
-    }
-    if ('leadActivities' in embedded) reads.activities.prime(lead.id, embedded.leadActivities.map(withDates));
-    if (embedded.location) reads.location.prime(embedded.location.id, withDates(embedded.location));
-    if (embedded.assignee) reads.assignee.prime(embedded.assignee.id, toAssignee(embedded.assignee));
-  }
+  const rows = await query<any>(ctx.em, `select ${leadColumnsWith(wanted)} from leads l where l.id = any(?::uuid[])`, [pgArray(ids)]);
+  const byId = new Map(rows.map((row) => [row.id as string, primeLeadRow(ctx, row)]));
   return ids.map((id) => byId.get(id)).filter((r): r is LeadRow => r !== undefined);
+}
+
+/** A row of `leadColumnsWith` as a LeadRow, its JSON columns primed into the request's loaders. */
+export function primeLeadRow(ctx: Context, row: Record<string, any>): LeadRow {
+  const reads = leadReads(ctx);
+  const embedded: Partial<Record<LeadEmbed, any>> = {};
+  for (const e of LEAD_EMBEDS) {
+    if (!(`embed_${e}` in row)) continue;
+    embedded[e] = row[`embed_${e}`];
+    delete row[`embed_${e}`];
+  }
+  const lead = withDates(row as LeadRow);
+  reads.lead.prime(lead.id, lead);
+  if (embedded.emails) reads.emails.prime(lead.id, embedded.emails.map(withDates));
+  if (embedded.phoneNumbers) {
+    for (const p of embedded.phoneNumbers as PhoneNumberRow[]) p.formatted ??= formatPhone(p.phoneNumber, p.countryCode);
+    reads.phoneNumbers.prime(lead.id, embedded.phoneNumbers.map(withDates));
+  }
+  if (embedded.leadActivities) reads.activities.prime(lead.id, embedded.leadActivities.map(withDates));
+  if (embedded.location) reads.location.prime(embedded.location.id, withDates(embedded.location));
+  if (embedded.assignee) reads.assignee.prime(embedded.assignee.id, toAssignee(embedded.assignee));
+  return lead;
 }
 
 /** A lead's assignee: the CRL's own name, else its retailer location's. */

@@ -7,7 +7,8 @@ import { forbidden, notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { Loaders } from '../../graphql/loaders';
 import { query } from '../../db/sql';
-import { assigneeColumns, LEAD_COLUMNS, type LeadActivityRow, type LeadAssigneeRow, type LeadRow, leadReads, readLeadPage, toAssignee, withDates } from './lead.reader';
+import { assigneeColumns, LEAD_COLUMNS, type LeadActivityRow, type LeadAssigneeRow, type LeadRow, leadReads, primeLeadRow, readLeadPage, withDates } from './lead.reader';
+import { insertLead } from './lead.insert';
 import { logger } from '../../logger';
 import { findInScope, isUuid, searchPage } from '../../search/list';
 import { fromClause } from '../../search/types';
@@ -80,7 +81,6 @@ type AssigneeRequest = string | null | undefined;
  */
 export class LeadService {
   /** The assignee a write asked for, as the answer embeds it. */
-  private assignee: LeadAssigneeRow | null = null;
 
   constructor(private readonly ctx: Context) {}
 
@@ -148,7 +148,7 @@ export class LeadService {
     const emailValues = emails.values;
     const phoneValues = phones.values.map((p) => p.e164);
 
-    const written = await transactional(this.ctx.em, async (tx): Promise<{ id: string; created?: CreatedLead }> => {
+    const written = await transactional(this.ctx.em, async (tx): Promise<{ id: string; created?: Record<string, any> }> => {
       await query(tx, 'select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(?::text[]) as k', [
         duplicateKeys(ownerId, emailValues, phoneValues),
       ]);
@@ -183,7 +183,11 @@ export class LeadService {
         for (const a of activities) addActivity(tx, lead, a);
         if (!assignee && !lead.assignee && 'company' in owner) {
           const stored = lead.location ? await tx.findOne(Location, { id: lead.location.id }) : null;
-          await this.route(tx, lead, owner.company, stored);
+          const routed = await this.routing(tx, owner.company, stored);
+          if (routed) {
+            lead.assignee = tx.getReference(CompanyRetailerLocation, routed.assigneeId);
+            addActivity(tx, lead, routed.activity);
+          }
         }
         // Last, so it heads the timeline: a person can see that this lead came back, and with what.
         addActivity(tx, lead, mergeNote(merge));
@@ -192,23 +196,22 @@ export class LeadService {
         merges(this.ctx).set(lead.id, merge);
         return { id: lead.id };
       }
-      const lead = tx.create(Lead, {
-        name,
+      const routed = !assignee && 'company' in owner ? await this.routing(tx, owner.company, location.kind === 'set' ? locationData(location.fields, coordinates) : null) : null;
+      const row = await insertLead(tx, {
+        name: name!, // validated above
         status: status ?? 'New',
-        ownerCompany: 'company' in owner ? tx.getReference(Company, owner.company) : null,
-        ownerRetailer: 'retailer' in owner ? tx.getReference(Retailer, owner.retailer) : null,
-        assignee: assignee ? tx.getReference(CompanyRetailerLocation, assignee) : null,
-        sourceId: input.sourceId ?? null,
+        ownerCompanyId: 'company' in owner ? owner.company : null,
+        ownerRetailerId: 'retailer' in owner ? owner.retailer : null,
+        assigneeId: assignee ?? routed?.assigneeId ?? null,
         sourceType: sourceType ?? null,
-        createdBy: tx.getReference(User, this.caller.userId),
-        location: location.kind === 'set' ? tx.create(Location, locationData(location.fields, coordinates)) : null,
+        sourceId: input.sourceId ?? null,
+        createdById: this.caller.userId,
+        location: location.kind === 'set' ? locationData(location.fields, coordinates) : null,
+        emails: emailValues,
+        phones: phones.values,
+        activities: routed ? [...activities, routed.activity] : activities,
       });
-      const createdEmails = emailValues.map((email) => tx.create(Email, { email, lead }));
-      const createdPhones = phones.values.map((phone) => createPhone(tx, lead, phone));
-      for (const a of activities) addActivity(tx, lead, a);
-      if (!assignee && 'company' in owner) await this.route(tx, lead, owner.company, location.kind === 'set' ? locationData(location.fields, coordinates) : null);
-      await tx.flush();
-      return { id: lead.id, created: { lead, emails: createdEmails, phones: createdPhones } };
+      return { id: row.id, created: row };
     });
     return this.reload(written.id, written.created);
   }
@@ -218,15 +221,14 @@ export class LeadService {
    * company's rules choose, with an `Assignment` activity naming the rule and the distance in miles. The
    * lead's territory is its creator's when a territory manager creates it.
    */
-  private async route(tx: EntityManager, lead: Lead, companyId: string, address: LeadAddress | null): Promise<void> {
+  private async routing(tx: EntityManager, companyId: string, address: LeadAddress | null): Promise<{ assigneeId: string; activity: NewActivity } | null> {
     const territoryId = this.caller.role === Role.CompanyTerritoryManager ? this.caller.territoryId : null;
     const choice = await routeNewLead(tx, companyId, address, territoryId);
-    if (!choice) return;
-    lead.assignee = tx.getReference(CompanyRetailerLocation, choice.crlId);
-    addActivity(tx, lead, {
-      type: 'LeadActivity::Assignment',
-      data: { from_id: null, to_id: choice.crlId, rule: choice.rule, distance_miles: choice.distanceMiles },
-    });
+    if (!choice) return null;
+    return {
+      assigneeId: choice.crlId,
+      activity: { type: 'LeadActivity::Assignment', data: { from_id: null, to_id: choice.crlId, rule: choice.rule, distance_miles: choice.distanceMiles } },
+    };
   }
 
   /**
@@ -346,7 +348,6 @@ export class LeadService {
       ...cond.bindings,
     ]);
     if (!rows.length) throw forbidden();
-    this.assignee = toAssignee(rows[0]);
     return rows[0].id;
   }
 
@@ -390,68 +391,14 @@ export class LeadService {
    * The lead as committed, as a plain row. The request's identity map and loaders are dropped first: a
    * GraphQL document may run several mutations, and none may see a stale load.
    */
-  private async reload(id: string, created?: CreatedLead): Promise<LeadRow> {
+  private async reload(id: string, created?: Record<string, any>): Promise<LeadRow> {
     this.ctx.em.clear();
     this.ctx.loaders = new Loaders(this.ctx.em);
-    if (created) primeCreated(this.ctx, created);
-    if (created && this.assignee && created.lead.assigneeId === this.assignee.id) leadReads(this.ctx).assignee.prime(this.assignee.id, this.assignee);
+    if (created) return primeLeadRow(this.ctx, created);
     const row = await leadReads(this.ctx).lead.load(id);
     // Destroyed by a concurrent request right after this write committed.
     if (!row) throw notFound('Lead', id);
     return row;
-  }
-}
-
-/** What a create wrote, in memory: its answer needs no read back (its activities' `data` excepted). */
-interface CreatedLead {
-  lead: Lead;
-  emails: Email[];
-  phones: PhoneNumber[];
-}
-
-const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/**
- * Primes the request's read model with a new lead as the database now holds it: the same values a
- * read would give, since the row holds exactly what the entities sent (timestamps set in JS). Not
- * primed: activities (jsonb `data` comes back with its keys reordered) and a source id in a
- * non-canonical spelling (PostgreSQL rewrites it).
- */
-function primeCreated(ctx: Context, { lead, emails, phones }: CreatedLead): void {
-  if (lead.sourceId && !CANONICAL_UUID.test(lead.sourceId)) return;
-  const reads = leadReads(ctx);
-  const base = (e: { id: string; createdAt: Date; updatedAt: Date }) => ({ id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt });
-  reads.lead.prime(lead.id, {
-    ...base(lead),
-    name: lead.name ?? null,
-    status: lead.status,
-    ownerType: lead.ownerType,
-    ownerId: lead.ownerId,
-    assigneeId: lead.assigneeId,
-    createdById: lead.createdById,
-    sourceType: lead.sourceType ?? null,
-    sourceId: lead.sourceId ?? null,
-    locationId: lead.location?.id ?? null,
-  });
-  reads.emails.prime(lead.id, emails.map((e) => ({ ...base(e), email: e.email })));
-  reads.phoneNumbers.prime(
-    lead.id,
-    phones.map((p) => ({ ...base(p), phoneNumber: p.phoneNumber, countryCode: p.countryCode, formatted: p.formatted })),
-  );
-  const l = lead.location;
-  if (l) {
-    reads.location.prime(l.id, {
-      ...base(l),
-      addressName: l.addressName ?? null,
-      streetLineOne: l.streetLineOne ?? null,
-      streetLineTwo: l.streetLineTwo ?? null,
-      postalCode: l.postalCode ?? null,
-      city: l.city ?? null,
-      province: l.province ?? null,
-      country: l.country ?? null,
-      latitude: l.latitude ?? null,
-      longitude: l.longitude ?? null,
-    });
   }
 }
 
