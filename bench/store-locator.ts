@@ -21,7 +21,7 @@ import { initOrm } from '../src/db/orm';
 import { buildApp } from '../src/app';
 import { backendQuery, parseStoreLocatorParams } from '../src/modules/store-locator/store-locator.params';
 import { storeLocatorSql } from '../src/modules/store-locator/store-locator.postgres';
-import { readerStatements } from '../src/modules/store-locator/store-locator.reader';
+import { readerStatement } from '../src/modules/store-locator/store-locator.reader';
 import type { Sql } from '../src/search/types';
 
 const STORES = Number(process.env.BENCH_STORES ?? 100_000);
@@ -271,12 +271,12 @@ async function main() {
         results += body.results.length;
         total += body.meta.total;
       });
-      // The same statements the endpoint runs (company, search, then its three reads), on a plain pool.
+      // The same statements the endpoint runs (company, search, then its read), on a plain pool.
       const sql = await measure(async (i) => {
         const params = parseStoreLocatorParams(s.query(i % urls.length));
         await pool.query('select id from companies where id = $1::uuid', [companyId]);
         const { rows: [hit] } = await pool.query(numbered(storeLocatorSql(backendQuery(companyId, params), config.storeLocator)));
-        await Promise.all(readerStatements(hit.ids).map((q) => pool.query(numbered(q))));
+        await pool.query(numbered(readerStatement(hit.ids)));
       });
       const n = REQUESTS + Math.min(40, REQUESTS);
       rows.push([

@@ -59,7 +59,14 @@ export interface StoreLocatorResult {
 // email, phone and hours; name, website and place_id fall back to it when the CRL's own are blank.
 const through = (column: string) => `case when crl.retailer_location_id is null then crl.${column} else rl.${column} end`;
 
-const STORES_SQL = `
+const HOUR_JSON = `json_build_object('day', h.day, 'open', h.open, 'open_at_hour', h.open_at_hour, 'open_at_minute', h.open_at_minute,
+  'close_at_hour', h.close_at_hour, 'close_at_minute', h.close_at_minute)`;
+
+/**
+ * Every result of the ids in one statement: the store's columns, and its hours and its stocked or
+ * available products (with images) as JSON columns.
+ */
+const RESULTS_SQL = `
   select crl.id,
          coalesce(nullif(btrim(crl.name), ''), rl.name) as name,
          coalesce(nullif(btrim(cr.name), ''), r.name) as retailer_name,
@@ -70,7 +77,19 @@ const STORES_SQL = `
          l.id as address_id, l.address_name, l.street_line_one, l.street_line_two, l.postal_code, l.city, l.province,
          l.country, l.latitude, l.longitude,
          e.id as email_id, e.email,
-         ph.id as phone_id, ph.phone_number, ph.country_code
+         ph.id as phone_id, ph.phone_number, ph.country_code, ph.formatted_international,
+         case when crl.retailer_location_id is null
+              then (select coalesce(json_agg(${HOUR_JSON}), '[]') from hours h where h.company_retailer_location_id = crl.id)
+              else (select coalesce(json_agg(${HOUR_JSON}), '[]') from hours h where h.retailer_location_id = crl.retailer_location_id)
+         end as hours,
+         (select coalesce(json_agg(json_build_object('product_id', p.id, 'sku', p.sku, 'name', p.name, 'category', p.category, 'url', p.url,
+                   'external_id', p.external_id, 'collection_id', p.collection_id, 'stocked', s.stocked, 'available', s.available,
+                   'images', (select coalesce(json_agg(json_build_object('id', i.id, 'url', i.url, 'thumbnail_url', i.thumbnail_url)
+                                                       order by i.position, i.id), '[]')
+                                from product_images i where i.product_id = p.id))
+                 order by p.name collate "C", p.sku collate "C", p.id), '[]')
+            from stocks s join products p on p.id = s.product_id and p.company_id = crl.company_id
+           where s.company_retailer_location_id = crl.id and (s.stocked or s.available)) as products
     from unnest(?::uuid[]) as ids(id)
     join company_retailer_locations crl on crl.id = ids.id
     join company_retailers cr on cr.id = crl.company_retailer_id
@@ -81,50 +100,13 @@ const STORES_SQL = `
     left join phone_numbers ph on ph.id = ${through('general_phone_number_id')}
     left join company_store_types st on st.id = crl.company_store_type_id`;
 
-const HOURS_SQL = `
-  select crl.id as crl_id, h.day, h.open, h.open_at_hour, h.open_at_minute, h.close_at_hour, h.close_at_minute
-    from unnest(?::uuid[]) as ids(id)
-    join company_retailer_locations crl on crl.id = ids.id
-    join hours h on h.retailer_location_id = crl.retailer_location_id
-  union all
-  select crl.id, h.day, h.open, h.open_at_hour, h.open_at_minute, h.close_at_hour, h.close_at_minute
-    from unnest(?::uuid[]) as ids(id)
-    join company_retailer_locations crl on crl.id = ids.id and crl.retailer_location_id is null
-    join hours h on h.company_retailer_location_id = crl.id`;
-
-const PRODUCTS_SQL = `
-  with s as (
-    select s.company_retailer_location_id as crl_id, s.stocked, s.available, p.id as product_id, p.sku, p.name,
-           p.category, p.url, p.external_id, p.collection_id
-      from unnest(?::uuid[]) as ids(id)
-      join company_retailer_locations crl on crl.id = ids.id
-      join stocks s on s.company_retailer_location_id = crl.id
-      join products p on p.id = s.product_id and p.company_id = crl.company_id
-     where s.stocked or s.available
-  ), images as (
-    select i.product_id,
-           json_agg(json_build_object('id', i.id, 'url', i.url, 'thumbnail_url', i.thumbnail_url) order by i.position, i.id) as images
-      from product_images i
-     where i.product_id in (select product_id from s)
-     group by i.product_id
-  )
-  select s.*, coalesce(images.images, '[]'::json) as images
-    from s left join images on images.product_id = s.product_id
-   order by s.crl_id, s.name collate "C", s.sku collate "C", s.product_id`;
-
-/** The three statements that read the results of `ids`: stores, hours, products with images. */
-export function readerStatements(ids: string[]): Sql[] {
-  const list = pgArray(ids);
-  return [
-    { sql: STORES_SQL, bindings: [list] },
-    { sql: HOURS_SQL, bindings: [list, list] },
-    { sql: PRODUCTS_SQL, bindings: [list] },
-  ];
+/** The statement that reads the results of `ids`. */
+export function readerStatement(ids: string[]): Sql {
+  return { sql: RESULTS_SQL, bindings: [pgArray(ids)] };
 }
 
 /**
- * Turns CRL ids into SPEC 2.7 results with three set-based statements (stores, hours, products with
- * images), whatever the number of ids. Hours are computed for the clock's `now`.
+ * Turns CRL ids into SPEC 2.7 results with one set-based statement, whatever the number of ids. Hours are computed for the clock's `now`.
  */
 export class StoreLocatorReader {
   constructor(
@@ -136,17 +118,16 @@ export class StoreLocatorReader {
   /** Results in the order of `ids` at the instant `at`; unknown ids are left out. */
   async load(ids: string[], at: Date = this.now()): Promise<StoreLocatorResult[]> {
     if (!ids.length) return [];
-    const [stores, hours, products] = await Promise.all(readerStatements(ids).map((q) => this.execute(q.sql, q.bindings)));
+    const statement = readerStatement(ids);
+    const stores = await this.execute(statement.sql, statement.bindings);
     const calendar = new HoursCalendar(at);
-    const hoursOf = group<HourRow & { crl_id: string }>(hours);
-    const productsOf = group<StoreLocatorProduct & { crl_id: string }>(products);
     const byId = new Map(stores.map((s) => [s.id as string, s]));
     return ids.flatMap((id) => {
       const s = byId.get(id);
       if (!s) return [];
       const coordinates = s.latitude !== null && s.longitude !== null ? { latitude: Number(s.latitude), longitude: Number(s.longitude) } : null;
       const zone = resolveZone([s.crl_timezone, s.rl_timezone], coordinates);
-      const rows = hoursOf.get(id) ?? [];
+      const rows = s.hours as HourRow[];
       const line = s.address_id ? addressString(s) : null;
       return [
         {
@@ -174,21 +155,10 @@ export class StoreLocatorReader {
             : null,
           email: s.email_id ? { id: s.email_id, email: s.email } : null,
           phone_number: s.phone_id
-            ? { id: s.phone_id, phone_number: s.phone_number, country_code: s.country_code, formatted: formatPhone(s.phone_number, s.country_code) }
+            ? { id: s.phone_id, phone_number: s.phone_number, country_code: s.country_code, formatted: s.formatted_international ?? formatPhone(s.phone_number, s.country_code) }
             : null,
           retailer_location_hours: calendar.week(rows, zone),
-          retailer_location_products: (productsOf.get(id) ?? []).map((p) => ({
-            product_id: p.product_id,
-            sku: p.sku,
-            name: p.name,
-            category: p.category,
-            url: p.url,
-            external_id: p.external_id,
-            collection_id: p.collection_id,
-            stocked: p.stocked,
-            available: p.available,
-            images: p.images,
-          })),
+          retailer_location_products: s.products as StoreLocatorProduct[],
           open_now: calendar.openNow(rows, zone),
           local_weekday: calendar.weekday(zone),
           directions_url: directionsUrl(coordinates, line, s.place_id ?? null),
@@ -196,14 +166,4 @@ export class StoreLocatorReader {
       ];
     });
   }
-}
-
-function group<T extends { crl_id: string }>(rows: T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const list = groups.get(row.crl_id);
-    if (list) list.push(row);
-    else groups.set(row.crl_id, [row]);
-  }
-  return groups;
 }
