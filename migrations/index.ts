@@ -11,6 +11,7 @@ import { Migration20261123140000_routing } from './Migration20261123140000_routi
 import { Migration20261123141000_webhooks } from './Migration20261123141000_webhooks';
 import { Migration20261123150000_lead_phone_search } from './Migration20261123150000_lead_phone_search';
 import { Migration20261123151000_lead_events_notify } from './Migration20261123151000_lead_events_notify';
+import { Migration20261124140000_lead_events_retention } from './Migration20261124140000_lead_events_retention';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123141000_webhooks', class: Migration20261123141000_webhooks },
   { name: 'Migration20261123150000_lead_phone_search', class: Migration20261123150000_lead_phone_search },
   { name: 'Migration20261123151000_lead_events_notify', class: Migration20261123151000_lead_events_notify },
+  { name: 'Migration20261124140000_lead_events_retention', class: Migration20261124140000_lead_events_retention },
 ];

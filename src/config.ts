@@ -68,6 +68,8 @@ const schema = z.object({
   WEBHOOK_RETRY_HOURS: z.coerce.number().min(24).max(24 * 14).default(24),
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(1).max(24 * 30).default(72),
   WEBHOOK_SECRET_KEY: z.string().min(32).optional(),
+  WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
+  LEAD_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(2).max(3650).default(30),
   // Operations: database waits, logs, metrics, replicas (README "Operations").
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
@@ -146,6 +148,10 @@ export interface Config {
     disableAfterHours: number;
     /** Encrypts endpoint secrets at rest (AES-256-GCM); without it they are stored as written. */
     secretKey?: string;
+    /** Lets endpoints point at private, loopback and link-local addresses (development, tests). */
+    allowPrivateUrls: boolean;
+    /** Lead events and delivery log rows older than this are deleted (none a pending delivery needs). */
+    retentionDays: number;
   };
   /** Pool size and the bounds on every wait for PostgreSQL (src/db/pool.ts). */
   database: DatabaseLimits;
@@ -252,6 +258,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryHours: e.WEBHOOK_RETRY_HOURS,
       disableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
       secretKey: e.WEBHOOK_SECRET_KEY,
+      allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
+      retentionDays: e.LEAD_EVENTS_RETENTION_DAYS,
     },
     database: { poolSize: e.DB_POOL_SIZE, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS },
     logFormat: e.LOG_FORMAT,

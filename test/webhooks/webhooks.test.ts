@@ -21,7 +21,8 @@ function workerFor(orm: MikroORM, config = t.config): WebhookWorker {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ WEBHOOK_WORKER: 'false', GEOCODER: 'none', WEBHOOK_SECRET_KEY: 'k'.repeat(40) });
+  // The receiver listens on 127.0.0.1: private addresses are allowed here (see 'webhooks: safety').
+  t = await createTestApp({ WEBHOOK_WORKER: 'false', GEOCODER: 'none', WEBHOOK_SECRET_KEY: 'k'.repeat(40), WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   worker = workerFor(t.orm);
   receiver = await startReceiver();
 });
@@ -307,7 +308,7 @@ describe('webhooks: management', () => {
 
 describe('the running service', () => {
   test('delivers by itself: the app starts the worker under the leader lock, no drain needed', async () => {
-    const live = await createTestApp({ WEBHOOK_WORKER: 'true', GEOCODER: 'none', WEBHOOK_POLL_MS: '50', WORKER_LOCK_RETRY_MS: '100', WEBHOOK_SECRET_KEY: 'k'.repeat(40) });
+    const live = await createTestApp({ WEBHOOK_WORKER: 'true', GEOCODER: 'none', WEBHOOK_POLL_MS: '50', WORKER_LOCK_RETRY_MS: '100', WEBHOOK_SECRET_KEY: 'k'.repeat(40), WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     try {
       const net = await f.network(live.em());
       const admin = await f.userWithKey(live.em(), Role.CompanyAdmin, net.company);
@@ -321,5 +322,79 @@ describe('the running service', () => {
     } finally {
       await live.close();
     }
+  });
+});
+
+describe('webhooks: safety (WEBHOOK_ALLOW_PRIVATE_URLS unset)', () => {
+  let strict: TestApp;
+  beforeAll(async () => {
+    strict = await createTestApp({ WEBHOOK_WORKER: 'false', GEOCODER: 'none' });
+  });
+  afterAll(() => strict.close());
+
+  test('an endpoint on this machine, a private, loopback or link-local address is refused on create and update', async () => {
+    const net = await f.network(strict.em());
+    const admin = await f.userWithKey(strict.em(), Role.CompanyAdmin, net.company);
+    const create = (url: string) =>
+      gql(strict, admin.key, `mutation($input: WebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id url } } }`, {
+        input: { url, events: ['LeadCreated'] },
+      });
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://10.0.0.1/hook', 'http://192.168.1.20/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/', 'http://0.0.0.0/', 'http://localhost:3000/hook', 'https://api.localhost/']) {
+      const res = await create(url);
+      expect([url, res.body.errors?.[0]?.extensions?.code]).toEqual([url, 'BAD_USER_INPUT']);
+      expect(JSON.stringify(res.body.errors[0].extensions)).toMatch(/url/);
+    }
+    const ok = await create('https://hooks.example.com/leadnet');
+    expect(ok.body.errors).toBeUndefined();
+    const updated = await gql(strict, admin.key, `mutation($id: ID!, $input: WebhookEndpointInput!) { updateWebhookEndpoint(id: $id, input: $input) { url } }`, {
+      id: ok.body.data.createWebhookEndpoint.endpoint.id,
+      input: { url: 'http://10.1.2.3/', events: ['LeadCreated'] },
+    });
+    expect(updated.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  test('a host name that resolves to a private address gets no request; the log says why', async () => {
+    const { net, admin } = await network();
+    const { endpoint: ep } = await endpoint(admin, ['LeadCreated'], '/resolved');
+    // Stored while allowed, or resolving elsewhere when created: delivery checks what the name resolves to now.
+    await em().getConnection().execute(`update webhook_endpoints set url = ? where id = ?`, [receiver.url('/resolved').replace('127.0.0.1', 'localhost'), ep.id]);
+    const strictWorker = workerFor(t.orm, { ...t.config, webhooks: { ...t.config.webhooks, allowPrivateUrls: false } });
+    await createLead(t, admin, quoteRequest({ assignee_id: net.storeNorth.id }));
+    await strictWorker.drain(1);
+    expect(at('/resolved')).toEqual([]);
+    const [delivery] = await deliveries(admin, ep.id);
+    expect(delivery.status).toBe('pending');
+    expect(delivery.lastError).toMatch(/^refused: localhost resolves to a non-public address/);
+  });
+});
+
+describe('webhooks: retention', () => {
+  test('prune deletes dispatched events older than LEAD_EVENTS_RETENTION_DAYS with their delivery log, and keeps what a pending delivery needs', async () => {
+    const { admin } = await network();
+    const { endpoint: ep } = await endpoint(admin, ['LeadCreated'], '/retention');
+    const lead = await createLead(t, admin);
+    await worker.drain();
+    const db = em().getConnection();
+    const [{ id: delivered }] = await db.execute(`select e.id from lead_events e join webhook_deliveries d on d.event_id = e.id where d.endpoint_id = ?`, [ep.id]);
+    const old = `now() - make_interval(days => ${t.config.webhooks.retentionDays + 1})`;
+    const inserted = await db.execute(
+      `insert into lead_events (type, lead_id, occurred_at, dispatched_at) values
+         ('lead.updated', ?, ${old}, now()), ('lead.updated', ?, ${old}, null), ('lead.updated', ?, now() - interval '1 day', now())
+       returning id`,
+      [lead.id, lead.id, lead.id],
+    );
+    const [oldDispatched, oldUndispatched, recent] = inserted.map((r: any) => r.id);
+    // The delivered event grows old with its (succeeded) delivery; another old one still has a pending delivery.
+    await db.execute(`update lead_events set occurred_at = ${old} where id = ?`, [delivered]);
+    const [{ id: pendingEvent }] = await db.execute(
+      `insert into lead_events (type, lead_id, occurred_at, dispatched_at) values ('lead.updated', ?, ${old}, now()) returning id`,
+      [lead.id],
+    );
+    await db.execute(`insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at) values (?, ?, now() + interval '1 hour')`, [ep.id, pendingEvent]);
+
+    expect(await worker.prune()).toBeGreaterThanOrEqual(2);
+    const left = new Set((await db.execute(`select id from lead_events where id = any(?::uuid[])`, [`{${[delivered, oldDispatched, oldUndispatched, recent, pendingEvent].join(',')}}`])).map((r: any) => r.id));
+    expect([...left].sort()).toEqual([oldUndispatched, recent, pendingEvent].sort());
+    expect((await deliveries(admin, ep.id)).map((d) => d.eventId)).toEqual([pendingEvent]);
   });
 });

@@ -1,3 +1,4 @@
+import { refusedHost } from './webhook.address';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
@@ -27,8 +28,12 @@ type Owner = { column: 'owner_company_id'; id: string } | { column: 'owner_retai
 const MAX_URL = 2048;
 export const MAX_DELIVERIES_PAGE = 200;
 
-/** An http(s) URL without spaces, at most 2048 characters; anything else is 422 on `url`. */
-export function checkUrl(url: string | null | undefined, v: Validator): string | undefined {
+/**
+ * An http(s) URL without spaces, at most 2048 characters, and unless `allowPrivate` not naming this
+ * machine or a private, loopback or link-local address (`refusedHost`; a host name is checked again
+ * at each delivery, against what it resolves to then); anything else is 422 on `url`.
+ */
+export function checkUrl(url: string | null | undefined, v: Validator, allowPrivate: boolean): string | undefined {
   if (url === undefined || url === null || !url.trim()) {
     v.add('url', 'blank');
     return undefined;
@@ -41,6 +46,11 @@ export function checkUrl(url: string | null | undefined, v: Validator): string |
   }
   if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || url.length > MAX_URL || /\s/.test(url.trim())) {
     v.add('url', 'invalid', 'must be an http or https URL');
+    return undefined;
+  }
+  const refused = allowPrivate ? null : refusedHost(parsed);
+  if (refused) {
+    v.add('url', 'invalid', refused);
     return undefined;
   }
   return parsed.toString();
@@ -84,7 +94,7 @@ export class WebhookService {
   async create(input: WebhookEndpointInput): Promise<WebhookEndpointSecret> {
     const owner = this.owner();
     const v = new Validator();
-    const url = checkUrl(input.url, v);
+    const url = checkUrl(input.url, v, this.ctx.config.webhooks.allowPrivateUrls);
     const events = checkEvents(input.events, v, true);
     if (input.enabled === false) v.add('enabled', 'invalid', 'a new endpoint starts enabled');
     v.throwIfAny();
@@ -100,7 +110,7 @@ export class WebhookService {
   async update(id: string, input: WebhookEndpointInput): Promise<WebhookEndpoint> {
     const current = await this.get(id);
     const v = new Validator();
-    const url = input.url !== undefined ? checkUrl(input.url, v) : current.url;
+    const url = input.url !== undefined ? checkUrl(input.url, v, this.ctx.config.webhooks.allowPrivateUrls) : current.url;
     const events = input.events !== undefined ? checkEvents(input.events, v, true) : current.events;
     v.throwIfAny();
     const enable = input.enabled === true && !current.enabled;

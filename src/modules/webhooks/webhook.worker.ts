@@ -1,3 +1,4 @@
+import { post, RefusedAddressError } from './webhook.address';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../../config';
@@ -42,6 +43,11 @@ export interface TickResult {
   attempted: number;
 }
 
+/** How often the leader prunes old events, and in batches of how many rows (at most how many batches a round). */
+const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+const PRUNE_BATCH = 1000;
+const PRUNE_MAX_BATCHES = 100;
+
 /**
  * Delivers lead events to webhook endpoints from PostgreSQL: dispatch fans each new `lead_events` row out
  * to the enabled endpoints subscribed to its type whose owner may see the lead (the lead read scope of the
@@ -51,6 +57,7 @@ export interface TickResult {
  */
 export class WebhookWorker {
   private timer: NodeJS.Timeout | null = null;
+  private prunedAt = 0;
   private running: Promise<unknown> | null = null;
   private readonly executor: RestExecutor;
 
@@ -80,12 +87,41 @@ export class WebhookWorker {
     await this.running;
   }
 
-  /** One round: dispatch new events, then attempt the due deliveries. */
+  /** One round: dispatch new events, then attempt the due deliveries; now and then prune old events. */
   async tick(): Promise<TickResult> {
     const dispatched = await withWebhookLock(this.orm, (em) => this.dispatch(em));
     if (dispatched === null) return { locked: false, dispatched: 0, attempted: 0 };
     const attempted = (await withWebhookLock(this.orm, (em) => this.deliver(em))) ?? 0;
+    if (Date.now() - this.prunedAt >= PRUNE_INTERVAL_MS) {
+      this.prunedAt = Date.now();
+      await this.prune();
+    }
     return { locked: true, dispatched, attempted };
+  }
+
+  /**
+   * Deletes lead events older than `LEAD_EVENTS_RETENTION_DAYS` that are dispatched and that no pending
+   * delivery still needs, with their deliveries and attempts (the delivery log, by cascade), in batches
+   * of `PRUNE_BATCH` rows, each its own short statement. Returns how many events went.
+   */
+  async prune(): Promise<number> {
+    const em = this.orm.em.fork() as EntityManager;
+    let deleted = 0;
+    for (let batch = 0; batch < PRUNE_MAX_BATCHES; batch++) {
+      const rows = await em.execute(
+        `delete from lead_events where id in (
+           select e.id from lead_events e
+            where e.dispatched_at is not null and e.occurred_at < now() - make_interval(days => ?)
+              and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'pending')
+            order by e.occurred_at limit ?)
+         returning id`,
+        [this.config.webhooks.retentionDays, PRUNE_BATCH],
+      );
+      deleted += rows.length;
+      if (rows.length < PRUNE_BATCH) break;
+    }
+    if (deleted) logger.info({ deleted, retentionDays: this.config.webhooks.retentionDays }, 'webhooks: pruned old lead events');
+    return deleted;
   }
 
   /** Runs rounds until nothing is left to dispatch or due (tests, shutdown). */
@@ -193,7 +229,7 @@ export class WebhookWorker {
     return results.length;
   }
 
-  /** One signed POST: no redirects followed, a timeout, the response body never read. */
+  /** One signed POST (`post`): no redirects followed, a timeout, the response body never read, public addresses only. */
   private async send(row: any): Promise<Outcome> {
     const w = this.config.webhooks;
     const owner = row.owner_company_id ? { type: 'Company', id: row.owner_company_id } : { type: 'Retailer', id: row.owner_retailer_id };
@@ -210,12 +246,10 @@ export class WebhookWorker {
     const started = performance.now();
     try {
       const secret = openSecret(row.secret, w.secretKey);
-      const res = await fetch(row.url, {
-        method: 'POST',
+      const res = await post(
+        row.url,
         body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(w.timeoutMs),
-        headers: {
+        {
           'Content-Type': 'application/json',
           'User-Agent': 'leadnet-webhooks/1',
           'Leadnet-Event-Id': row.event_id,
@@ -224,15 +258,20 @@ export class WebhookWorker {
           'Leadnet-Delivery-Attempt': String(row.attempts + 1),
           [SIGNATURE_HEADER]: signatureHeader(secret, body, Math.floor(Date.now() / 1000)),
         },
-      });
-      await res.body?.cancel().catch(() => undefined);
+        { timeoutMs: w.timeoutMs, allowPrivate: w.allowPrivateUrls },
+      );
       const durationMs = Math.round(performance.now() - started);
       const ok = res.status >= 200 && res.status < 300;
-      const error = ok ? null : res.status >= 300 && res.status < 400 ? `redirect to ${res.headers.get('location') ?? '?'} not followed` : `HTTP ${res.status}`;
+      const error = ok ? null : res.status >= 300 && res.status < 400 ? `redirect to ${res.location ?? '?'} not followed` : `HTTP ${res.status}`;
       return { ok, status: res.status, durationMs, error };
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      const error = e.name === 'TimeoutError' ? `timed out after ${w.timeoutMs} ms` : (e.cause?.code ?? e.message).slice(0, 500);
+      const e = err as Error & { code?: string };
+      const error =
+        e.name === 'AbortError' || e.name === 'TimeoutError'
+          ? `timed out after ${w.timeoutMs} ms`
+          : e instanceof RefusedAddressError
+            ? `refused: ${e.message}`
+            : (e.code ?? e.message).slice(0, 500);
       return { ok: false, status: null, durationMs: Math.round(performance.now() - started), error };
     }
   }

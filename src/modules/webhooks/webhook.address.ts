@@ -1,0 +1,86 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Where webhooks may go (SSRF protection). A receiver must be on the public internet: an address in a
+ * private, loopback, link-local (cloud metadata at 169.254.169.254), unique-local, carrier-grade NAT,
+ * multicast, reserved or unspecified range is refused, whether the URL names it or a host name
+ * resolves to it. `WEBHOOK_ALLOW_PRIVATE_URLS=true` lifts this for development and tests.
+ * Address ranges are ipaddr.js's (`range()`), not a hand-written list.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+/** Names that always mean this machine, whatever a resolver says. */
+const LOCAL_NAMES = /(^|\.)localhost\.?$/i;
+
+/** Why a URL's host may not receive webhooks (`null`: it may, as far as its text tells). */
+export function refusedHost(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (LOCAL_NAMES.test(host)) return 'must not point at this machine (localhost)';
+  if (net.isIP(host) && !isPublicAddress(host)) return `must not point at a private, loopback or link-local address (${host})`;
+  return null;
+}
+
+export class RefusedAddressError extends Error {
+  readonly code = 'EREFUSEDADDRESS';
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/**
+ * `dns.lookup` for the delivery's connection that fails when any address of the host is not public:
+ * the connection goes to an address this check saw, so a name cannot resolve to a public address here
+ * and to a private one at connect time (DNS rebinding).
+ */
+function publicLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const refused = addresses.find((a) => !isPublicAddress(a.address));
+    if (refused) return callback(new RefusedAddressError(`${hostname} resolves to a non-public address (${refused.address})`), []);
+    if (options.all) return callback(null, addresses);
+    return callback(null, addresses[0].address, addresses[0].family);
+  });
+}
+
+export interface PostResult {
+  status: number;
+  location: string | null;
+}
+
+/**
+ * One POST that follows no redirect, reads no response body and gives up after `timeoutMs`; unless
+ * `allowPrivate`, only to public addresses (an address in the URL, or what its host name resolves to).
+ */
+export function post(url: string, body: string, headers: Record<string, string>, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
+  const target = new URL(url);
+  // A name is checked by what it resolves to (`publicLookup`); an address is never looked up.
+  const literal = target.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && net.isIP(literal) && !isPublicAddress(literal)) {
+    return Promise.reject(new RefusedAddressError(`${literal} is not a public address`));
+  }
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        signal: AbortSignal.timeout(options.timeoutMs),
+        ...(options.allowPrivate ? {} : { lookup: publicLookup as typeof dns.lookup }),
+      },
+      (res) => {
+        res.resume();
+        res.destroy();
+        resolve({ status: res.statusCode ?? 0, location: typeof res.headers.location === 'string' ? res.headers.location : null });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
