@@ -14,6 +14,11 @@ export interface Context {
   config: Config;
   search: SearchBackend;
   geocoder: Geocoder;
+  /**
+   * Set by the REST facade (`RestExecutor`): list arguments follow the REST contract (snake_case
+   * names, a field a resource does not index matches nothing) instead of GraphQL's (`graphql-names.ts`).
+   */
+  restContract?: boolean;
 }
 
 export interface ContextDeps {

@@ -5,6 +5,7 @@ import type { ListArgs, Page, SearchMeta } from '../graphql/common';
 import { notFound } from '../errors';
 import { normalizePage } from './options';
 import { compileScope } from './where';
+import { GraphQLFieldNames } from './graphql-names';
 import { query } from '../db/sql';
 import { fromClause, type SearchDocument, type Where } from './types';
 
@@ -21,19 +22,20 @@ export function hiddenFields(doc: SearchDocument, caller: Caller | null): string
 /** The ids of a list page (search, scope included) and its `meta`. */
 export async function searchPage(ctx: Context, doc: SearchDocument, scope: Where, args: ListArgs): Promise<{ ids: string[]; meta: SearchMeta }> {
   const { page, perPage } = normalizePage(args.page, args.perPage);
-  const result = await ctx.search.search(doc, {
-    q: args.q,
-    where: args.where as Where,
-    order: args.order as any,
-    aggs: args.aggs as any,
-    page,
-    perPage,
-    scope,
-    hidden: hiddenFields(doc, ctx.caller),
-  });
+  const hidden = hiddenFields(doc, ctx.caller);
+  let { where, order, aggs } = args;
+  let asked: Map<string, string> | null = null;
+  if (!ctx.restContract) {
+    const names = new GraphQLFieldNames(doc, { hidden }, doc.name);
+    where = names.where(where);
+    order = names.order(order);
+    ({ aggs, asked } = names.aggs(aggs));
+  }
+  const result = await ctx.search.search(doc, { q: args.q, where: where as Where, order: order as any, aggs: aggs as any, page, perPage, scope, hidden });
+  const facets = asked ? Object.fromEntries(Object.entries(result.aggs).map(([field, agg]) => [asked.get(field) ?? field, agg])) : result.aggs;
   return {
     ids: result.ids,
-    meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: result.aggs },
+    meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: facets },
   };
 }
 

@@ -140,3 +140,32 @@ describe('leads over GraphQL', () => {
     expect(res.body.data.b.leadActivities[0].type).toBe('LeadActivity::StatusChange');
   });
 });
+
+describe('list arguments over GraphQL name fields as the types do', () => {
+  test('camelCase and snake_case both filter, order and aggregate; an unknown field is BAD_USER_INPUT, never an empty page', async () => {
+    const key = r.users.companyAdmin.key;
+    const since = new Date(Date.now() - 60_000).toISOString();
+    await createLead(t, key, quoteRequest({ name: 'Cameron Case', source_type: 'CaseTest' }));
+    await createLead(t, key, quoteRequest({ name: 'Sasha Snake', source_type: 'CaseTest' }));
+    const list = (args: string) => gql(t, key, `{ leads(${args}) { meta { total aggs } nodes { name } } }`);
+
+    const camel = await list(`where: {createdAt: {gte: "${since}"}, sourceType: "CaseTest"}, order: {name: "desc"}, aggs: ["sourceType"]`);
+    expect(camel.body.errors).toBeUndefined();
+    expect(camel.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Sasha Snake', 'Cameron Case']);
+    expect(camel.body.data.leads.meta.aggs.sourceType.buckets).toEqual([{ key: 'CaseTest', doc_count: 2 }]);
+
+    const snake = await list(`where: {created_at: {gte: "${since}"}, source_type: "CaseTest"}, order: [{name: "asc"}], aggs: {source_type: {limit: 5}}`);
+    expect(snake.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Cameron Case', 'Sasha Snake']);
+    expect(snake.body.data.leads.meta.aggs.source_type.buckets).toEqual([{ key: 'CaseTest', doc_count: 2 }]);
+
+    const nested = await list(`where: {_or: [{name: "Cameron Case"}, {_not: {sourceType: "CaseTest"}}], sourceType: "CaseTest"}`);
+    expect(nested.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Cameron Case']);
+
+    for (const args of [`where: {createdAtt: {gte: "${since}"}}`, 'where: {_or: [{nope: 1}]}', 'order: {createdAtt: "desc"}', 'aggs: ["colour"]']) {
+      const res = await list(args);
+      expect([args, res.body.errors?.[0]?.extensions?.code]).toEqual([args, 'BAD_USER_INPUT']);
+      expect(res.body.errors[0].message).toMatch(/^leads cannot (filter|order|aggregate) on "\w+"\. Fields: .*createdAt/);
+      expect(res.body.data).toBeNull();
+    }
+  });
+});
