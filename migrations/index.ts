@@ -12,6 +12,7 @@ import { Migration20261123141000_webhooks } from './Migration20261123141000_webh
 import { Migration20261123150000_lead_phone_search } from './Migration20261123150000_lead_phone_search';
 import { Migration20261123151000_lead_events_notify } from './Migration20261123151000_lead_events_notify';
 import { Migration20261124140000_lead_events_retention } from './Migration20261124140000_lead_events_retention';
+import { Migration20261124141000_crl_external_id } from './Migration20261124141000_crl_external_id';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123150000_lead_phone_search', class: Migration20261123150000_lead_phone_search },
   { name: 'Migration20261123151000_lead_events_notify', class: Migration20261123151000_lead_events_notify },
   { name: 'Migration20261124140000_lead_events_retention', class: Migration20261124140000_lead_events_retention },
+  { name: 'Migration20261124141000_crl_external_id', class: Migration20261124141000_crl_external_id },
 ];

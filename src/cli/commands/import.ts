@@ -6,6 +6,9 @@ import { CliError, Session, type CliRuntime } from '../runtime';
 import { uuid } from '../args';
 import { ImportError, importProducts, PRODUCT_COLUMNS, type ImportReport } from '../../modules/import/product-import';
 import { exportLeads } from '../../modules/import/lead-export';
+import { importLocations, LOCATION_COLUMNS } from '../../modules/import/location-import';
+import { createGeocoder } from '../../geo/factory';
+import { progressBar } from '../progress';
 
 async function company(session: Session, id: string): Promise<EntityManager> {
   const em = (await session.orm()).em.fork() as EntityManager;
@@ -28,7 +31,28 @@ function reportText(kind: string, r: ImportReport): string {
   return lines.join('\n');
 }
 
-/** `leadnet import products FILE.csv --company ID [--dry-run] [--json]`. */
+type Importer = (em: EntityManager, input: fs.ReadStream, options: { dryRun: boolean; onProgress?: (rows: number) => void }) => Promise<ImportReport>;
+
+/** Runs one import of `file` with a progress bar on a terminal (not with --json); the report is the command's result. */
+async function runImport(session: Session, o: { company: string; dryRun?: boolean; json?: boolean }, file: string, kind: string, run: Importer) {
+  const input = openFile(file);
+  const em = await company(session, o.company);
+  const bar = progressBar(input, fs.statSync(file).size, o.json ? ({ isTTY: false } as NodeJS.WriteStream) : process.stderr);
+  try {
+    const report = await run(em, input, { dryRun: o.dryRun === true, onProgress: (rows) => bar.update(rows) });
+    bar.done();
+    return { json: report, text: reportText(kind, report) };
+  } catch (e) {
+    bar.done();
+    if (e instanceof ImportError) throw new CliError(`${file}: ${e.message}`, 'INVALID_FILE');
+    if (e instanceof Error && 'code' in e && String((e as any).code).startsWith('CSV_')) throw new CliError(`${file}: ${e.message}`, 'INVALID_CSV');
+    throw e;
+  } finally {
+    input.destroy();
+  }
+}
+
+/** `leadnet import products|locations FILE.csv --company ID [--dry-run] [--json]`. */
 export function register(program: Command, runtime: CliRuntime): void {
   const group = program.command('import').description('Load a network from CSV files (csv-parse: RFC 4180 quoting, BOM)');
   runtime.action<{ company: string; dryRun?: boolean; json?: boolean }>(
@@ -38,25 +62,20 @@ export function register(program: Command, runtime: CliRuntime): void {
       .argument('<file>', 'the CSV file (header row first)')
       .requiredOption('--company <id>', 'the company owning the catalog', uuid)
       .option('--dry-run', 'report what would change; write nothing'),
-    async (session, o, [file]) => {
-      const input = openFile(file);
-      const em = await company(session, o.company);
-      const tty = !o.json && process.stderr.isTTY;
-      try {
-        const report = await importProducts(em, o.company, input, {
-          dryRun: o.dryRun === true,
-          onProgress: tty ? (rows) => process.stderr.write(`\r${rows} rows...`) : undefined,
-        });
-        if (tty) process.stderr.write('\r');
-        return { json: report, text: reportText('product', report) };
-      } catch (e) {
-        if (e instanceof ImportError) throw new CliError(`${file}: ${e.message}`, 'INVALID_FILE');
-        if (e instanceof Error && 'code' in e && String((e as any).code).startsWith('CSV_')) throw new CliError(`${file}: ${e.message}`, 'INVALID_CSV');
-        throw e;
-      } finally {
-        input.destroy();
-      }
-    },
+    (session, o, [file]) =>
+      runImport(session, o, file, 'product', (em, input, options) => importProducts(em, o.company, input, options)),
+  );
+  runtime.action<{ company: string; dryRun?: boolean; json?: boolean }>(
+    group
+      .command('locations')
+      .description(
+        `Create or update a company's stores (retailer, retailer location, CRL), one per row, matched on external_id; rows without coordinates are geocoded. Columns: ${LOCATION_COLUMNS.join(', ')}`,
+      )
+      .argument('<file>', 'the CSV file (header row first)')
+      .requiredOption('--company <id>', 'the company whose network the stores join', uuid)
+      .option('--dry-run', 'report what would change; write nothing'),
+    (session, o, [file]) =>
+      runImport(session, o, file, 'location', (em, input, options) => importLocations(em, createGeocoder(session.config), o.company, input, options)),
   );
 
   // Streams to stdout as it reads: not a runtime action, whose result is printed at the end.

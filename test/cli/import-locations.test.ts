@@ -1,0 +1,169 @@
+import path from 'node:path';
+import os from 'node:os';
+import fs from 'node:fs';
+import { execFile } from 'node:child_process';
+import request from 'supertest';
+import { api, createTestApp, type TestApp } from '../support/app';
+import * as f from '../support/factories';
+import * as lf from '../support/locator-factories';
+import { Role } from '../../src/modules/user/role';
+import { parseHours } from '../../src/modules/import/location-import';
+
+/** `leadnet import locations` through the real bin, checked through the REST API and the store locator. */
+const BIN = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
+let t: TestApp;
+let dir: string;
+jest.setTimeout(300_000);
+
+function leadnet(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, GEOCODER: 'offline' } as NodeJS.ProcessEnv;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+function file(name: string, text: string): string {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-import-locations-'));
+});
+afterAll(async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  await t.close();
+});
+
+const HEADER = 'external_id,retailer,name,street_line_one,city,province,postal_code,country,latitude,longitude,phone,email,website,store_type,territory,hours,sending_leads,receiving_leads,delivery_radius,delivery_areas\r\n';
+
+test('import locations: dry run, row errors, geocoding, and a re-import that updates instead of duplicating', async () => {
+  const brand = await f.company(t.em());
+  await lf.storeType(t.em(), brand, 'Flagship', 2);
+  await f.territory(t.em(), brand, 'West');
+  const admin = await f.userWithKey(t.em(), Role.CompanyAdmin, brand);
+  const csv =
+    '\uFEFF' +
+    HEADER +
+    'PDX-1,Rose City Bikes,Pearl District,1 NW 10th Ave,Portland,OR,97209,US,45.5265,-122.6815,(503) 555-0142,Pearl@Example.com,https://rosecity.example.com,Flagship,West,mon-fri 09:00-18:00; sat 10:00-16:00; sun closed,yes,yes,15,97209 US; 97210\r\n' +
+    'PDX-2,Rose City Bikes,Downtown,800 SW Broadway,Portland,OR,97205,US,,,503-555-0143,,,,,,true,false,,\r\n' + // geocoded from its ZIP
+    'SEA-1,"Emerald Cycles, Inc.",Capitol Hill,,Seattle,WA,98102,US,,,,,,,,,,,,\r\n' +
+    'BAD-1,Rose City Bikes,,,,,,,,,,,,,,,,,,\r\n' + // line 5: no name
+    'BAD-2,Rose City Bikes,Nowhere,,,,,,91,,,,,Kiosk,East,mon 25:00-26:00,maybe,,,\r\n' + // line 6: many errors
+    'PDX-1,Rose City Bikes,Twice,,,,,,,,,,,,,,,,,\r\n'; // line 7: repeated external id
+  const path1 = file('stores.csv', csv);
+
+  const dry = await leadnet(['import', 'locations', path1, '--company', brand.id, '--dry-run', '--json']);
+  expect(dry).toMatchObject({ code: 0, stderr: '' });
+  const dryReport = JSON.parse(dry.stdout);
+  expect(dryReport).toMatchObject({ rows: 6, created: 3, updated: 0, unchanged: 0, invalid: 3, dry_run: true });
+  expect(dryReport.errors).toEqual(
+    expect.arrayContaining([
+      { row: 5, column: 'name', reason: "can't be blank" },
+      { row: 6, column: 'latitude', reason: 'must be a number from -90 to 90' },
+      { row: 6, column: 'store_type', reason: 'no store type named "Kiosk" in this company' },
+      { row: 6, column: 'territory', reason: 'no territory named "East" in this company' },
+      { row: 6, column: 'hours', reason: '"mon 25:00-26:00" is not "mon-fri 09:00-18:00" or "sun closed"' },
+      { row: 6, column: 'sending_leads', reason: 'must be true or false (yes/no, 1/0)' },
+      { row: 7, column: 'external_id', reason: 'repeats the external id of line 2' },
+    ]),
+  );
+  const crls = async () => (await t.em().execute(`select external_id from company_retailer_locations where company_id = ? order by external_id`, [brand.id])).map((r: any) => r.external_id);
+  expect(await crls()).toEqual([]);
+
+  const real = await leadnet(['import', 'locations', path1, '--company', brand.id, '--json']);
+  expect(real.code).toBe(0);
+  expect(JSON.parse(real.stdout)).toMatchObject({ rows: 6, created: 3, updated: 0, unchanged: 0, invalid: 3, dry_run: false });
+  expect(await crls()).toEqual(['PDX-1', 'PDX-2', 'SEA-1']);
+
+  // Through the API, as a partner sees them.
+  const list = await api(t, 'get', '/v1/company_retailer_locations?opts[per_page]=50', { key: admin.key });
+  expect(list.status).toBe(200);
+  const byName = new Map(list.body.company_retailer_locations.map((c: any) => [c.name ?? c.retailer_location?.name, c]));
+  expect([...byName.keys()].sort()).toEqual(['Capitol Hill', 'Downtown', 'Pearl District']);
+  const retailers = await api(t, 'get', '/v1/company_retailers', { key: admin.key });
+  expect(retailers.body.company_retailers.map((r: any) => r.name ?? r.retailer?.name).sort()).toEqual(['Emerald Cycles, Inc.', 'Rose City Bikes']);
+
+  // In the store locator (PDX-2 receives no leads, so only PDX-1 is listed near Portland), with its hours and phone.
+  const near = await request(t.app).get(`/v1/store_locator?cc_id=${brand.id}&latitude=45.52&longitude=-122.68&radius=20mi`);
+  expect(near.status).toBe(200);
+  expect(near.body.results.map((r: any) => r.name)).toEqual(['Pearl District']);
+  const pearl = near.body.results[0];
+  expect(pearl).toMatchObject({ store_type: 'Flagship', retailer_name: 'Rose City Bikes', website: 'https://rosecity.example.com' });
+  expect(pearl.email.email).toBe('pearl@example.com');
+  expect(pearl.phone_number).toMatchObject({ phone_number: '+15035550142', formatted: '+1 503 555 0142' });
+  expect(pearl.retailer_location_hours.find((h: any) => h.day === 'saturday')).toMatchObject({ open: true, open_at_hour: 10, close_at_hour: 16 });
+  expect(pearl.retailer_location_hours.find((h: any) => h.day === 'sunday')).toMatchObject({ open: false });
+
+  const [downtown] = await t.em().execute(
+    `select l.latitude, l.longitude, l.coordinates_source, crl.receiving_leads from company_retailer_locations crl
+       join retailer_locations rl on rl.id = crl.retailer_location_id join locations l on l.id = rl.physical_address_id
+      where crl.company_id = ? and crl.external_id = 'PDX-2'`,
+    [brand.id],
+  );
+  expect(downtown).toMatchObject({ coordinates_source: 'geocoder', receiving_leads: false });
+  expect(downtown.latitude).toBeCloseTo(45.52, 1);
+  const [areas] = await t.em().execute(
+    `select array_agg(d.postal_code || ' ' || d.country order by d.postal_code) as areas, max(crl.delivery_radius) as radius
+       from delivery_areas d join company_retailer_locations crl on crl.id = d.company_retailer_location_id where crl.external_id = 'PDX-1' and crl.company_id = ?`,
+    [brand.id],
+  );
+  expect(areas).toEqual({ areas: ['97209 US', '97210 US'], radius: 15 });
+
+  // The same file again changes nothing; an edited row updates that store in place.
+  const again = await leadnet(['import', 'locations', path1, '--company', brand.id, '--json']);
+  expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 3, invalid: 3 });
+  const [{ id: pearlId }] = await t.em().execute(`select id from company_retailer_locations where company_id = ? and external_id = 'PDX-1'`, [brand.id]);
+  const edited = file('edited.csv', HEADER + 'PDX-1,Rose City Bikes,Pearl District,2 NW 10th Ave,Portland,OR,97209,US,45.5265,-122.6815,(503) 555-0199,,,,,sat-sun closed,yes,no,,\r\n');
+  const update = await leadnet(['import', 'locations', edited, '--company', brand.id]);
+  expect(update.code).toBe(0);
+  expect(update.stdout).toMatch(/Imported 1 location rows: 0 created, 1 updated, 0 unchanged, 0 invalid/);
+  expect(await crls()).toEqual(['PDX-1', 'PDX-2', 'SEA-1']);
+  const [after] = await t.em().execute(
+    `select crl.id, crl.receiving_leads, crl.company_store_type_id, l.street_line_one, p.phone_number, rl.general_email_id,
+            (select count(*) from hours h where h.retailer_location_id = rl.id)::int as hours,
+            (select count(*) from delivery_areas d where d.company_retailer_location_id = crl.id)::int as areas
+       from company_retailer_locations crl join retailer_locations rl on rl.id = crl.retailer_location_id
+       left join locations l on l.id = rl.physical_address_id left join phone_numbers p on p.id = rl.general_phone_number_id
+      where crl.company_id = ? and crl.external_id = 'PDX-1'`,
+    [brand.id],
+  );
+  expect(after).toEqual({ id: pearlId, receiving_leads: false, company_store_type_id: null, street_line_one: '2 NW 10th Ave', phone_number: '+15035550199', general_email_id: null, hours: 2, areas: 0 });
+  // Replaced address, email and phone rows are gone, not orphaned.
+  const [{ orphans }] = await t.em().execute(
+    `select count(*)::int as orphans from emails e where e.lead_id is null and e.email = 'pearl@example.com'`,
+  );
+  expect(orphans).toBe(0);
+});
+
+test('import locations: a file without the key columns or malformed CSV is a clear error, nothing written', async () => {
+  const brand = await f.company(t.em());
+  const noKey = await leadnet(['import', 'locations', file('nokey.csv', 'name,city\r\nA,Portland\r\n'), '--company', brand.id]);
+  expect(noKey.code).not.toBe(0);
+  expect(noKey.stderr).toMatch(/the header has no external_id, retailer column/);
+  const broken = await leadnet(['import', 'locations', file('broken.csv', HEADER + 'X-1,"Unclosed,Name\r\n'), '--company', brand.id]);
+  expect(broken.code).not.toBe(0);
+  expect(broken.stderr).toMatch(/broken\.csv/);
+  expect(await t.em().execute(`select 1 from company_retailer_locations where company_id = ?`, [brand.id])).toEqual([]);
+});
+
+test('hours: day ranges, closed days, after-midnight closing; anything else is refused', () => {
+  const errors: string[] = [];
+  expect(parseHours('Mon-Wed 09:00-17:30; friday 18:00-02:00; sun closed', (e) => errors.push(e))).toEqual([
+    { day: 'monday', open: true, open_at_hour: 9, open_at_minute: 0, close_at_hour: 17, close_at_minute: 30 },
+    { day: 'tuesday', open: true, open_at_hour: 9, open_at_minute: 0, close_at_hour: 17, close_at_minute: 30 },
+    { day: 'wednesday', open: true, open_at_hour: 9, open_at_minute: 0, close_at_hour: 17, close_at_minute: 30 },
+    { day: 'friday', open: true, open_at_hour: 18, open_at_minute: 0, close_at_hour: 2, close_at_minute: 0 },
+    { day: 'sunday', open: false, open_at_hour: null, open_at_minute: null, close_at_hour: null, close_at_minute: null },
+  ]);
+  expect(errors).toEqual([]);
+  for (const bad of ['fri-mon 09:00-10:00', 'mon 9-5', 'someday closed', 'mon 09:00-18:00; mon closed']) {
+    const got: string[] = [];
+    parseHours(bad, (e) => got.push(e));
+    expect([bad, got.length > 0]).toEqual([bad, true]);
+  }
+});
