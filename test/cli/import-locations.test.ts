@@ -167,3 +167,34 @@ test('hours: day ranges, closed days, after-midnight closing; anything else is r
     expect([bad, got.length > 0]).toEqual([bad, true]);
   }
 });
+
+test('import products with stocked_at / available_at sets each product\'s stock by store external id', async () => {
+  const brand = await f.company(t.em());
+  const stores = file('two-stores.csv', HEADER + 'S-1,Shop,One,,Portland,OR,97205,US,45.52,-122.68,,,,,,,,,,\r\nS-2,Shop,Two,,Portland,OR,97209,US,45.53,-122.69,,,,,,,,,,\r\n');
+  expect((await leadnet(['import', 'locations', stores, '--company', brand.id])).code).toBe(0);
+  const stock = async () =>
+    (
+      await t.em().execute(
+        `select p.sku, crl.external_id as store, s.stocked, s.available from stocks s join products p on p.id = s.product_id
+           join company_retailer_locations crl on crl.id = s.company_retailer_location_id where p.company_id = ? order by 1, 2`,
+        [brand.id],
+      )
+    ).map((r: any) => `${r.sku}@${r.store}:${r.stocked ? 'S' : '-'}${r.available ? 'A' : '-'}`);
+
+  const first = file('stock.csv', 'sku,name,stocked_at,available_at\r\nA-1,Anvil,S-1; S-2,S-1\r\nA-2,Bolt,,S-2\r\nA-3,Chain,S-9,\r\n');
+  const run1 = await leadnet(['import', 'products', first, '--company', brand.id, '--json']);
+  expect(JSON.parse(run1.stdout)).toMatchObject({
+    created: 2,
+    invalid: 1,
+    errors: [{ row: 4, column: 'stocked_at', reason: 'no store with external id "S-9" in this company' }],
+  });
+  expect(await stock()).toEqual(['A-1@S-1:SA', 'A-1@S-2:S-', 'A-2@S-2:-A']);
+
+  expect(JSON.parse((await leadnet(['import', 'products', first, '--company', brand.id, '--json'])).stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
+  const second = file('stock2.csv', 'sku,name,stocked_at,available_at\r\nA-1,Anvil,S-2,\r\nA-2,Bolt,,S-2\r\n');
+  expect(JSON.parse((await leadnet(['import', 'products', second, '--company', brand.id, '--json'])).stdout)).toMatchObject({ updated: 1, unchanged: 1 });
+  expect(await stock()).toEqual(['A-1@S-2:S-', 'A-2@S-2:-A']);
+  // Without the columns, stock is left as it is.
+  expect(JSON.parse((await leadnet(['import', 'products', file('nostock.csv', 'sku,name\r\nA-1,Anvil\r\n'), '--company', brand.id, '--json'])).stdout)).toMatchObject({ unchanged: 1 });
+  expect(await stock()).toEqual(['A-1@S-2:S-', 'A-2@S-2:-A']);
+});

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readCsv, type RowError } from './csv';
 
-export const PRODUCT_COLUMNS = ['sku', 'name', 'category', 'url', 'external_id', 'collection'] as const;
+export const PRODUCT_COLUMNS = ['sku', 'name', 'category', 'url', 'external_id', 'collection', 'stocked_at', 'available_at'] as const;
 const MAX_TEXT = 255;
 export const IMPORT_BATCH = 1000;
 
@@ -14,6 +14,14 @@ interface ProductRow {
   url: string | null;
   external_id: string | null;
   collection: string | null;
+  /** With a `stocked_at` or `available_at` column: the product's whole stock, by CRL id. */
+  stock: StockRow[] | null;
+}
+
+interface StockRow {
+  crl: string;
+  stocked: boolean;
+  available: boolean;
 }
 
 export interface ImportReport {
@@ -28,7 +36,9 @@ export interface ImportReport {
 
 /**
  * `leadnet import products`: one product per CSV row of a company's catalog, matched on its SKU (a
- * re-import updates instead of duplicating). Invalid rows are reported (line, column, reason) and skipped;
+ * re-import updates instead of duplicating). With a `stocked_at` or `available_at` column, each row also
+ * sets the product's whole stock: the stores (by `import locations` external id) that stock it or have it
+ * available. Invalid rows are reported (line, column, reason) and skipped;
  * valid rows are written in batches of `IMPORT_BATCH`, each batch one transaction of set-based statements.
  * A dry run reads the catalog and reports what would change, writing nothing.
  */
@@ -42,9 +52,15 @@ export async function importProducts(
   const collections = new Map<string, string>(
     (await em.execute(`select id, name from collections where company_id = ?`, [companyId])).map((r: any) => [r.name.toLowerCase(), r.id]),
   );
+  const stores = new Map<string, string>(
+    (await em.execute(`select external_id, id from company_retailer_locations where company_id = ? and external_id is not null`, [companyId])).map(
+      (r: any) => [r.external_id, r.id],
+    ),
+  );
   const seen = new Map<string, number>();
   let batch: Array<ProductRow & { collection_id: string | null }> = [];
   let headerChecked = false;
+  let withStock = false;
   const flush = async () => {
     if (!batch.length) return;
     const counts = options.dryRun ? await compare(em, companyId, batch) : await write(em, companyId, batch);
@@ -59,6 +75,7 @@ export async function importProducts(
       headerChecked = true;
       const missing = ['sku', 'name'].filter((c) => !(c in values));
       if (missing.length) throw new ImportError(`the header has no ${missing.join(', ')} column (columns: ${PRODUCT_COLUMNS.join(', ')})`);
+      withStock = 'stocked_at' in values || 'available_at' in values;
     }
     report.rows++;
     const errors: RowError[] = [];
@@ -79,7 +96,20 @@ export async function importProducts(
       url: text('url', false),
       external_id: text('external_id', false),
       collection: text('collection', false),
+      stock: null,
     };
+    if (withStock) {
+      // `STORE-1; STORE-2`: external ids (`import locations`) of the company's stores.
+      const ids = (column: string) => {
+        const list = (values[column] ?? '').split(';').map((x) => x.trim()).filter(Boolean);
+        const unknown = list.filter((x) => !stores.has(x));
+        if (unknown.length) errors.push({ row: line, column, reason: `no store with external id ${unknown.map((x) => `"${x}"`).join(', ')} in this company` });
+        return new Set(list.filter((x) => stores.has(x)).map((x) => stores.get(x)!));
+      };
+      const stocked = ids('stocked_at');
+      const available = ids('available_at');
+      row.stock = [...new Set([...stocked, ...available])].sort().map((crl) => ({ crl, stocked: stocked.has(crl), available: available.has(crl) }));
+    }
     if (row.url && !/^https?:\/\/\S+$/i.test(row.url)) errors.push({ row: line, column: 'url', reason: 'must be an http or https URL' });
     const collectionId = row.collection ? (collections.get(row.collection.toLowerCase()) ?? null) : null;
     if (row.collection && !collectionId) errors.push({ row: line, column: 'collection', reason: `no collection named "${row.collection}" in this company` });
@@ -102,15 +132,25 @@ export class ImportError extends Error {}
 const COMPARED = `(p.name, p.category, p.url, p.external_id, p.collection_id) is not distinct from (r.name, r.category, r.url, r.external_id, r.collection_id)`;
 const RECORDS = `json_to_recordset(?::json) as r(sku text, name text, category text, url text, external_id text, collection_id uuid)`;
 
+/** Whether each row would create, update (its attributes or, when given, its stock) or leave its product. */
 async function compare(em: EntityManager, companyId: string, rows: ProductRow[]) {
-  const [c] = await em.execute(
-    `select count(*) filter (where p.id is null)::int as created,
-            count(*) filter (where p.id is not null and not ${COMPARED})::int as updated,
-            count(*) filter (where p.id is not null and ${COMPARED})::int as unchanged
+  const found = await em.execute(
+    `select r.sku, p.id is null as new, p.id is not null and not ${COMPARED} as changed,
+            (select coalesce(json_agg(json_build_object('crl', s.company_retailer_location_id, 'stocked', s.stocked, 'available', s.available)
+                      order by s.company_retailer_location_id), '[]')
+               from stocks s where s.product_id = p.id) as stock
        from ${RECORDS} left join products p on p.company_id = ? and p.sku = r.sku`,
     [JSON.stringify(rows), companyId],
   );
-  return c as { created: number; updated: number; unchanged: number };
+  const bySku = new Map(rows.map((r) => [r.sku, r]));
+  const counts = { created: 0, updated: 0, unchanged: 0 };
+  for (const f of found as Array<{ sku: string; new: boolean; changed: boolean; stock: StockRow[] }>) {
+    const given = bySku.get(f.sku)!.stock;
+    if (f.new) counts.created++;
+    else if (f.changed || (given && JSON.stringify(given) !== JSON.stringify([...f.stock].sort((a, b) => (a.crl < b.crl ? -1 : 1))))) counts.updated++;
+    else counts.unchanged++;
+  }
+  return counts;
 }
 
 /** One batch, one transaction: rows that change nothing are not rewritten. */
@@ -126,6 +166,20 @@ async function write(em: EntityManager, companyId: string, rows: ProductRow[]) {
              is distinct from (excluded.name, excluded.category, excluded.url, excluded.external_id, excluded.collection_id)`,
       [companyId, JSON.stringify(rows)],
     );
+    const stocked = rows.filter((r) => r.stock);
+    if (stocked.length) {
+      // The product's stock becomes the row's: other stores' rows go, named stores' rows are set.
+      await tx.execute(
+        `with r as (select p.id, r.stock from json_to_recordset(?::json) as r(sku text, stock json) join products p on p.company_id = ? and p.sku = r.sku),
+              gone as (delete from stocks s using r where s.product_id = r.id
+                         and not exists (select 1 from json_to_recordset(r.stock) as x(crl uuid) where x.crl = s.company_retailer_location_id))
+         insert into stocks (company_retailer_location_id, product_id, stocked, available)
+         select x.crl, r.id, x.stocked, x.available from r, json_to_recordset(r.stock) as x(crl uuid, stocked boolean, available boolean)
+         on conflict (company_retailer_location_id, product_id) do update set stocked = excluded.stocked, available = excluded.available, updated_at = now()
+         where (stocks.stocked, stocks.available) is distinct from (excluded.stocked, excluded.available)`,
+        [JSON.stringify(stocked.map((r) => ({ sku: r.sku, stock: r.stock }))), companyId],
+      );
+    }
     return before;
   });
 }
