@@ -40,6 +40,8 @@ import { RoutingResolver } from '../modules/routing/routing.resolver';
 import { routingPermissions } from '../modules/routing/routing.permissions';
 import { WebhookDeliveryFieldResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import { webhookPermissions } from '../modules/webhooks/webhook.permissions';
+import { ImportResolver } from '../modules/import/import.resolver';
+import { importPermissions } from '../modules/import/import.permissions';
 
 /** Every resolver class of the schema. */
 const resolvers: NonEmptyArray<Function> = [
@@ -63,6 +65,7 @@ const resolvers: NonEmptyArray<Function> = [
   RoutingResolver,
   WebhookResolver,
   WebhookDeliveryFieldResolver,
+  ImportResolver,
 ];
 
 /** Each resource's rule map, merged here; anything not listed is denied. */
@@ -84,6 +87,7 @@ const permissionMaps: Array<Record<string, any>> = [
   leadEventPermissions,
   routingPermissions,
   webhookPermissions,
+  importPermissions,
   { SearchMeta: allow },
 ];
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import { execFile } from 'node:child_process';
 import request from 'supertest';
-import { api, createTestApp, type TestApp } from '../support/app';
+import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import * as lf from '../support/locator-factories';
 import { Role } from '../../src/modules/user/role';
@@ -197,4 +197,29 @@ test('import products with stocked_at / available_at sets each product\'s stock 
   // Without the columns, stock is left as it is.
   expect(JSON.parse((await leadnet(['import', 'products', file('nostock.csv', 'sku,name\r\nA-1,Anvil\r\n'), '--company', brand.id, '--json'])).stdout)).toMatchObject({ unchanged: 1 });
   expect(await stock()).toEqual(['A-1@S-2:S-', 'A-2@S-2:-A']);
+});
+
+test('the imports over GraphQL take CSV text: the same report; another company or a retailer user is refused', async () => {
+  const brand = await f.company(t.em());
+  const other = await f.company(t.em());
+  const admin = await f.userWithKey(t.em(), Role.CompanyAdmin, brand);
+  const foreign = await f.userWithKey(t.em(), Role.CompanyAdmin, other);
+  const mutation = `mutation($companyId: ID!, $csv: String!, $dryRun: Boolean) {
+    importLocations(companyId: $companyId, csv: $csv, dryRun: $dryRun) { rows created updated unchanged invalid dryRun errors { row column reason } } }`;
+  const csv = HEADER + 'G-1,Gql Bikes,Over GraphQL,,Portland,OR,97205,US,,,,,,,,,,,,\r\nG-2,Gql Bikes,,,,,,,,,,,,,,,,,,\r\n';
+  const dry = await gql(t, admin.key, mutation, { companyId: brand.id, csv, dryRun: true });
+  expect(dry.body.data.importLocations).toEqual({ rows: 2, created: 1, updated: 0, unchanged: 0, invalid: 1, dryRun: true, errors: [{ row: 3, column: 'name', reason: "can't be blank" }] });
+  expect(await t.em().execute(`select 1 from company_retailer_locations where company_id = ?`, [brand.id])).toEqual([]);
+  const real = await gql(t, admin.key, mutation, { companyId: brand.id, csv });
+  expect(real.body.data.importLocations).toMatchObject({ created: 1, invalid: 1, dryRun: false });
+  const products = await gql(t, admin.key, `mutation($c: ID!, $csv: String!) { importProducts(companyId: $c, csv: $csv) { created errors { reason } } }`, {
+    c: brand.id,
+    csv: 'sku,name,available_at\r\nGQ-1,Pump,G-1\r\n',
+  });
+  expect(products.body.data.importProducts).toEqual({ created: 1, errors: [] });
+
+  const refused = await gql(t, foreign.key, mutation, { companyId: brand.id, csv });
+  expect(refused.body.errors[0].extensions.code).toMatch(/^(NOT_FOUND|FORBIDDEN)$/);
+  const bad = await gql(t, admin.key, mutation, { companyId: brand.id, csv: 'name\r\nA\r\n' });
+  expect(bad.body.errors[0]).toMatchObject({ message: expect.stringMatching(/^CSV: the header has no external_id, retailer column/), extensions: { code: 'BAD_REQUEST' } });
 });

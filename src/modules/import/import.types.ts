@@ -1,0 +1,37 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'One problem with one CSV row: its line (the header is line 1), the column and why.' })
+export class ImportRowError {
+  @Field(() => Int)
+  row!: number;
+
+  @Field(() => String)
+  column!: string;
+
+  @Field(() => String)
+  reason!: string;
+}
+
+@ObjectType({ description: 'What an import did (or, on a dry run, would do): the same report as `leadnet import ... --json`.' })
+export class ImportReport {
+  @Field(() => Int, { description: 'Data rows read.' })
+  rows!: number;
+
+  @Field(() => Int)
+  created!: number;
+
+  @Field(() => Int)
+  updated!: number;
+
+  @Field(() => Int)
+  unchanged!: number;
+
+  @Field(() => Int, { description: 'Rows reported in `errors` and skipped.' })
+  invalid!: number;
+
+  @Field(() => Boolean)
+  dryRun!: boolean;
+
+  @Field(() => [ImportRowError])
+  errors!: ImportRowError[];
+}
