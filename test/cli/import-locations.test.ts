@@ -8,6 +8,7 @@ import * as f from '../support/factories';
 import * as lf from '../support/locator-factories';
 import { Role } from '../../src/modules/user/role';
 import { parseHours } from '../../src/modules/import/location-import';
+import { progressBar } from '../../src/cli/progress';
 
 /** `leadnet import locations` through the real bin, checked through the REST API and the store locator. */
 const BIN = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
@@ -222,4 +223,24 @@ test('the imports over GraphQL take CSV text: the same report; another company o
   expect(refused.body.errors[0].extensions.code).toMatch(/^(NOT_FOUND|FORBIDDEN)$/);
   const bad = await gql(t, admin.key, mutation, { companyId: brand.id, csv: 'name\r\nA\r\n' });
   expect(bad.body.errors[0]).toMatchObject({ message: expect.stringMatching(/^CSV: the header has no external_id, retailer column/), extensions: { code: 'BAD_REQUEST' } });
+});
+
+test('the progress bar draws on a terminal only: share of the file, rows, rate', () => {
+  const written: string[] = [];
+  const terminal = { isTTY: true, write: (s: string) => written.push(s) } as unknown as NodeJS.WriteStream;
+  const reading = { bytesRead: 0 } as unknown as fs.ReadStream;
+  const bar = progressBar(reading, 1000, terminal);
+  (reading as any).bytesRead = 500;
+  bar.update(1000);
+  (reading as any).bytesRead = 1000;
+  bar.update(2000);
+  bar.done();
+  expect(written[0]).toMatch(/^\r\[#{14}-{14}\]  50%  1,000 rows  [\d,]+ rows\/s$/);
+  expect(written[1]).toMatch(/^\r\[#{28}\] 100%  2,000 rows/);
+  expect(written[2]).toBe('\r\x1b[K');
+  const pipe: string[] = [];
+  const quiet = progressBar(reading, 1000, { isTTY: false, write: (s: string) => pipe.push(s) } as unknown as NodeJS.WriteStream);
+  quiet.update(10);
+  quiet.done();
+  expect(pipe).toEqual([]);
 });
