@@ -244,3 +244,18 @@ test('the progress bar draws on a terminal only: share of the file, rows, rate',
   quiet.done();
   expect(pipe).toEqual([]);
 });
+
+test('a file in UTF-16 (with its byte-order mark) or in Latin-1 (--encoding latin1) reads as its text', async () => {
+  const brand = await f.company(t.em());
+  const utf16 = path.join(dir, 'utf16.csv');
+  fs.writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('sku,name\r\nU-1,Crème brûlée\r\n', 'utf16le')]));
+  expect(JSON.parse((await leadnet(['import', 'products', utf16, '--company', brand.id, '--json'])).stdout)).toMatchObject({ created: 1, invalid: 0 });
+  const latin1 = path.join(dir, 'latin1.csv');
+  fs.writeFileSync(latin1, Buffer.from('sku,name\r\nL-1,Señor Café\r\n', 'latin1'));
+  expect(JSON.parse((await leadnet(['import', 'products', latin1, '--company', brand.id, '--encoding', 'latin1', '--json'])).stdout)).toMatchObject({ created: 1 });
+  const names = (await t.em().execute(`select name from products where company_id = ? order by sku`, [brand.id])).map((r: any) => r.name);
+  expect(names).toEqual(['Señor Café', 'Crème brûlée']);
+  const unknown = await leadnet(['import', 'products', latin1, '--company', brand.id, '--encoding', 'ebcdic']);
+  expect(unknown.code).not.toBe(0);
+  expect(unknown.stderr).toMatch(/ebcdic/);
+});

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { parseConfig } from '../../config';
 import { CliError, Session, type CliRuntime } from '../runtime';
 import { uuid } from '../args';
 import { ImportError, importProducts, PRODUCT_COLUMNS, type ImportReport } from '../../modules/import/product-import';
 import { exportLeads } from '../../modules/import/lead-export';
+import { CSV_ENCODINGS, type CsvEncoding } from '../../modules/import/csv';
 import { importLocations, LOCATION_COLUMNS } from '../../modules/import/location-import';
 import { createGeocoder } from '../../geo/factory';
 import { progressBar } from '../progress';
@@ -31,15 +32,16 @@ function reportText(kind: string, r: ImportReport): string {
   return lines.join('\n');
 }
 
-type Importer = (em: EntityManager, input: fs.ReadStream, options: { dryRun: boolean; onProgress?: (rows: number) => void }) => Promise<ImportReport>;
+type Importer = (em: EntityManager, input: fs.ReadStream, options: { dryRun: boolean; encoding: CsvEncoding; onProgress?: (rows: number) => void }) => Promise<ImportReport>;
+type ImportOptions = { company: string; dryRun?: boolean; json?: boolean; encoding: CsvEncoding };
 
 /** Runs one import of `file` with a progress bar on a terminal (not with --json); the report is the command's result. */
-async function runImport(session: Session, o: { company: string; dryRun?: boolean; json?: boolean }, file: string, kind: string, run: Importer) {
+async function runImport(session: Session, o: ImportOptions, file: string, kind: string, run: Importer) {
   const input = openFile(file);
   const em = await company(session, o.company);
   const bar = progressBar(input, fs.statSync(file).size, o.json ? ({ isTTY: false } as NodeJS.WriteStream) : process.stderr);
   try {
-    const report = await run(em, input, { dryRun: o.dryRun === true, onProgress: (rows) => bar.update(rows) });
+    const report = await run(em, input, { dryRun: o.dryRun === true, encoding: o.encoding, onProgress: (rows) => bar.update(rows) });
     bar.done();
     return { json: report, text: reportText(kind, report) };
   } catch (e) {
@@ -52,20 +54,26 @@ async function runImport(session: Session, o: { company: string; dryRun?: boolea
   }
 }
 
-/** `leadnet import products|locations FILE.csv --company ID [--dry-run] [--json]`. */
+/** `--encoding`: the file's text encoding when it has no byte-order mark. */
+function encodingOption(): Option {
+  return new Option('--encoding <encoding>', "the file's encoding when it has no byte-order mark").choices([...CSV_ENCODINGS]).default('utf8');
+}
+
+/** `leadnet import products|locations FILE.csv --company ID [--dry-run] [--encoding E] [--json]`. */
 export function register(program: Command, runtime: CliRuntime): void {
   const group = program.command('import').description('Load a network from CSV files (csv-parse: RFC 4180 quoting, BOM)');
-  runtime.action<{ company: string; dryRun?: boolean; json?: boolean }>(
+  runtime.action<ImportOptions>(
     group
       .command('products')
       .description(`Create or update a company's products, one per row, matched on the SKU. Columns: ${PRODUCT_COLUMNS.join(', ')}`)
       .argument('<file>', 'the CSV file (header row first)')
       .requiredOption('--company <id>', 'the company owning the catalog', uuid)
-      .option('--dry-run', 'report what would change; write nothing'),
+      .option('--dry-run', 'report what would change; write nothing')
+      .addOption(encodingOption()),
     (session, o, [file]) =>
       runImport(session, o, file, 'product', (em, input, options) => importProducts(em, o.company, input, options)),
   );
-  runtime.action<{ company: string; dryRun?: boolean; json?: boolean }>(
+  runtime.action<ImportOptions>(
     group
       .command('locations')
       .description(
@@ -73,7 +81,8 @@ export function register(program: Command, runtime: CliRuntime): void {
       )
       .argument('<file>', 'the CSV file (header row first)')
       .requiredOption('--company <id>', 'the company whose network the stores join', uuid)
-      .option('--dry-run', 'report what would change; write nothing'),
+      .option('--dry-run', 'report what would change; write nothing')
+      .addOption(encodingOption()),
     (session, o, [file]) =>
       runImport(session, o, file, 'location', (em, input, options) => importLocations(em, createGeocoder(session.config), o.company, input, options)),
   );

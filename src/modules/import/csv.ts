@@ -14,15 +14,20 @@ export interface CsvRow {
   values: Record<string, string>;
 }
 
+/** The text encodings a CSV file may be in (`--encoding`); a UTF-8 or UTF-16LE byte-order mark wins. */
+export const CSV_ENCODINGS = ['utf8', 'utf16le', 'latin1'] as const;
+export type CsvEncoding = (typeof CSV_ENCODINGS)[number];
+
 /**
- * Records of a CSV file by csv-parse (RFC 4180 quoting, a UTF-8 byte-order mark dropped, blank lines
- * skipped); header names are trimmed and lower-cased. Malformed CSV (an unclosed quote, a row with more
- * fields than the header) stops the import with the line it was found on.
+ * Records of a CSV file by csv-parse (RFC 4180 quoting, a byte-order mark dropped and its encoding
+ * used, blank lines skipped); header names are trimmed and lower-cased. Malformed CSV (an unclosed
+ * quote, a row with more fields than the header) stops the import with the line it was found on.
  */
-export async function* readCsv(input: Readable): AsyncGenerator<CsvRow> {
+export async function* readCsv(input: Readable, encoding: CsvEncoding = 'utf8'): AsyncGenerator<CsvRow> {
   const parser = input.pipe(
     parse({
       bom: true,
+      encoding,
       columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
       skip_empty_lines: true,
       trim: true,

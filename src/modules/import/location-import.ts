@@ -6,7 +6,7 @@ import { formatPhone } from '../contact/phone';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { normalizeEmail, parsePhone } from '../lead/lead.rules';
 import { WEEKDAYS } from '../retailer-location/hour.entity';
-import { readCsv, type RowError } from './csv';
+import { readCsv, type CsvEncoding, type RowError } from './csv';
 import { IMPORT_BATCH, ImportError, type ImportReport } from './product-import';
 
 export const LOCATION_COLUMNS = [
@@ -143,7 +143,7 @@ export async function importLocations(
   geocoder: Geocoder,
   companyId: string,
   input: Readable,
-  options: { dryRun: boolean; onProgress?: (rows: number) => void },
+  options: { dryRun: boolean; encoding?: CsvEncoding; onProgress?: (rows: number) => void },
 ): Promise<ImportReport> {
   const report: ImportReport = { rows: 0, created: 0, updated: 0, unchanged: 0, invalid: 0, dry_run: options.dryRun, errors: [] };
   const byName = async (table: string) =>
@@ -163,7 +163,7 @@ export async function importLocations(
     batch = [];
     options.onProgress?.(report.rows);
   };
-  for await (const { line, values } of readCsv(input)) {
+  for await (const { line, values } of readCsv(input, options.encoding)) {
     if (!headerChecked) {
       headerChecked = true;
       const missing = REQUIRED.filter((c) => !(c in values));

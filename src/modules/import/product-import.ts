@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readCsv, type RowError } from './csv';
+import { readCsv, type CsvEncoding, type RowError } from './csv';
 
 export const PRODUCT_COLUMNS = ['sku', 'name', 'category', 'url', 'external_id', 'collection', 'stocked_at', 'available_at'] as const;
 const MAX_TEXT = 255;
@@ -46,7 +46,7 @@ export async function importProducts(
   em: EntityManager,
   companyId: string,
   input: Readable,
-  options: { dryRun: boolean; onProgress?: (rows: number) => void },
+  options: { dryRun: boolean; encoding?: CsvEncoding; onProgress?: (rows: number) => void },
 ): Promise<ImportReport> {
   const report: ImportReport = { rows: 0, created: 0, updated: 0, unchanged: 0, invalid: 0, dry_run: options.dryRun, errors: [] };
   const collections = new Map<string, string>(
@@ -70,7 +70,7 @@ export async function importProducts(
     batch = [];
     options.onProgress?.(report.rows);
   };
-  for await (const { line, values } of readCsv(input)) {
+  for await (const { line, values } of readCsv(input, options.encoding)) {
     if (!headerChecked) {
       headerChecked = true;
       const missing = ['sku', 'name'].filter((c) => !(c in values));
