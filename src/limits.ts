@@ -119,7 +119,7 @@ function checkWhere(where: unknown, name: string): void {
  */
 export function checkRootArgs(info: GraphQLResolveInfo, args: Record<string, unknown>): void {
   const field = info.parentType.getFields()[info.fieldName];
-  if (field.args.some((a) => a.name === 'perPage')) checkListArgs(args);
+  if (field.args.some((a) => a.name === 'perPage' || a.name === 'first')) checkListArgs(args);
   if (info.parentType === info.schema.getMutationType()) checkWriteArgs(field.args, args);
 }
 

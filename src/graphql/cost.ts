@@ -138,15 +138,19 @@ function pageSize(perPage: unknown): number {
 
 /**
  * The cost of a field: 0 for scalars, 1 for an object plus what is selected in it; a field taking
- * `perPage` multiplies its selection by the page size, any other list of objects by `listFactor`.
- * A page type's `nodes` is not multiplied again.
+ * `perPage` (a connection: `first`/`last`) multiplies its selection by the page size, any other list
+ * of objects by `listFactor`. A page's `nodes` and a connection's `edges` and `nodes` are not
+ * multiplied again.
  */
 export function costEstimator(listFactor: number): ComplexityEstimator {
   return ({ type, field, args, childComplexity }) => {
     const named = getNamedType(field.type);
     if (!isCompositeType(named)) return 0;
     if (field.args.some((a) => a.name === 'perPage')) return 1 + pageSize(args.perPage) * childComplexity;
-    const isPageNodes = field.name === 'nodes' && 'getFields' in type && 'meta' in type.getFields();
+    // A cursor connection: `first` or `last` records (default 50).
+    if (field.args.some((a) => a.name === 'first')) return 1 + pageSize(args.first ?? args.last) * childComplexity;
+    const fields = 'getFields' in type ? type.getFields() : {};
+    const isPageNodes = (field.name === 'nodes' && 'meta' in fields) || ((field.name === 'nodes' || field.name === 'edges') && 'pageInfo' in fields);
     if (isListType(getNullableType(field.type)) && !isPageNodes) return listFactor * (1 + childComplexity);
     return 1 + childComplexity;
   };

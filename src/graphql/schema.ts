@@ -105,9 +105,32 @@ export function mergePermissions(maps: Array<Record<string, any>>): Record<strin
   return merged;
 }
 
-/** Every resource's rules in one map. */
+/** The lists that have a cursor connection (`<list>Connection`), with their node types. */
+const CONNECTIONS: Record<string, string> = {
+  leads: 'Lead',
+  leadActivities: 'LeadActivity',
+  products: 'Product',
+  companyRetailers: 'CompanyRetailer',
+  companyRetailerLocations: 'CompanyRetailerLocation',
+  companies: 'Company',
+  retailers: 'Retailer',
+  retailerLocations: 'RetailerLocation',
+  users: 'User',
+  territories: 'Territory',
+  companyStoreTypes: 'CompanyStoreType',
+  collections: 'Collection',
+};
+const CONNECTION_TYPES = ['PageInfo', ...Object.values(CONNECTIONS).flatMap((node) => [`${node}Connection`, `${node}Edge`])];
+
+/**
+ * Every resource's rules in one map. A cursor connection (`leadsConnection`) is its list (`leads`) read
+ * by cursors: it has the list's rule, and its connection, edge and page-info types are open like a page's.
+ */
 export function policies(): Record<string, any> {
-  return mergePermissions(permissionMaps);
+  const merged = mergePermissions(permissionMaps);
+  for (const list of Object.keys(CONNECTIONS)) merged.Query[`${list}Connection`] = merged.Query[list];
+  for (const type of CONNECTION_TYPES) merged[type] = allow;
+  return merged;
 }
 
 /**

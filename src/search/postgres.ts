@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { badRequest } from '../errors';
+import { AppError, badRequest } from '../errors';
 import { query } from '../db/sql';
 import { and as andCondition, compileWhere, conditionToSql, not as notCondition, or as orCondition, parseScope, usableField } from './where';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from './options';
@@ -25,6 +25,12 @@ export class PostgresSearchBackend implements SearchBackend {
   async search(doc: SearchDocument, req: SearchRequest): Promise<SearchResult> {
     const plan = planSearch(doc, req);
     const execute: Execute = (sql, bindings) => query(this.em(), sql, bindings);
+    if (req.keyset) {
+      // Cursors need each row's sort values: the page is its own statement.
+      const [rows, [{ total }]] = await Promise.all([execute(plan.page.sql, plan.page.bindings), execute(plan.count.sql, plan.count.bindings)]);
+      const list = req.keyset.backward ? rows.reverse() : rows;
+      return { ids: list.map((r) => r.id), total, aggs: {}, sortValues: list.map((r) => plan.terms.map((_, i) => r[`o${i}`])) };
+    }
     // The page and its total in one statement (one round trip, one connection); facets beside it.
     const [[{ ids, total }], aggs] = await Promise.all([
       execute(`select array_to_json(array(${plan.page.sql})) as ids, (${plan.count.sql}) as total`, [...plan.page.bindings, ...plan.count.bindings]),
@@ -44,6 +50,8 @@ export interface SearchPlan {
   count: Sql;
   facets: Sql | null;
   aggs: AggRequest[];
+  /** The list order's terms, the id last. */
+  terms: OrderTerm[];
 }
 
 /**
@@ -62,27 +70,32 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
   const where = compileWhere(doc, req.where, undefined, access);
   const parts = scopeParts(doc, req.scope).map((scope) => [scope, text]);
   const filters = parts.map((base) => and([...base, where]));
-  const order = orderBy(doc, req, words);
+  const terms = orderBy(doc, req, words);
   const aggs = normalizeAggs(req.aggs);
   const offset = (req.page - 1) * req.perPage;
+  // Keyset paging reads the list from the cursor on (backward: the list reversed, from the cursor back).
+  const keyset = req.keyset;
+  const order = keyset?.backward ? terms.map((t) => ({ ...t, direction: REVERSED[t.direction] })) : terms;
+  const seek = keyset?.after ? keysetCondition(terms, keyset.after, keyset.backward) : null;
+  const pageFilters = seek ? filters.map((f) => and([f, seek])) : filters;
   const orderSql = order.map((o) => `${o.sql} ${o.direction}`).join(', ');
   const orderBindings = order.flatMap((o) => o.bindings);
-  const from = fromClause(doc, ...filters.map((f) => f.sql), orderSql);
+  const columns = order.map((o, i) => `${o.sql} as o${i}`).join(', ');
+  const from = fromClause(doc, ...pageFilters.map((f) => f.sql), orderSql);
   let page: Sql;
-  if (filters.length === 1) {
+  if (pageFilters.length === 1) {
     page = {
-      sql: `select ${doc.alias}.id from ${from} where ${filters[0].sql} order by ${orderSql} limit ? offset ?`,
-      bindings: [...filters[0].bindings, ...orderBindings, req.perPage, offset],
+      sql: `select ${doc.alias}.id${keyset ? `, ${columns}` : ''} from ${from} where ${pageFilters[0].sql} order by ${orderSql} limit ? offset ?`,
+      bindings: [...(keyset ? orderBindings : []), ...pageFilters[0].bindings, ...orderBindings, req.perPage, offset],
     };
   } else {
-    const columns = order.map((o, i) => `${o.sql} as o${i}`).join(', ');
     const outerOrder = order.map((o, i) => `o${i} ${o.direction}`).join(', ');
-    const selects = filters.map((f) => ({
+    const selects = pageFilters.map((f) => ({
       sql: `(select ${doc.alias}.id, ${columns} from ${from} where ${f.sql} order by ${outerOrder} limit ?)`,
       bindings: [...orderBindings, ...f.bindings, offset + req.perPage],
     }));
     page = {
-      sql: `select id from (${selects.map((s) => s.sql).join(' union all ')}) as parts order by ${outerOrder} limit ? offset ?`,
+      sql: `select id${keyset ? `, ${order.map((_, i) => `o${i}`).join(', ')}` : ''} from (${selects.map((s) => s.sql).join(' union all ')}) as parts order by ${outerOrder} limit ? offset ?`,
       bindings: [...selects.flatMap((s) => s.bindings), req.perPage, offset],
     };
   }
@@ -92,7 +105,46 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
     count: { sql: `select (${counts.map((c) => c.sql).join(' + ')})::int as total`, bindings: counts.flatMap((c) => c.bindings) },
     facets: aggs.length ? facetsStatement(doc, req, parts, aggs) : null,
     aggs,
+    terms,
   };
+}
+
+const REVERSED: Record<string, string> = {
+  asc: 'desc',
+  desc: 'asc',
+  'asc nulls last': 'desc nulls first',
+  'desc nulls last': 'asc nulls first',
+};
+
+/**
+ * The rows strictly after (`backward`: before) the row whose sort values are `values`, in the list
+ * order `terms` (client fields sort nulls last; the default terms and relevance are never null):
+ * `t0 after v0, or t0 = v0 and t1 after v1, or ...`. When the first term is never null it also bounds
+ * the range (`t0 <= v0`), so the index that serves the list order seeks to the cursor instead of
+ * reading every row before it.
+ */
+function keysetCondition(terms: OrderTerm[], values: unknown[], backward: boolean): Sql {
+  if (values.length !== terms.length) throw new AppError('BAD_USER_INPUT', 'The cursor does not fit this list: ask for the first page again');
+  const branches: Sql[] = [];
+  terms.forEach((t, i) => {
+    const v = values[i];
+    const asc = t.direction.startsWith('asc');
+    const nullable = t.direction.includes('nulls');
+    const greater = asc !== backward ? '>' : '<';
+    let step: Sql | null;
+    if (!backward) step = v === null ? null : { sql: `((${t.sql}) ${greater} ?${nullable ? ` or (${t.sql}) is null` : ''})`, bindings: [...t.bindings, v, ...(nullable ? t.bindings : [])] };
+    else step = v === null ? { sql: `(${t.sql}) is not null`, bindings: t.bindings } : { sql: `(${t.sql}) ${greater} ?`, bindings: [...t.bindings, v] };
+    if (!step) return;
+    const equal = terms.slice(0, i).map((e, j) => ({ sql: `(${e.sql}) is not distinct from ?`, bindings: [...e.bindings, values[j]] }));
+    branches.push(and([...equal, step]));
+  });
+  const any: Sql = branches.length
+    ? { sql: branches.map((b) => `(${b.sql})`).join(' or '), bindings: branches.flatMap((b) => b.bindings) }
+    : { sql: 'false', bindings: [] };
+  const [first] = terms;
+  if (first.direction.includes('nulls') || values[0] === null) return any;
+  const bound = first.direction.startsWith('asc') !== backward ? '>=' : '<=';
+  return and([{ sql: `(${first.sql}) ${bound} ?`, bindings: [...first.bindings, values[0]] }, any]);
 }
 
 /** The scope as disjoint parts: one part, or for `_or` branch i and not any branch before it. */

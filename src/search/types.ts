@@ -111,6 +111,12 @@ export interface SearchRequest {
    * count over records it does not all see): to its `where`, `order` and `aggs` they do not exist.
    */
   hidden?: readonly string[];
+  /**
+   * Keyset paging (cursor connections): `perPage` rows from the start of the list (`page` is 1), or
+   * the rows strictly after `after` (the sort values of a row, as `SearchResult.sortValues` gives them);
+   * `backward`: the `perPage` rows strictly before it, the list read from its end. Counts ignore it.
+   */
+  keyset?: { after: unknown[] | null; backward: boolean };
 }
 
 export interface AggBucket {
@@ -129,6 +135,8 @@ export interface SearchResult {
   /** Exact number of matches. */
   total: number;
   aggs: Record<string, AggResult>;
+  /** With `keyset`: each id's sort values (the list order's terms, the id last), for cursors. */
+  sortValues?: unknown[][];
 }
 
 /** One search backend (PostgreSQL by default, Elasticsearch by configuration). */

@@ -231,6 +231,18 @@ describe('search', () => {
     expect(result).toEqual({ ids: ['x'], total: 11, aggs: { category: { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [{ key: 'Tools', doc_count: 11 }] } } });
   });
 
+  test('keyset paging (cursors) sends search_after with the sort, reversed backward, and answers sort values in list order', async () => {
+    es.searchResponse = () => ({ hits: { total: { value: 9, relation: 'eq' }, hits: [{ _id: 'b', sort: [2, 'b'] }, { _id: 'a', sort: [1, 'a'] }] } });
+    const forward = await backend.search(productSearch, { page: 1, perPage: 3, scope: { company_id: acme.id }, keyset: { after: [5, 'e'], backward: false } });
+    const sentForward = es.requestsTo('POST', `/${ALIAS}/_search`).at(-1)!.body;
+    expect(sentForward).toMatchObject({ from: 0, size: 3, search_after: [5, 'e'], sort: [{ leadnet_created_at: { order: 'desc' } }, { leadnet_id: { order: 'asc' } }] });
+    expect(forward).toMatchObject({ ids: ['b', 'a'], total: 9, sortValues: [[2, 'b'], [1, 'a']] });
+    const backward = await backend.search(productSearch, { page: 1, perPage: 3, scope: { company_id: acme.id }, order: { name: 'asc' }, keyset: { after: ['x', 5, 'e'], backward: true } });
+    const sentBackward = es.requestsTo('POST', `/${ALIAS}/_search`).at(-1)!.body;
+    expect(sentBackward.sort).toEqual([{ name: { order: 'desc', missing: '_first' } }, { leadnet_created_at: { order: 'asc' } }, { leadnet_id: { order: 'desc' } }]);
+    expect(backward).toMatchObject({ ids: ['a', 'b'], sortValues: [[1, 'a'], [2, 'b']] });
+  });
+
   test('a document with no index (not in src/search/documents.ts) is searched in PostgreSQL', async () => {
     const calls = es.requests.length;
     const unregistered = { ...productSearch, name: 'unregistered_products' };

@@ -115,6 +115,18 @@ describe.each(callers)('%s', (_, who) => {
   });
 });
 
+describe.each(callers)('%s, by cursors', (_, who) => {
+  test('a page after (and before) a cursor seeks in the index, never scans the whole leads table', async () => {
+    const [row] = await rows(`select created_at::text as created_at, id from leads order by created_at desc, id limit 1 offset 1500`);
+    for (const backward of [false, true]) {
+      const plan = planSearch(leadSearch, { page: 1, perPage: 21, scope: leadScope(who()), keyset: { after: [row.created_at, row.id], backward } });
+      const found = await planOf(plan.page);
+      expect(found.filter(wholeLeadsScan)).toEqual([]);
+      expect(found.some((n) => n['Relation Name'] === 'leads')).toBe(true);
+    }
+  });
+});
+
 test('the check itself sees a whole-table scan when there is one', async () => {
   const found = await planOf({ sql: "select count(*) from leads where name like '%1%'", bindings: [] });
   expect(found.filter(wholeLeadsScan)).toHaveLength(1);

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleLoader } from '../../auth/visibility';
 import { ListArgs, PageType } from '../../graphql/common';
@@ -8,12 +9,18 @@ import { CollectionInput } from './collection.input';
 import { collectionService } from './collection.service';
 
 export const CollectionPage = PageType(Collection, 'CollectionPage');
+export const CollectionConnection = ConnectionType(Collection, 'Collection');
 
 @Resolver(() => Collection)
 export class CollectionResolver {
   @Query(() => CollectionPage, { description: "The collections of the caller's company (all of them for the platform operator)." })
   collections(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return collectionService(ctx).list(args);
+  }
+
+  @Query(() => CollectionConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  collectionsConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return collectionService(ctx).connection(filter, paging);
   }
 
   @Query(() => Collection)

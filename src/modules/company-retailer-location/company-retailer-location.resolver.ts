@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { ListArgs, PageType } from '../../graphql/common';
 import { visibleLoader } from '../../auth/visibility';
@@ -18,6 +19,7 @@ import { CompanyRetailerLocationInput } from './company-retailer-location.input'
 import { CompanyRetailerLocationService } from './company-retailer-location.service';
 
 export const CompanyRetailerLocationPage = PageType(CompanyRetailerLocation, 'CompanyRetailerLocationPage');
+export const CompanyRetailerLocationConnection = ConnectionType(CompanyRetailerLocation, 'CompanyRetailerLocation');
 
 /** The linked retailer location, which holds the contact objects and hours when present. */
 function linkedLocation(crl: CompanyRetailerLocation, ctx: Context): Promise<RetailerLocation | null> {
@@ -29,6 +31,11 @@ export class CompanyRetailerLocationResolver {
   @Query(() => CompanyRetailerLocationPage, { description: 'Company retailer locations visible to the caller.' })
   companyRetailerLocations(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new CompanyRetailerLocationService(ctx).list(args);
+  }
+
+  @Query(() => CompanyRetailerLocationConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  companyRetailerLocationsConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return new CompanyRetailerLocationService(ctx).connection(filter, paging);
   }
 
   @Query(() => CompanyRetailerLocation)

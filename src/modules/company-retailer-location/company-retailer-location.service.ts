@@ -1,4 +1,5 @@
 import { FlushMode } from '@mikro-orm/core';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
@@ -53,6 +54,12 @@ export class CompanyRetailerLocationService {
   list(args: ListArgs): Promise<Page<CompanyRetailerLocation>> {
     authorize(crlActions, this.caller, 'list');
     return listPage(this.ctx, crlSearch, CompanyRetailerLocation, crlScope(this.caller), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<CompanyRetailerLocation>> {
+    authorize(crlActions, this.caller, 'list');
+    return listConnection(this.ctx, crlSearch, CompanyRetailerLocation, crlScope(this.caller), filter, paging);
   }
 
   async get(id: string): Promise<CompanyRetailerLocation> {

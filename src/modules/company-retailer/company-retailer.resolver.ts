@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { ListArgs, PageType } from '../../graphql/common';
 import { visibleCountLoader, visibleLoader } from '../../auth/visibility';
@@ -11,12 +12,18 @@ import { CompanyRetailerInput } from './company-retailer.input';
 import { CompanyRetailerService } from './company-retailer.service';
 
 export const CompanyRetailerPage = PageType(CompanyRetailer, 'CompanyRetailerPage');
+export const CompanyRetailerConnection = ConnectionType(CompanyRetailer, 'CompanyRetailer');
 
 @Resolver(() => CompanyRetailer)
 export class CompanyRetailerResolver {
   @Query(() => CompanyRetailerPage, { description: 'Company retailers visible to the caller.' })
   companyRetailers(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new CompanyRetailerService(ctx).list(args);
+  }
+
+  @Query(() => CompanyRetailerConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  companyRetailersConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return new CompanyRetailerService(ctx).connection(filter, paging);
   }
 
   @Query(() => CompanyRetailer)

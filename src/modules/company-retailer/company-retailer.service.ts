@@ -1,4 +1,5 @@
 import { FlushMode } from '@mikro-orm/core';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
@@ -42,6 +43,12 @@ export class CompanyRetailerService {
   list(args: ListArgs): Promise<Page<CompanyRetailer>> {
     authorize(companyRetailerActions, this.caller, 'list');
     return listPage(this.ctx, companyRetailerSearch, CompanyRetailer, companyRetailerScope(this.caller), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<CompanyRetailer>> {
+    authorize(companyRetailerActions, this.caller, 'list');
+    return listConnection(this.ctx, companyRetailerSearch, CompanyRetailer, companyRetailerScope(this.caller), filter, paging);
   }
 
   async get(id: string): Promise<CompanyRetailer> {

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleLoader } from '../../auth/visibility';
 import { ListArgs, PageType } from '../../graphql/common';
@@ -8,12 +9,18 @@ import { CompanyStoreTypeInput } from './company-store-type.input';
 import { companyStoreTypeService } from './company-store-type.service';
 
 export const CompanyStoreTypePage = PageType(CompanyStoreType, 'CompanyStoreTypePage');
+export const CompanyStoreTypeConnection = ConnectionType(CompanyStoreType, 'CompanyStoreType');
 
 @Resolver(() => CompanyStoreType)
 export class CompanyStoreTypeResolver {
   @Query(() => CompanyStoreTypePage, { description: "The store types of the caller's company (all of them for the platform operator)." })
   companyStoreTypes(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return companyStoreTypeService(ctx).list(args);
+  }
+
+  @Query(() => CompanyStoreTypeConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  companyStoreTypesConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return companyStoreTypeService(ctx).connection(filter, paging);
   }
 
   @Query(() => CompanyStoreType)

@@ -1,4 +1,5 @@
 import { FlushMode } from '@mikro-orm/core';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { EntityClass, EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
@@ -71,6 +72,11 @@ export class CompanyOwnedService<T extends CompanyOwned, I extends CompanyOwnedI
 
   list(args: ListArgs): Promise<Page<T>> {
     return listPage(this.ctx, this.kind.search, this.kind.entity, companyOwnedScope(this.caller), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<T>> {
+    return listConnection(this.ctx, this.kind.search, this.kind.entity, companyOwnedScope(this.caller), filter, paging);
   }
 
   get(id: string): Promise<T> {

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { ListArgs, PageType } from '../../graphql/common';
 import { Company } from './company.entity';
@@ -6,12 +7,18 @@ import { CompanyInput } from './company.input';
 import { CompanyService } from './company.service';
 
 export const CompanyPage = PageType(Company, 'CompanyPage');
+export const CompanyConnection = ConnectionType(Company, 'Company');
 
 @Resolver(() => Company)
 export class CompanyResolver {
   @Query(() => CompanyPage, { description: 'Companies visible to the caller.' })
   companies(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new CompanyService(ctx).list(args);
+  }
+
+  @Query(() => CompanyConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  companiesConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return new CompanyService(ctx).connection(filter, paging);
   }
 
   @Query(() => Company)

@@ -1,4 +1,5 @@
 import type { Context } from '../../context';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { ListArgs, Page } from '../../graphql/common';
 import { destroyHalted, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
@@ -21,6 +22,11 @@ export class CompanyService {
 
   list(args: ListArgs): Promise<Page<Company>> {
     return listPage(this.ctx, companySearch, Company, companyScope(this.caller), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<Company>> {
+    return listConnection(this.ctx, companySearch, Company, companyScope(this.caller), filter, paging);
   }
 
   get(id: string): Promise<Company> {

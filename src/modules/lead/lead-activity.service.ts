@@ -1,4 +1,5 @@
 import type { Context } from '../../context';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
 import { notFound, Validator } from '../../errors';
@@ -27,6 +28,11 @@ export class LeadActivityService {
 
   list(args: ListArgs): Promise<Page<LeadActivity>> {
     return listPage(this.ctx, leadActivitySearch, LeadActivity, leadScope(this.caller), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<LeadActivity>> {
+    return listConnection(this.ctx, leadActivitySearch, LeadActivity, leadScope(this.caller), filter, paging);
   }
 
   get(id: string): Promise<LeadActivity> {

@@ -2,6 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Roo
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
 import { ListArgs } from '../../graphql/common';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import { selectedFields } from '../../graphql/lookahead';
 import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
@@ -13,11 +14,23 @@ import { LeadAssignee, LeadMerge, LeadPage } from './lead.types';
 import { LeadService, merges } from './lead.service';
 import { leadReads, type LeadRow } from './lead.reader';
 
+export const LeadConnection = ConnectionType(Lead, 'Lead');
+
 @Resolver(() => Lead)
 export class LeadResolver {
   @Query(() => LeadPage, { description: 'Leads visible to the caller.' })
   leads(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
     return new LeadService(ctx).list(args, selectedFields(info, ['nodes']));
+  }
+
+  @Query(() => LeadConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  leadsConnection(
+    @Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs,
+    @Args(() => ConnectionArgs) paging: ConnectionArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    return new LeadService(ctx).connection(filter, paging, selectedFields(info, ['edges', 'node'], ['nodes']));
   }
 
   @Query(() => Lead)

@@ -6,6 +6,7 @@ import type { ListArgs, Page } from '../../graphql/common';
 import { forbidden, notFound, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { Loaders } from '../../graphql/loaders';
+import { connectionOf, connectionPage, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import { query } from '../../db/sql';
 import { assigneeColumns, LEAD_COLUMNS, type LeadActivityRow, type LeadAssigneeRow, type LeadRow, leadReads, primeLeadRow, readLeadPage, withDates } from './lead.reader';
 import { insertLead } from './lead.insert';
@@ -95,6 +96,12 @@ export class LeadService {
   async list(args: ListArgs, embeds: ReadonlySet<string> = new Set()): Promise<Page<LeadRow>> {
     const { ids, meta } = await searchPage(this.ctx, leadSearch, leadScope(this.caller), args);
     return { nodes: await readLeadPage(this.ctx, ids, embeds), meta };
+  }
+
+  /** The same list by Relay cursors: the keyset page, then its rows and `embeds` in one statement. */
+  async connection(filter: ConnectionFilterArgs, paging: ConnectionArgs, embeds: ReadonlySet<string> = new Set()): Promise<Connection<LeadRow>> {
+    const page = await connectionPage(this.ctx, leadSearch, leadScope(this.caller), filter, paging);
+    return connectionOf(page, await readLeadPage(this.ctx, page.ids, embeds));
   }
 
   /** A visible lead as a plain row, in one statement; 404 otherwise. */

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { ListArgs, PageType } from '../../graphql/common';
 import { Product } from './product.entity';
@@ -6,12 +7,18 @@ import { ProductInput } from './product.input';
 import { ProductService } from './product.service';
 
 export const ProductPage = PageType(Product, 'ProductPage');
+export const ProductConnection = ConnectionType(Product, 'Product');
 
 @Resolver(() => Product)
 export class ProductResolver {
   @Query(() => ProductPage, { description: 'Products visible to the caller.' })
   products(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new ProductService(ctx).list(args);
+  }
+
+  @Query(() => ProductConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  productsConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return new ProductService(ctx).connection(filter, paging);
   }
 
   @Query(() => Product)

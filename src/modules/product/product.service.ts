@@ -1,4 +1,5 @@
 import type { Context } from '../../context';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { ListArgs, Page } from '../../graphql/common';
 import { forbidden, Validator } from '../../errors';
 import { transactional } from '../../db/write';
@@ -25,6 +26,11 @@ export class ProductService {
 
   list(args: ListArgs): Promise<Page<Product>> {
     return listPage(this.ctx, productSearch, Product, productScope(this.caller), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<Product>> {
+    return listConnection(this.ctx, productSearch, Product, productScope(this.caller), filter, paging);
   }
 
   get(id: string): Promise<Product> {

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleLoader } from '../../auth/visibility';
 import { ListArgs, PageType } from '../../graphql/common';
@@ -13,12 +14,18 @@ import { Hour } from './hour.entity';
 import { byWeekday } from './hours';
 
 export const RetailerLocationPage = PageType(RetailerLocation, 'RetailerLocationPage');
+export const RetailerLocationConnection = ConnectionType(RetailerLocation, 'RetailerLocation');
 
 @Resolver(() => RetailerLocation)
 export class RetailerLocationResolver {
   @Query(() => RetailerLocationPage, { description: 'Retailer locations (stores) visible to the caller.' })
   retailerLocations(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new RetailerLocationService(ctx).list(args);
+  }
+
+  @Query(() => RetailerLocationConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  retailerLocationsConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return new RetailerLocationService(ctx).connection(filter, paging);
   }
 
   @Query(() => RetailerLocation)

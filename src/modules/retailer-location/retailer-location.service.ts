@@ -1,4 +1,5 @@
 import { FlushMode } from '@mikro-orm/core';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
@@ -33,6 +34,11 @@ export class RetailerLocationService {
 
   list(args: ListArgs): Promise<Page<RetailerLocation>> {
     return listPage(this.ctx, retailerLocationSearch, RetailerLocation, retailerLocationScope(this.caller), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<RetailerLocation>> {
+    return listConnection(this.ctx, retailerLocationSearch, RetailerLocation, retailerLocationScope(this.caller), filter, paging);
   }
 
   get(id: string): Promise<RetailerLocation> {

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { ListArgs, PageType } from '../../graphql/common';
 import { Retailer } from './retailer.entity';
@@ -6,12 +7,18 @@ import { RetailerInput } from './retailer.input';
 import { RetailerService } from './retailer.service';
 
 export const RetailerPage = PageType(Retailer, 'RetailerPage');
+export const RetailerConnection = ConnectionType(Retailer, 'Retailer');
 
 @Resolver(() => Retailer)
 export class RetailerResolver {
   @Query(() => RetailerPage, { description: 'Retailers visible to the caller.' })
   retailers(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new RetailerService(ctx).list(args);
+  }
+
+  @Query(() => RetailerConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  retailersConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return new RetailerService(ctx).connection(filter, paging);
   }
 
   @Query(() => Retailer)

@@ -1,4 +1,5 @@
 import type { Context } from '../../context';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { ListArgs, Page } from '../../graphql/common';
 import { destroyHalted, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
@@ -21,6 +22,11 @@ export class RetailerService {
 
   list(args: ListArgs): Promise<Page<Retailer>> {
     return listPage(this.ctx, retailerSearch, Retailer, retailerScope(this.caller), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<Retailer>> {
+    return listConnection(this.ctx, retailerSearch, Retailer, retailerScope(this.caller), filter, paging);
   }
 
   get(id: string): Promise<Retailer> {

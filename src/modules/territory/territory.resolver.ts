@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleLoader } from '../../auth/visibility';
 import { ListArgs, PageType } from '../../graphql/common';
@@ -8,12 +9,18 @@ import { TerritoryInput } from './territory.input';
 import { territoryService } from './territory.service';
 
 export const TerritoryPage = PageType(Territory, 'TerritoryPage');
+export const TerritoryConnection = ConnectionType(Territory, 'Territory');
 
 @Resolver(() => Territory)
 export class TerritoryResolver {
   @Query(() => TerritoryPage, { description: "The territorys of the caller's company (all of them for the platform operator)." })
   territories(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return territoryService(ctx).list(args);
+  }
+
+  @Query(() => TerritoryConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  territoriesConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return territoryService(ctx).connection(filter, paging);
   }
 
   @Query(() => Territory)

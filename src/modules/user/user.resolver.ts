@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { ListArgs, PageType } from '../../graphql/common';
 import { ApiKey } from './api-key.entity';
@@ -8,6 +9,7 @@ import { CreateUserInput, UpdateUserInput } from './user.input';
 import { loadAssignments, UserService, type UserAssignments } from './user.service';
 
 export const UserPage = PageType(User, 'UserPage');
+export const UserConnection = ConnectionType(User, 'User');
 
 const service = (ctx: Context) => new UserService(ctx, ctx.caller!);
 const assignments = (ctx: Context, user: User) =>
@@ -18,6 +20,11 @@ export class UserResolver {
   @Query(() => UserPage, { description: 'Users the caller manages.' })
   users(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return service(ctx).list(args);
+  }
+
+  @Query(() => UserConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
+  usersConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+    return service(ctx).connection(filter, paging);
   }
 
   @Query(() => User)

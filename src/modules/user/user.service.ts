@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
 import { AppError, forbidden, invalid, notFound, validationDetail, Validator } from '../../errors';
@@ -100,6 +101,11 @@ export class UserService {
 
   list(args: ListArgs): Promise<Page<User>> {
     return listPage(this.ctx, userSearch, User, userScope(this.manager), args);
+  }
+
+  /** The same list by Relay cursors (keyset). */
+  connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<User>> {
+    return listConnection(this.ctx, userSearch, User, userScope(this.manager), filter, paging);
   }
 
   get(id: string): Promise<User> {

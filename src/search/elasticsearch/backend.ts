@@ -76,7 +76,9 @@ export class ElasticsearchSearchBackend implements SearchBackend {
       if (from >= result.total) return { ...result, ids: [] };
       throw badRequest(`opts[page] is too deep: at most ${MAX_RESULT_WINDOW} records can be paged through`);
     }
-    return searchResult(doc, aggs, await this.client.search({ ...body, index }));
+    const result = searchResult(doc, aggs, await this.client.search({ ...body, index }), req.keyset !== undefined);
+    if (!req.keyset?.backward) return result;
+    return { ...result, ids: result.ids.reverse(), sortValues: result.sortValues?.reverse() };
   }
 
   /** The indexes a change must reach: the live one and any being built by a reindex. */

@@ -94,6 +94,12 @@ function sortOf(doc: SearchDocument, req: SearchRequest, hasText: boolean): esty
   return sort;
 }
 
+/** A sort clause in the other direction, missing values first where they were last. */
+function reversed(clause: estypes.SortCombinations): estypes.SortCombinations {
+  const [[field, options]] = Object.entries(clause as Record<string, { order: 'asc' | 'desc'; missing?: string }>);
+  return { [field]: { ...options, order: options.order === 'asc' ? 'desc' : 'asc', ...(options.missing ? { missing: '_first' } : {}) } };
+}
+
 function aggName(i: number): string {
   return `agg_${i}`;
 }
@@ -142,11 +148,14 @@ export function searchBody(doc: SearchDocument, req: SearchRequest): { body: est
     };
   });
 
+  // Keyset paging (cursors): `search_after` the cursor's sort values, backward over the reversed sort.
+  const keyset = req.keyset;
   const body: estypes.SearchRequest = {
     query,
     ...(where.kind === 'const' && where.value ? {} : { post_filter: conditionToQuery(where) }),
-    sort,
-    from: (req.page - 1) * req.perPage,
+    sort: keyset?.backward ? sort.map(reversed) : sort,
+    ...(keyset?.after ? { search_after: keyset.after as estypes.SortResults } : {}),
+    from: keyset ? 0 : (req.page - 1) * req.perPage,
     size: req.perPage,
     track_total_hits: true,
     _source: false,
@@ -162,7 +171,7 @@ interface TermsBucket {
 }
 
 /** A `_search` response -> ids in order, exact total, facets in PRODUCT.md section 6's shape. */
-export function searchResult(doc: SearchDocument, aggs: AggRequest[], response: estypes.SearchResponse): SearchResult {
+export function searchResult(doc: SearchDocument, aggs: AggRequest[], response: estypes.SearchResponse, keyset = false): SearchResult {
   const total = response.hits.total;
   const result: Record<string, AggResult> = {};
   aggs.forEach((agg, i) => {
@@ -178,6 +187,7 @@ export function searchResult(doc: SearchDocument, aggs: AggRequest[], response: 
     ids: response.hits.hits.map((h) => h._id!),
     total: typeof total === 'number' ? total : (total?.value ?? 0),
     aggs: result,
+    ...(keyset ? { sortValues: response.hits.hits.map((h) => (h.sort ?? []) as unknown[]) } : {}),
   };
 }
 
