@@ -56,7 +56,7 @@ export class ListArgs {
   @Field(() => String, { nullable: true, description: 'Full-text query; `*` or absent matches all.' })
   q?: string | null;
 
-  @Field(() => JSONScalar, { nullable: true, description: 'Filters, e.g. `{"status": "New", "created_at": {"gte": "2026-01-01"}}`.' })
+  @Field(() => JSONScalar, { nullable: true, description: 'Filters on the fields of the list (PRODUCT.md 6; camelCase or snake_case names), e.g. `{"createdAt": {"gte": "2026-01-01"}}`; an unknown field is BAD_USER_INPUT.' })
   where?: unknown;
 
   @Field(() => JSONScalar, { nullable: true, description: '`{"created_at": "desc"}`, a list of such pairs, or a field name.' })

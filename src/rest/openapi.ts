@@ -1,6 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Router } from 'express';
+import type { SearchDocument } from '../search/types';
+import { leadActivitySearch, leadSearch } from '../modules/lead/lead.search';
+import { companyRetailerSearch } from '../modules/company-retailer/company-retailer.search';
+import { crlSearch } from '../modules/company-retailer-location/company-retailer-location.search';
+import { productSearch } from '../modules/product/product.search';
 
 /** The committed OpenAPI 3.1 document of the /v1 contract (`schema/openapi.json`). */
 export const OPENAPI_PATH = path.join(__dirname, '..', '..', 'schema', 'openapi.json');
@@ -24,10 +29,43 @@ export function openApiDocument(): OpenApiDocument {
 
 function load() {
   if (!cached) {
-    const text = fs.readFileSync(OPENAPI_PATH, 'utf8');
-    cached = { text, document: JSON.parse(text) };
+    const document = withListFields(JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')));
+    cached = { text: JSON.stringify(document, null, 2), document };
   }
   return cached;
+}
+
+/** The list endpoints and the search documents their `q` and `opts` read. */
+const LIST_DOCUMENTS: Record<string, SearchDocument> = {
+  '/leads': leadSearch,
+  '/lead_activities': leadActivitySearch,
+  '/company_retailers': companyRetailerSearch,
+  '/company_retailer_locations': crlSearch,
+  '/products': productSearch,
+};
+
+/**
+ * Each list operation says which fields its `opts[where]`, `opts[order]` and `opts[aggs]` take, read
+ * from the search document the list searches (so the document and this cannot drift): in its
+ * description and as `x-leadnet-fields`. Fields some roles may not read are marked.
+ */
+export function withListFields(document: OpenApiDocument): OpenApiDocument {
+  for (const [path, doc] of Object.entries(LIST_DOCUMENTS)) {
+    const operation = document.paths[path]?.get;
+    if (!operation) continue;
+    const fields = Object.entries(doc.fields).filter(([, f]) => !f.scopeOnly);
+    const names = (list: typeof fields) => list.map(([name, f]) => (f.readableBy ? `${name} (some roles)` : name));
+    const lists = { where: names(fields), order: names(fields.filter(([, f]) => !f.array)), aggs: names(fields) };
+    operation['x-leadnet-fields'] = lists;
+    const code = (list: string[]) => list.map((n) => `\`${n}\``).join(', ');
+    operation.description = [
+      operation.description ?? '',
+      `**Fields.** \`opts[where]\` and \`opts[aggs]\`: ${code(lists.where)}. \`opts[order]\`: ${code(lists.order)}.`,
+    ]
+      .filter(Boolean)
+      .join('\n\n');
+  }
+  return document;
 }
 
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));

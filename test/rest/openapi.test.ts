@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../support/app';
-import { OPENAPI_PATH } from '../../src/rest/openapi';
+import { withListFields, OPENAPI_PATH } from '../../src/rest/openapi';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -10,11 +10,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-test('GET /v1/openapi.json serves the committed document without an API key', async () => {
+test('GET /v1/openapi.json serves the committed document without an API key, with each list\'s fields from its search document', async () => {
   const res = await request(t.app).get('/v1/openapi.json');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body).toEqual(JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')));
+  expect(res.body).toEqual(withListFields(JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8'))));
+  const leads = res.body.paths['/leads'].get;
+  expect(leads['x-leadnet-fields'].where).toEqual(expect.arrayContaining(['status', 'created_at', 'city', 'emails']));
+  expect(leads['x-leadnet-fields'].order).not.toContain('emails');
+  expect(leads.description).toMatch(/\*\*Fields\.\*\* `opts\[where\]` and `opts\[aggs\]`: `id`, `name`, `status`/);
+  const products = res.body.paths['/products'].get['x-leadnet-fields'];
+  expect(products.where).toContain('sku');
+  expect(products.where).not.toContain('status');
 });
 
 test('GET /v1/docs serves a reference page whose assets load locally', async () => {
