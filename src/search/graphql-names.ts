@@ -15,8 +15,8 @@ export class GraphQLFieldNames {
   private readonly byName = new Map<string, string>();
 
   constructor(
-    private readonly doc: SearchDocument,
-    private readonly access: FieldAccess,
+    doc: SearchDocument,
+    access: FieldAccess,
     private readonly resource: string,
   ) {
     for (const name of Object.keys(doc.fields)) {
