@@ -29,7 +29,7 @@ import { leadScope, leadSearch } from '../src/modules/lead/lead.search';
 import { LEAD_ACTIVITY_TYPES } from '../src/modules/lead/lead-activity.entity';
 import { planSearch } from '../src/search/postgres';
 import type { SearchDocument, Where } from '../src/search/types';
-import { listVariables, parseQueryString } from '../src/rest/query';
+import { listRequest, parseQueryString } from '../src/rest/query';
 import type { Caller } from '../src/auth/caller';
 
 const RESOURCE = process.env.BENCH_RESOURCE ?? 'all';
@@ -298,8 +298,8 @@ async function runCases(title: string, base: string, doc: SearchDocument, caller
         if (res.status !== 200) throw new Error(`${c.name}: HTTP ${res.status} ${await res.text()}`);
         total = ((await res.json()) as any).meta.total;
       });
-      const vars = listVariables(parseQueryString(`?${c.query}`));
-      const plan = planSearch(doc, { ...vars, where: vars.where as any, order: vars.order as any, aggs: vars.aggs as any, scope: who.scope });
+      const { variables, options } = listRequest(parseQueryString(`?${c.query}`));
+      const plan = planSearch(doc, { ...variables, where: options.where as any, order: options.order as any, aggs: options.aggs as any, scope: who.scope });
       const statements = [plan.page, plan.count, ...(plan.facets ? [plan.facets] : [])].map((s) => toPg(s.sql, s.bindings));
       const sql = await measure(async () => {
         await Promise.all(statements.map((s) => pg.query(s.text, s.values)));

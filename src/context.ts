@@ -15,10 +15,17 @@ export interface Context {
   search: SearchBackend;
   geocoder: Geocoder;
   /**
-   * Set by the REST facade (`RestExecutor`): list arguments follow the REST contract (snake_case
-   * names, a field a resource does not index matches nothing) instead of GraphQL's (`graphql-names.ts`).
+   * Set by the REST facade for a list request: the contract's `opts[where]`, `opts[order]` and
+   * `opts[aggs]` (snake_case names; a field a resource does not index matches nothing), which the list
+   * reads instead of GraphQL's typed arguments (src/graphql/list-args.ts).
    */
-  restContract?: boolean;
+  restListOptions?: RestListOptions;
+}
+
+export interface RestListOptions {
+  where: unknown;
+  order: unknown;
+  aggs: unknown;
 }
 
 export interface ContextDeps {

@@ -50,25 +50,25 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /**
  * Checks a JSON-typed input value without recursion: nesting, number of values and strings (keys
- * included) that PostgreSQL could not store. Throws LimitViolation.
+ * included) that PostgreSQL could not store (unless `text` is false). Throws LimitViolation.
  */
-export function checkJson(value: unknown): void {
+export function checkJson(value: unknown, { maxDepth = LIMITS.maxJsonDepth, text = true }: { maxDepth?: number; text?: boolean } = {}): void {
   const stack: Array<[unknown, number]> = [[value, 1]];
   let nodes = 0;
   while (stack.length) {
     const [v, depth] = stack.pop()!;
     if (++nodes > LIMITS.maxJsonNodes) throw new LimitViolation(`holds more than ${LIMITS.maxJsonNodes} values`);
     if (typeof v === 'string') {
-      if (!isStorableText(v)) throw new LimitViolation('is not valid Unicode text (lone surrogate)');
+      if (text && !isStorableText(v)) throw new LimitViolation('is not valid Unicode text (lone surrogate)');
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
-    if (depth > LIMITS.maxJsonDepth) throw new LimitViolation(`is nested deeper than ${LIMITS.maxJsonDepth} levels`);
+    if (depth > maxDepth) throw new LimitViolation(`is nested deeper than ${maxDepth} levels`);
     if (Array.isArray(v)) {
       for (const item of v) stack.push([item, depth + 1]);
     } else {
       for (const [k, item] of Object.entries(v)) {
-        if (!isStorableText(k)) throw new LimitViolation('is not valid Unicode text (lone surrogate)');
+        if (text && !isStorableText(k)) throw new LimitViolation('is not valid Unicode text (lone surrogate)');
         stack.push([item, depth + 1]);
       }
     }

@@ -2,9 +2,10 @@
 export const exampleTabs: Array<{ query: string; variables?: string }> = [
   {
     query: `# The newest leads the key may see, with contacts, assignee and status facets.
-query NewestLeads($perPage: Int = 10) {
-  leads(perPage: $perPage, order: {created_at: "desc"}, aggs: ["status"]) {
-    meta { total page perPage totalPages aggs }
+# \`where\`, \`order\` and \`aggs\` are typed: press Ctrl-Space inside them for the fields.
+query NewestLeads($perPage: Int = 10, $where: LeadWhere) {
+  leads(perPage: $perPage, where: $where, order: [CREATED_AT_DESC], aggs: [{field: STATUS}]) {
+    meta { total page perPage totalPages facets { field buckets { key docCount } } }
     nodes {
       id
       name
@@ -18,7 +19,7 @@ query NewestLeads($perPage: Int = 10) {
   }
 }
 `,
-    variables: '{ "perPage": 10 }',
+    variables: '{ "perPage": 10, "where": { "createdAt": { "gte": "2026-01-01" } } }',
   },
   {
     query: `# One lead's whole timeline, newest first.

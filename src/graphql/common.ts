@@ -1,4 +1,4 @@
-import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { GraphQLError, GraphQLScalarType } from 'graphql';
 import { GraphQLJSON, GraphQLUUID } from 'graphql-scalars';
 import { LimitViolation, checkJson } from '../limits';
@@ -31,6 +31,27 @@ function bounded(value: unknown): void {
 
 export { GraphQLUUID as UUIDScalar };
 
+@ObjectType()
+export class FacetBucket {
+  @Field(() => String, { description: 'The value (numbers and booleans as text, dates as ISO 8601 in UTC).' })
+  key!: string;
+
+  @Field(() => Int, { description: 'Records holding it.' })
+  docCount!: number;
+}
+
+@ObjectType({ description: "Counts of one field's values over the list." })
+export class Facet {
+  @Field(() => String, { description: 'The field (camelCase), as asked in `aggs`.' })
+  field!: string;
+
+  @Field(() => [FacetBucket])
+  buckets!: FacetBucket[];
+
+  @Field(() => Int, { description: 'Records in values beyond the returned buckets.' })
+  sumOtherDocCount!: number;
+}
+
 /** SPEC 2.8 `SearchMeta`. */
 @ObjectType()
 export class SearchMeta {
@@ -46,29 +67,23 @@ export class SearchMeta {
   @Field(() => Int)
   totalPages!: number;
 
-  @Field(() => JSONScalar)
+  @Field(() => JSONScalar, { description: 'The facets in the REST contract\'s shape: `{field: {buckets: [{key, doc_count}], sum_other_doc_count, ...}}`.' })
   aggs!: Record<string, unknown>;
+
+  @Field(() => [Facet], { description: 'The facets asked for in `aggs`, in their order.' })
+  facets!: Facet[];
 }
 
-/** The list arguments every list field takes (PRODUCT.md section 6). */
-@ArgsType()
-export class ListArgs {
-  @Field(() => String, { nullable: true, description: 'Full-text query; `*` or absent matches all.' })
+/**
+ * The list arguments every list field takes (PRODUCT.md section 6): `where`, `order` and `aggs` are
+ * each resource's typed inputs (src/graphql/list-args.ts).
+ */
+export interface ListArgs {
   q?: string | null;
-
-  @Field(() => JSONScalar, { nullable: true, description: 'Filters on the fields of the list (PRODUCT.md 6; camelCase or snake_case names), e.g. `{"createdAt": {"gte": "2026-01-01"}}`; an unknown field is BAD_USER_INPUT.' })
   where?: unknown;
-
-  @Field(() => JSONScalar, { nullable: true, description: '`{"created_at": "desc"}`, a list of such pairs, or a field name.' })
   order?: unknown;
-
-  @Field(() => Int, { nullable: true, description: 'Page number, from 1.' })
   page?: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'Page size, default 50, at most 500.' })
   perPage?: number | null;
-
-  @Field(() => JSONScalar, { nullable: true, description: 'Fields to aggregate: a list, or `{field: {limit, where, order, min_doc_count}}`.' })
   aggs?: unknown;
 }
 

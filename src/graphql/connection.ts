@@ -3,21 +3,17 @@ import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import type { EntityClass, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from '../context';
 import { AppError } from '../errors';
-import { GraphQLFieldNames } from '../search/graphql-names';
+import { ListOptions } from './list-args';
 import { hiddenFields } from '../search/list';
 import { MAX_PER_PAGE, DEFAULT_PER_PAGE, type SearchDocument, type Where } from '../search/types';
-import { JSONScalar } from './common';
 
-/** What a connection lists: `q`, `where` and `order` as the page lists take them (no page, no facets). */
-@ArgsType()
-export class ConnectionFilterArgs {
-  @Field(() => String, { nullable: true, description: 'Full-text query; `*` or absent matches all.' })
+/**
+ * What a connection lists: `q`, `where` and `order` as the page lists take them (no page, no facets);
+ * each resource's typed arguments (`listInputs(...).FilterArgs`).
+ */
+export interface ConnectionFilterArgs {
   q?: string | null;
-
-  @Field(() => JSONScalar, { nullable: true, description: 'Filters on the fields of the list (PRODUCT.md 6; camelCase or snake_case names), e.g. `{"createdAt": {"gte": "2026-01-01"}}`; an unknown field is BAD_USER_INPUT.' })
   where?: unknown;
-
-  @Field(() => JSONScalar, { nullable: true, description: '`{"createdAt": "desc"}`, a list of such pairs, or a field name.' })
   order?: unknown;
 }
 
@@ -110,9 +106,7 @@ export async function connectionPage(
   const backward = last != null || (before != null && first == null);
   const size = (backward ? last : first) ?? DEFAULT_PER_PAGE;
   const hidden = hiddenFields(doc, ctx.caller);
-  const names = new GraphQLFieldNames(doc, { hidden }, doc.name);
-  const where = names.where(filter.where);
-  const order = names.order(filter.order);
+  const { where, order } = new ListOptions(doc, hidden).read(filter);
   const fingerprint = createHash('sha256')
     .update(JSON.stringify([doc.name, order ?? null, filter.q ?? null]))
     .digest('base64url')
@@ -129,8 +123,8 @@ export async function connectionPage(
   const from = backward ? before : after;
   const result = await ctx.search.search(doc, {
     q: filter.q,
-    where: where as Where,
-    order: order as any,
+    where,
+    order,
     page: 1,
     perPage: size + 1,
     scope,

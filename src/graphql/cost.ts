@@ -19,6 +19,7 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { GraphqlLimits } from '../config';
 import { AppError, queryTooComplex } from '../errors';
+import { checkJson, LimitViolation } from '../limits';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../search/types';
 import type { Caller } from '../auth/caller';
 
@@ -30,7 +31,7 @@ import type { Caller } from '../auth/caller';
  *    is refused with 401 UNAUTHENTICATED before its document is parsed or validated: no parsing,
  *    introspection or "Did you mean" suggestions for anonymous callers.
  * 2. `graphqlDocumentLimits` (express, after the JSON body): the document's bytes and lexical tokens,
- *    counted without building a syntax tree.
+ *    counted without building a syntax tree; the variables' depth and size.
  * 3. `costValidationRules` (Apollo validation, cached per document): depth, aliases and directives,
  *    with graphql-armor's rules.
  * 4. `costPlugin` (Apollo `didResolveOperation`, with the request's variables): the estimated cost from
@@ -108,8 +109,30 @@ export function graphqlDocumentLimits(limits: GraphqlLimits): RequestHandler {
     if (tokens !== null && tokens > limits.maxTokens) {
       return errorResponse(res, 400, queryTooComplex('token count', limits.maxTokens, null, CONFIG_KEYS.tokens));
     }
+    // Variables of a bounded depth and size: graphql-js coerces a value of a recursive input type
+    // (`LeadWhere`) by recursion, which a value thousands of levels deep overflows. Text is checked
+    // where it is used, with the field's name (src/limits.ts).
+    try {
+      const variables = req.method === 'GET' ? parsedOrNull(req.query.variables) : (req.body as any)?.variables;
+      checkJson(variables, { maxDepth: MAX_VARIABLES_DEPTH, text: false });
+    } catch (e) {
+      if (e instanceof LimitViolation) return errorResponse(res, 400, new AppError('BAD_USER_INPUT', `\`variables\` ${e.message}`));
+      throw e;
+    }
     next();
   };
+}
+
+/** Deeper than any input of the schema needs (a `where` of 10 nested `_or`s is about 25). */
+const MAX_VARIABLES_DEPTH = 64;
+
+/** A GET request's `variables` parameter as JSON (Apollo reports one that does not parse). */
+function parsedOrNull(text: unknown): unknown {
+  try {
+    return typeof text === 'string' ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Reports an armor refusal as the service's own error; `found` is read from armor's message. */

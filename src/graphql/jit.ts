@@ -1,4 +1,14 @@
-import { execute, getVariableValues, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  execute,
+  getNamedType,
+  getVariableValues,
+  isInputObjectType,
+  typeFromAST,
+  type ExecutionResult,
+  type GraphQLInputObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import { LRUCache } from 'lru-cache';
@@ -23,7 +33,7 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     const entry = documents.get(key) ?? { hits: 0 };
     entry.hits++;
     documents.set(key, entry);
-    if (!entry.compiled && entry.hits >= COMPILE_AFTER && operation.operation !== 'subscription') {
+    if (!entry.compiled && entry.hits >= COMPILE_AFTER && operation.operation !== 'subscription' && compilable(schema, operation)) {
       const compiled = compileQuery(schema, document, operationName ?? undefined);
       if (isCompiledQuery(compiled)) entry.compiled = compiled;
     }
@@ -40,6 +50,39 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     },
     async stop() {},
   };
+}
+
+/**
+ * graphql-jit compiles a parser for the operation's variables by walking their input types, without
+ * noticing a type that contains itself: a variable of a recursive type (`$where: LeadWhere`, whose
+ * `_and` lists `LeadWhere`) would never finish compiling. Such operations run on graphql-js.
+ */
+export function compilable(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+  return (operation.variableDefinitions ?? []).every((v) => {
+    const type = typeFromAST(schema, v.type as any);
+    const named = type && getNamedType(type);
+    return !named || !isInputObjectType(named) || !recursive(named);
+  });
+}
+
+const recursiveTypes = new WeakMap<GraphQLInputObjectType, boolean>();
+
+function recursive(type: GraphQLInputObjectType): boolean {
+  let known = recursiveTypes.get(type);
+  if (known === undefined) {
+    const reaches = (from: GraphQLInputObjectType, seen: Set<GraphQLInputObjectType>): boolean =>
+      Object.values(from.getFields()).some((f) => {
+        const inner = getNamedType(f.type);
+        if (!isInputObjectType(inner)) return false;
+        if (inner === type) return true;
+        if (seen.has(inner)) return false;
+        seen.add(inner);
+        return reaches(inner, seen);
+      });
+    known = reaches(type, new Set());
+    recursiveTypes.set(type, known);
+  }
+  return known;
 }
 
 /**

@@ -88,7 +88,7 @@ const permissionMaps: Array<Record<string, any>> = [
   routingPermissions,
   webhookPermissions,
   importPermissions,
-  { SearchMeta: allow },
+  { SearchMeta: allow, Facet: allow, FacetBucket: allow },
 ];
 
 export function mergePermissions(maps: Array<Record<string, any>>): Record<string, any> {

@@ -62,7 +62,6 @@ export class RestExecutor {
   }
 
   async run(contextValue: Context, operationName: string, variables: Record<string, unknown>): Promise<any> {
-    contextValue.restContract = true;
     const { compiled, operation } = this.compiled(operationName);
     const result = await runCompiled(compiled, this.schema, operation, contextValue, variables);
     if (result.errors?.length) {

@@ -1,6 +1,8 @@
 import qs from 'qs';
 import { badRequest } from '../errors';
 import { normalizePage } from '../search/options';
+import { checkJson, checkListArgs, LimitViolation } from '../limits';
+import type { RestListOptions } from '../context';
 
 /**
  * The query string of a request (`url` is its path and query). Deeper and longer than express's
@@ -31,24 +33,35 @@ export function nullify(value: unknown): unknown {
   return value;
 }
 
-export interface ListVariables {
-  q: string | null;
-  where: unknown;
-  order: unknown;
-  aggs: unknown;
-  page: number;
-  perPage: number;
+export interface ListRequest {
+  /** The list operation's variables. */
+  variables: { q: string | null; page: number; perPage: number };
+  /** `opts[where]`, `opts[order]` and `opts[aggs]` as sent: the list reads them from the context. */
+  options: RestListOptions;
 }
 
-/** `q` and `opts[...]` of a list request (already parsed by qs) -> the variables of a list operation. */
-export function listVariables(query: Record<string, unknown>): ListVariables {
+/**
+ * `q` and `opts[...]` of a list request (already parsed by qs). `where`, `order` and `aggs` keep the
+ * contract's shape (PRODUCT.md 6) and bypass GraphQL's typed list arguments: they are bounded here as
+ * GraphQL bounds its arguments.
+ */
+export function listRequest(query: Record<string, unknown>): ListRequest {
   const q = query.q;
   if (q !== undefined && typeof q !== 'string') throw badRequest('q must be a string');
   const rawOpts = query.opts ?? {};
   if (typeof rawOpts !== 'object' || rawOpts === null || Array.isArray(rawOpts)) throw badRequest('opts must be an object');
   const opts = nullify(rawOpts) as Record<string, unknown>;
   const { page, perPage } = normalizePage(opts.page, opts.per_page);
-  return { q: q ?? null, where: opts.where ?? null, order: opts.order ?? null, aggs: opts.aggs ?? null, page, perPage };
+  const options = { where: opts.where ?? null, order: opts.order ?? null, aggs: opts.aggs ?? null };
+  for (const value of Object.values(options)) {
+    try {
+      checkJson(value);
+    } catch (e) {
+      throw e instanceof LimitViolation ? badRequest(`JSON ${e.message}`) : e;
+    }
+  }
+  checkListArgs(options);
+  return { variables: { q: q ?? null, page, perPage }, options };
 }
 
 /** SPEC 4.1 `include`: comma-separated association names, `*` (the default) for all. */

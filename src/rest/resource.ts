@@ -3,7 +3,7 @@ import { isInputObjectType, type GraphQLSchema } from 'graphql';
 import { invalid, validationDetail } from '../errors';
 import type { RestExecutor } from './executor';
 import { toGraphQLInput } from './input';
-import { listVariables, parseInclude, parseQueryString } from './query';
+import { listRequest, parseInclude, parseQueryString } from './query';
 
 /** How one SPEC 4.2 resource maps onto its GraphQL operations (each aliases its root field `result`). */
 export interface RestResource {
@@ -58,7 +58,9 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
     const name = ops.list;
     router.get(resource.path, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      const page = await executor.run(ctx, name, { ...listVariables(parseQueryString(req.originalUrl)), ...include(req) });
+      const list = listRequest(parseQueryString(req.originalUrl));
+      ctx.restListOptions = list.options;
+      const page = await executor.run(ctx, name, { ...list.variables, ...include(req) });
       res.json({ [resource.plural]: page.nodes, meta: page.meta });
     });
   }

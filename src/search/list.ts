@@ -5,9 +5,9 @@ import type { ListArgs, Page, SearchMeta } from '../graphql/common';
 import { notFound } from '../errors';
 import { normalizePage } from './options';
 import { compileScope } from './where';
-import { GraphQLFieldNames } from './graphql-names';
+import { camel, ListOptions } from '../graphql/list-args';
 import { query } from '../db/sql';
-import { fromClause, type SearchDocument, type Where } from './types';
+import { fromClause, type Aggs, type Order, type SearchDocument, type Where } from './types';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID_RE.test(id);
@@ -19,23 +19,37 @@ export function hiddenFields(doc: SearchDocument, caller: Caller | null): string
     .map(([name]) => name);
 }
 
+/**
+ * `where`, `order` and `aggs` of a list request: the REST contract's `opts[...]` as sent (REST facade),
+ * else GraphQL's typed arguments read for this caller; with the name to give each facet.
+ */
+function listOptions(ctx: Context, doc: SearchDocument, hidden: readonly string[], args: { where?: unknown; order?: unknown; aggs?: unknown }) {
+  if (ctx.restListOptions) return { ...(ctx.restListOptions as { where: Where; order: Order; aggs: Aggs }), facetName: (field: string) => field };
+  const options = new ListOptions(doc, hidden);
+  return { ...options.read(args), facetName: camel };
+}
+
 /** The ids of a list page (search, scope included) and its `meta`. */
 export async function searchPage(ctx: Context, doc: SearchDocument, scope: Where, args: ListArgs): Promise<{ ids: string[]; meta: SearchMeta }> {
   const { page, perPage } = normalizePage(args.page, args.perPage);
   const hidden = hiddenFields(doc, ctx.caller);
-  let { where, order, aggs } = args;
-  let asked: Map<string, string> | null = null;
-  if (!ctx.restContract) {
-    const names = new GraphQLFieldNames(doc, { hidden }, doc.name);
-    where = names.where(where);
-    order = names.order(order);
-    ({ aggs, asked } = names.aggs(aggs));
-  }
-  const result = await ctx.search.search(doc, { q: args.q, where: where as Where, order: order as any, aggs: aggs as any, page, perPage, scope, hidden });
-  const facets = asked ? Object.fromEntries(Object.entries(result.aggs).map(([field, agg]) => [asked.get(field) ?? field, agg])) : result.aggs;
+  const { where, order, aggs, facetName } = listOptions(ctx, doc, hidden, args);
+  const result = await ctx.search.search(doc, { q: args.q, where, order, aggs, page, perPage, scope, hidden });
+  const named = Object.entries(result.aggs).map(([field, agg]) => [facetName(field), agg] as const);
   return {
     ids: result.ids,
-    meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: facets },
+    meta: {
+      total: result.total,
+      page,
+      perPage,
+      totalPages: Math.ceil(result.total / perPage),
+      aggs: Object.fromEntries(named),
+      facets: named.map(([field, agg]) => ({
+        field,
+        sumOtherDocCount: agg.sum_other_doc_count,
+        buckets: agg.buckets.map((b) => ({ key: String(b.key), docCount: b.doc_count })),
+      })),
+    },
   };
 }
 

@@ -141,31 +141,48 @@ describe('leads over GraphQL', () => {
   });
 });
 
-describe('list arguments over GraphQL name fields as the types do', () => {
-  test('camelCase and snake_case both filter, order and aggregate; an unknown field is BAD_USER_INPUT, never an empty page', async () => {
+describe('typed list arguments', () => {
+  test('typed where, order and aggs filter, sort and count; facets come typed', async () => {
     const key = r.users.companyAdmin.key;
     const since = new Date(Date.now() - 60_000).toISOString();
     await createLead(t, key, quoteRequest({ name: 'Cameron Case', source_type: 'CaseTest' }));
     await createLead(t, key, quoteRequest({ name: 'Sasha Snake', source_type: 'CaseTest' }));
-    const list = (args: string) => gql(t, key, `{ leads(${args}) { meta { total aggs } nodes { name } } }`);
+    const list = (args: string, variables?: Record<string, unknown>) =>
+      gql(t, key, `query${args.includes('$w') ? '($w: LeadWhere)' : ''} { leads(${args}) { meta { total aggs facets { field sumOtherDocCount buckets { key docCount } } } nodes { name } } }`, variables);
 
-    const camel = await list(`where: {createdAt: {gte: "${since}"}, sourceType: "CaseTest"}, order: {name: "desc"}, aggs: ["sourceType"]`);
-    expect(camel.body.errors).toBeUndefined();
-    expect(camel.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Sasha Snake', 'Cameron Case']);
-    expect(camel.body.data.leads.meta.aggs.sourceType.buckets).toEqual([{ key: 'CaseTest', doc_count: 2 }]);
+    const page = await list(`where: {createdAt: {gte: "${since}"}, sourceType: {eq: "CaseTest"}}, order: [NAME_DESC], aggs: [{field: SOURCE_TYPE}, {field: STATUS, limit: 1, order: KEY_ASC}]`);
+    expect(page.body.errors).toBeUndefined();
+    expect(page.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Sasha Snake', 'Cameron Case']);
+    expect(page.body.data.leads.meta.aggs.sourceType.buckets).toEqual([{ key: 'CaseTest', doc_count: 2 }]);
+    expect(page.body.data.leads.meta.facets[0]).toEqual({ field: 'sourceType', sumOtherDocCount: 0, buckets: [{ key: 'CaseTest', docCount: 2 }] });
+    expect(page.body.data.leads.meta.facets[1].field).toBe('status');
+    expect(page.body.data.leads.meta.facets[1].buckets).toHaveLength(1);
 
-    const snake = await list(`where: {created_at: {gte: "${since}"}, source_type: "CaseTest"}, order: [{name: "asc"}], aggs: {source_type: {limit: 5}}`);
-    expect(snake.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Cameron Case', 'Sasha Snake']);
-    expect(snake.body.data.leads.meta.aggs.source_type.buckets).toEqual([{ key: 'CaseTest', doc_count: 2 }]);
+    const viaVariables = await list('where: $w, order: [NAME_ASC]', { w: { createdAt: { gte: since }, sourceType: { in: ['CaseTest'] } } });
+    expect(viaVariables.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Cameron Case', 'Sasha Snake']);
 
-    const nested = await list(`where: {_or: [{name: "Cameron Case"}, {_not: {sourceType: "CaseTest"}}], sourceType: "CaseTest"}`);
+    const nested = await list(`where: {_or: [{name: {eq: "Cameron Case"}}, {_not: {sourceType: {eq: "CaseTest"}}}], sourceType: {eq: "CaseTest"}}`);
     expect(nested.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Cameron Case']);
 
-    for (const args of [`where: {createdAtt: {gte: "${since}"}}`, 'where: {_or: [{nope: 1}]}', 'order: {createdAtt: "desc"}', 'aggs: ["colour"]']) {
-      const res = await list(args);
-      expect([args, res.body.errors?.[0]?.extensions?.code]).toEqual([args, 'BAD_USER_INPUT']);
-      expect(res.body.errors[0].message).toMatch(/^leads cannot (filter|order|aggregate) on "\w+"\. Fields: .*createdAt/);
-      expect(res.body.data).toBeNull();
+    const operators = await list(`where: {sourceType: {eq: "CaseTest"}, name: {prefix: "Sas", notIn: ["Cameron Case"]}, emails: {exists: true}, createdAt: {lt: "9999-01-01"}}`);
+    expect(operators.body.data.leads.nodes.map((n: any) => n.name)).toEqual(['Sasha Snake']);
+    // Quote requests without a location: `eq: null` matches the missing city, `not: null` a present one.
+    const missing = await list(`where: {sourceType: {eq: "CaseTest"}, city: {eq: null}}`);
+    expect(missing.body.data.leads.meta.total).toBe(2);
+    const present = await list(`where: {sourceType: {eq: "CaseTest"}, city: {not: null}}`);
+    expect(present.body.data.leads.meta.total).toBe(0);
+  });
+
+  test('a field, operator or order the type does not have is an error, never an empty page', async () => {
+    const key = r.users.companyAdmin.key;
+    for (const args of ['where: {createdAtt: {gte: "2026-01-01"}}', 'where: {name: {gtt: "a"}}', 'where: {status: "New"}', 'order: [CREATED_ATT_DESC]', 'aggs: [{field: COLOUR}]']) {
+      const res = await gql(t, key, `{ leads(${args}) { meta { total } } }`);
+      expect([args, res.body.errors?.[0]?.extensions?.code]).toEqual([args, 'GRAPHQL_VALIDATION_FAILED']);
     }
+    const variables = await gql(t, key, 'query($w: LeadWhere) { leads(where: $w) { meta { total } } }', { w: { createdAtt: { gte: '2026-01-01' } } });
+    expect(variables.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    const date = await gql(t, key, '{ leads(where: {createdAt: {gte: "last tuesday"}}) { meta { total } } }');
+    expect(date.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(date.body.errors[0].message).toBe('where.createdAt.gte: "last tuesday" is not an ISO 8601 date or date-time');
   });
 });

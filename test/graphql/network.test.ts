@@ -199,7 +199,7 @@ describe("a company's territories, store types and collections", () => {
     expect((await fails(admin, 'mutation($c: UUID!) { createTerritory(input: { name: "X", companyId: $c }) { id } }', { c: w.B.id })).code).toBe('FORBIDDEN');
     const { updateTerritory } = await ok(admin, 'mutation($id: ID!) { updateTerritory(id: $id, input: { name: "Far East" }) { name } }', { id: createTerritory.id });
     expect(updateTerritory.name).toBe('Far East');
-    const { territories } = await ok(admin, '{ territories(order: {name: "asc"}) { nodes { name } meta { total } } }');
+    const { territories } = await ok(admin, '{ territories(order: [NAME_ASC]) { nodes { name } meta { total } } }');
     expect(territories.nodes.map((n: any) => n.name)).toEqual(['Far East', 'North', 'South']);
     expect(await ok(admin, 'mutation($id: ID!) { deleteTerritory(id: $id) }', { id: createTerritory.id })).toEqual({ deleteTerritory: createTerritory.id });
 

@@ -13,7 +13,7 @@ const USER_FIELDS = `id email name role companyId retailerId territoryId company
 const CREATE = `mutation($input: CreateUserInput!) { createUser(input: $input) { ${USER_FIELDS} } }`;
 const UPDATE = `mutation($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { ${USER_FIELDS} } }`;
 const GET = `query($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`;
-const LIST = `query($where: JSON, $perPage: Int) { users(where: $where, perPage: $perPage) { nodes { ${USER_FIELDS} } meta { total page perPage totalPages } } }`;
+const LIST = `query($where: UserWhere, $perPage: Int) { users(where: $where, perPage: $perPage) { nodes { ${USER_FIELDS} } meta { total page perPage totalPages } } }`;
 const GENERATE = `mutation($userId: ID!, $label: String) { generateApiKey(userId: $userId, label: $label) { plainKey apiKey { id userId prefix label createdAt lastUsedAt revokedAt } } }`;
 const KEYS = `query($userId: ID!) { apiKeys(userId: $userId) { id userId prefix label createdAt lastUsedAt revokedAt } }`;
 const REVOKE = `mutation($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`;
@@ -293,7 +293,7 @@ test('a users page costs the same statements whatever its size', async () => {
   const em = t.em();
   const acme = await f.company(em);
   for (let i = 0; i < 12; i++) await f.userWithKey(em, Role.CompanySalesAssociate, acme, { companyRetailerLocations: [net.storeNorth] });
-  const where = { company_id: acme.id };
+  const where = { companyId: { eq: acme.id } };
   const count = async (perPage: number) => {
     t.resetStatements();
     const res = await gql(t, operator.key, LIST, { where, perPage });

@@ -663,23 +663,37 @@ export function searchConformance(h: SearchHarness): void {
     });
 
     describe('GraphQL list fields', () => {
-      const QUERY = `query ($q: String, $where: JSON, $order: JSON, $page: Int, $perPage: Int, $aggs: JSON) {
+      const QUERY = `query ($q: String, $where: ProductWhere, $order: [ProductOrderBy!], $page: Int, $perPage: Int, $aggs: [ProductFacetInput!]) {
         products(q: $q, where: $where, order: $order, page: $page, perPage: $perPage, aggs: $aggs) {
           nodes { id sku }
-          meta { total page perPage totalPages aggs }
+          meta { total page perPage totalPages aggs facets { field sumOtherDocCount buckets { key docCount } } }
         }
       }`;
-      test('take q, where, order, page, perPage and aggs as JSON and return nodes and meta', async () => {
-        const res = await gql(t, keys.acme, QUERY, { q: 'anvil', where: { category: 'Tools' }, order: { created_at: 'asc' }, page: 1, perPage: 1, aggs: ['category'] });
+      test('take q and typed where, order and aggs, page and perPage, and return nodes and meta', async () => {
+        const res = await gql(t, keys.acme, QUERY, {
+          q: 'anvil',
+          where: { category: { eq: 'Tools' } },
+          order: ['CREATED_AT_ASC'],
+          page: 1,
+          perPage: 1,
+          aggs: [{ field: 'CATEGORY' }],
+        });
         expect(res.body.errors).toBeUndefined();
         expect(res.body.data.products).toEqual({
           nodes: [{ id: p.anvil.id, sku: 'ANV-1' }],
-          meta: { total: 2, page: 1, perPage: 1, totalPages: 2, aggs: { category: { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [{ key: 'Tools', doc_count: 2 }] } } },
+          meta: {
+            total: 2,
+            page: 1,
+            perPage: 1,
+            totalPages: 2,
+            aggs: { category: { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [{ key: 'Tools', doc_count: 2 }] } },
+            facets: [{ field: 'category', sumOtherDocCount: 0, buckets: [{ key: 'Tools', docCount: 2 }] }],
+          },
         });
       });
-      test('errors carry BAD_REQUEST', async () => {
+      test('errors carry BAD_USER_INPUT (arguments the types refuse) or BAD_REQUEST (list rules)', async () => {
         const res = await gql(t, keys.acme, QUERY, { where: { category: { bogus: 1 } } });
-        expect(res.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+        expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
         const page = await gql(t, keys.acme, QUERY, { perPage: 0 });
         expect(page.body.errors[0].extensions.code).toBe('BAD_REQUEST');
       });

@@ -1,5 +1,5 @@
 import { normalizeAggs, normalizeOrder, normalizePage } from '../../src/search/options';
-import { listVariables, nullify, parseInclude, parseQueryString } from '../../src/rest/query';
+import { listRequest, nullify, parseInclude, parseQueryString } from '../../src/rest/query';
 import { queryWords } from '../../src/search/text';
 
 const badRequest = expect.objectContaining({ code: 'BAD_REQUEST' });
@@ -89,10 +89,12 @@ describe('aggs', () => {
 });
 
 describe('query string', () => {
+  const flat = (r: ReturnType<typeof listRequest>) => ({ ...r.variables, ...r.options });
+
   test('nested deeper than qs defaults, long lists, null strings, index-keyed lists', () => {
     const many = Array.from({ length: 30 }, (_, i) => `opts[where][id][]=v${i}`).join('&');
     const parsed = parseQueryString(`/v1/x?q=a+b&${many}&opts[where][_or][0][_and][0][status]=null&opts[order][created_at]=desc&opts[aggs][]=status`);
-    const vars = listVariables(parsed);
+    const vars = flat(listRequest(parsed));
     expect(vars.q).toBe('a b');
     expect((vars.where as any).id).toHaveLength(30);
     expect((vars.where as any)._or).toEqual([{ _and: [{ status: null }] }]);
@@ -103,13 +105,13 @@ describe('query string', () => {
 
   test('qs turns a list longer than its limit into an index-keyed object: it becomes a list again', () => {
     const many = Array.from({ length: 1500 }, (_, i) => `opts[where][id][]=v${i}`).join('&');
-    const vars = listVariables(parseQueryString(`?${many}`));
+    const vars = flat(listRequest(parseQueryString(`?${many}`)));
     expect((vars.where as any).id).toHaveLength(1500);
     expect((vars.where as any).id[1499]).toBe('v1499');
   });
 
   test('inherited property names stay plain data', () => {
-    const vars = listVariables(parseQueryString('?opts[where][constructor]=x&opts[where][toString][gt]=1'));
+    const vars = flat(listRequest(parseQueryString('?opts[where][constructor]=x&opts[where][toString][gt]=1')));
     expect(Object.keys(vars.where as object)).toEqual(['constructor', 'toString']);
   });
 
@@ -124,10 +126,10 @@ describe('query string', () => {
   });
 
   test('page rules apply to the query string', () => {
-    expect(listVariables({ opts: { page: '2', per_page: '600' } })).toMatchObject({ page: 2, perPage: 500 });
-    expect(() => listVariables({ opts: { page: '0' } })).toThrow(badRequest);
-    expect(() => listVariables({ opts: 'x' })).toThrow(badRequest);
-    expect(() => listVariables({ q: ['a', 'b'] })).toThrow(badRequest);
+    expect(flat(listRequest({ opts: { page: '2', per_page: '600' } }))).toMatchObject({ page: 2, perPage: 500 });
+    expect(() => listRequest({ opts: { page: '0' } })).toThrow(badRequest);
+    expect(() => listRequest({ opts: 'x' })).toThrow(badRequest);
+    expect(() => listRequest({ q: ['a', 'b'] })).toThrow(badRequest);
   });
 
   test('include', () => {

@@ -1,6 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliRuntime } from '../runtime';
-import type { Where } from '../../search/types';
 import { Role } from '../../modules/user/role';
 import { roleOption, uuid, uuidList } from '../args';
 import { table, userJson, userText } from '../output';
@@ -77,10 +76,11 @@ export function register(program: Command, runtime: CliRuntime): void {
       .option('--per-page <n>', 'users per page (at most 500)', positiveInt, 100),
     async (session, o) => {
       const service = await session.users();
-      const where: Where = {};
-      if (o.company) where.company_id = o.company;
-      if (o.retailer) where.retailer_id = o.retailer;
-      if (o.role) where.role = o.role;
+      // The list's typed arguments, as GraphQL's `UserWhere` takes them.
+      const where: Record<string, { eq: string }> = {};
+      if (o.company) where.companyId = { eq: o.company };
+      if (o.retailer) where.retailerId = { eq: o.retailer };
+      if (o.role) where.role = { eq: o.role };
       const page = await service.list({ q: o.query, where, page: o.page, perPage: o.perPage });
       const assignments = await service.assignments(page.nodes);
       const meta = page.meta;

@@ -1,12 +1,15 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleLoader } from '../../auth/visibility';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { Collection } from './collection.entity';
 import { CollectionInput } from './collection.input';
-import { collectionService } from './collection.service';
+import { collectionService, collectionSearch } from './collection.service';
+import { listInputs } from '../../graphql/list-args';
+
+const CollectionLists = listInputs(collectionSearch, 'Collection');
 
 export const CollectionPage = PageType(Collection, 'CollectionPage');
 export const CollectionConnection = ConnectionType(Collection, 'Collection');
@@ -14,12 +17,12 @@ export const CollectionConnection = ConnectionType(Collection, 'Collection');
 @Resolver(() => Collection)
 export class CollectionResolver {
   @Query(() => CollectionPage, { description: "The collections of the caller's company (all of them for the platform operator)." })
-  collections(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  collections(@Args(() => CollectionLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return collectionService(ctx).list(args);
   }
 
   @Query(() => CollectionConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  collectionsConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  collectionsConnection(@Args(() => CollectionLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return collectionService(ctx).connection(filter, paging);
   }
 

@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { visibleLoader } from '../../auth/visibility';
 import { Company } from '../company/company.entity';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
@@ -17,6 +17,10 @@ import { CompanyRetailerLocation } from './company-retailer-location.entity';
 import { DeliveryArea } from './delivery-area.entity';
 import { CompanyRetailerLocationInput } from './company-retailer-location.input';
 import { CompanyRetailerLocationService } from './company-retailer-location.service';
+import { listInputs } from '../../graphql/list-args';
+import { crlSearch } from './company-retailer-location.search';
+
+const CompanyRetailerLocationLists = listInputs(crlSearch, 'CompanyRetailerLocation');
 
 export const CompanyRetailerLocationPage = PageType(CompanyRetailerLocation, 'CompanyRetailerLocationPage');
 export const CompanyRetailerLocationConnection = ConnectionType(CompanyRetailerLocation, 'CompanyRetailerLocation');
@@ -29,12 +33,12 @@ function linkedLocation(crl: CompanyRetailerLocation, ctx: Context): Promise<Ret
 @Resolver(() => CompanyRetailerLocation)
 export class CompanyRetailerLocationResolver {
   @Query(() => CompanyRetailerLocationPage, { description: 'Company retailer locations visible to the caller.' })
-  companyRetailerLocations(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  companyRetailerLocations(@Args(() => CompanyRetailerLocationLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new CompanyRetailerLocationService(ctx).list(args);
   }
 
   @Query(() => CompanyRetailerLocationConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  companyRetailerLocationsConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  companyRetailerLocationsConnection(@Args(() => CompanyRetailerLocationLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return new CompanyRetailerLocationService(ctx).connection(filter, paging);
   }
 

@@ -1,7 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { visibleCountLoader, visibleLoader } from '../../auth/visibility';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
@@ -10,6 +10,10 @@ import { Location } from '../contact/location.entity';
 import { CompanyRetailer } from './company-retailer.entity';
 import { CompanyRetailerInput } from './company-retailer.input';
 import { CompanyRetailerService } from './company-retailer.service';
+import { listInputs } from '../../graphql/list-args';
+import { companyRetailerSearch } from './company-retailer.search';
+
+const CompanyRetailerLists = listInputs(companyRetailerSearch, 'CompanyRetailer');
 
 export const CompanyRetailerPage = PageType(CompanyRetailer, 'CompanyRetailerPage');
 export const CompanyRetailerConnection = ConnectionType(CompanyRetailer, 'CompanyRetailer');
@@ -17,12 +21,12 @@ export const CompanyRetailerConnection = ConnectionType(CompanyRetailer, 'Compan
 @Resolver(() => CompanyRetailer)
 export class CompanyRetailerResolver {
   @Query(() => CompanyRetailerPage, { description: 'Company retailers visible to the caller.' })
-  companyRetailers(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  companyRetailers(@Args(() => CompanyRetailerLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new CompanyRetailerService(ctx).list(args);
   }
 
   @Query(() => CompanyRetailerConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  companyRetailersConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  companyRetailersConnection(@Args(() => CompanyRetailerLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return new CompanyRetailerService(ctx).connection(filter, paging);
   }
 

@@ -1,12 +1,15 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleLoader } from '../../auth/visibility';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { CompanyStoreType } from './company-store-type.entity';
 import { CompanyStoreTypeInput } from './company-store-type.input';
-import { companyStoreTypeService } from './company-store-type.service';
+import { companyStoreTypeService, companyStoreTypeSearch } from './company-store-type.service';
+import { listInputs } from '../../graphql/list-args';
+
+const CompanyStoreTypeLists = listInputs(companyStoreTypeSearch, 'CompanyStoreType');
 
 export const CompanyStoreTypePage = PageType(CompanyStoreType, 'CompanyStoreTypePage');
 export const CompanyStoreTypeConnection = ConnectionType(CompanyStoreType, 'CompanyStoreType');
@@ -14,12 +17,12 @@ export const CompanyStoreTypeConnection = ConnectionType(CompanyStoreType, 'Comp
 @Resolver(() => CompanyStoreType)
 export class CompanyStoreTypeResolver {
   @Query(() => CompanyStoreTypePage, { description: "The store types of the caller's company (all of them for the platform operator)." })
-  companyStoreTypes(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  companyStoreTypes(@Args(() => CompanyStoreTypeLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return companyStoreTypeService(ctx).list(args);
   }
 
   @Query(() => CompanyStoreTypeConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  companyStoreTypesConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  companyStoreTypesConnection(@Args(() => CompanyStoreTypeLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return companyStoreTypeService(ctx).connection(filter, paging);
   }
 

@@ -1,10 +1,14 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from './company.entity';
 import { CompanyInput } from './company.input';
 import { CompanyService } from './company.service';
+import { listInputs } from '../../graphql/list-args';
+import { companySearch } from './company.search';
+
+const CompanyLists = listInputs(companySearch, 'Company');
 
 export const CompanyPage = PageType(Company, 'CompanyPage');
 export const CompanyConnection = ConnectionType(Company, 'Company');
@@ -12,12 +16,12 @@ export const CompanyConnection = ConnectionType(Company, 'Company');
 @Resolver(() => Company)
 export class CompanyResolver {
   @Query(() => CompanyPage, { description: 'Companies visible to the caller.' })
-  companies(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  companies(@Args(() => CompanyLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new CompanyService(ctx).list(args);
   }
 
   @Query(() => CompanyConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  companiesConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  companiesConnection(@Args(() => CompanyLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return new CompanyService(ctx).connection(filter, paging);
   }
 

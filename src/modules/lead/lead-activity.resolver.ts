@@ -1,26 +1,30 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleIds } from '../../auth/visibility';
-import { ListArgs } from '../../graphql/common';
+import type { ListArgs } from '../../graphql/common';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadActivityInput } from './lead.input';
 import { LeadActivityPage } from './lead.types';
 import { LeadActivityService } from './lead-activity.service';
 import { leadReads, type LeadActivityRow } from './lead.reader';
+import { listInputs } from '../../graphql/list-args';
+import { leadActivitySearch } from './lead.search';
+
+const LeadActivityLists = listInputs(leadActivitySearch, 'LeadActivity');
 
 export const LeadActivityConnection = ConnectionType(LeadActivity, 'LeadActivity');
 
 @Resolver(() => LeadActivity)
 export class LeadActivityResolver {
   @Query(() => LeadActivityPage, { description: 'Activities of the leads visible to the caller.' })
-  leadActivities(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  leadActivities(@Args(() => LeadActivityLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new LeadActivityService(ctx).list(args);
   }
 
   @Query(() => LeadActivityConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  leadActivitiesConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  leadActivitiesConnection(@Args(() => LeadActivityLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return new LeadActivityService(ctx).connection(filter, paging);
   }
 

@@ -1,8 +1,8 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
-import { ListArgs } from '../../graphql/common';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import type { ListArgs } from '../../graphql/common';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import { selectedFields } from '../../graphql/lookahead';
 import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
@@ -13,19 +13,23 @@ import { LeadInput } from './lead.input';
 import { LeadAssignee, LeadMerge, LeadPage } from './lead.types';
 import { LeadService, merges } from './lead.service';
 import { leadReads, type LeadRow } from './lead.reader';
+import { listInputs } from '../../graphql/list-args';
+import { leadSearch } from './lead.search';
+
+const LeadLists = listInputs(leadSearch, 'Lead');
 
 export const LeadConnection = ConnectionType(Lead, 'Lead');
 
 @Resolver(() => Lead)
 export class LeadResolver {
   @Query(() => LeadPage, { description: 'Leads visible to the caller.' })
-  leads(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+  leads(@Args(() => LeadLists.ListArgs) args: ListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
     return new LeadService(ctx).list(args, selectedFields(info, ['nodes']));
   }
 
   @Query(() => LeadConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
   leadsConnection(
-    @Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs,
+    @Args(() => LeadLists.FilterArgs) filter: ConnectionFilterArgs,
     @Args(() => ConnectionArgs) paging: ConnectionArgs,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,

@@ -1,10 +1,14 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { Product } from './product.entity';
 import { ProductInput } from './product.input';
 import { ProductService } from './product.service';
+import { listInputs } from '../../graphql/list-args';
+import { productSearch } from './product.search';
+
+const ProductLists = listInputs(productSearch, 'Product');
 
 export const ProductPage = PageType(Product, 'ProductPage');
 export const ProductConnection = ConnectionType(Product, 'Product');
@@ -12,12 +16,12 @@ export const ProductConnection = ConnectionType(Product, 'Product');
 @Resolver(() => Product)
 export class ProductResolver {
   @Query(() => ProductPage, { description: 'Products visible to the caller.' })
-  products(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  products(@Args(() => ProductLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new ProductService(ctx).list(args);
   }
 
   @Query(() => ProductConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  productsConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  productsConnection(@Args(() => ProductLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return new ProductService(ctx).connection(filter, paging);
   }
 

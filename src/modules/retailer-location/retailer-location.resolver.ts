@@ -1,8 +1,8 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleLoader } from '../../auth/visibility';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { Retailer } from '../retailer/retailer.entity';
 import { Location } from '../contact/location.entity';
 import { Email } from '../contact/email.entity';
@@ -12,6 +12,10 @@ import { RetailerLocationInput } from './retailer-location.input';
 import { RetailerLocationService } from './retailer-location.service';
 import { Hour } from './hour.entity';
 import { byWeekday } from './hours';
+import { listInputs } from '../../graphql/list-args';
+import { retailerLocationSearch } from './retailer-location.search';
+
+const RetailerLocationLists = listInputs(retailerLocationSearch, 'RetailerLocation');
 
 export const RetailerLocationPage = PageType(RetailerLocation, 'RetailerLocationPage');
 export const RetailerLocationConnection = ConnectionType(RetailerLocation, 'RetailerLocation');
@@ -19,12 +23,12 @@ export const RetailerLocationConnection = ConnectionType(RetailerLocation, 'Reta
 @Resolver(() => RetailerLocation)
 export class RetailerLocationResolver {
   @Query(() => RetailerLocationPage, { description: 'Retailer locations (stores) visible to the caller.' })
-  retailerLocations(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  retailerLocations(@Args(() => RetailerLocationLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new RetailerLocationService(ctx).list(args);
   }
 
   @Query(() => RetailerLocationConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  retailerLocationsConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  retailerLocationsConnection(@Args(() => RetailerLocationLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return new RetailerLocationService(ctx).connection(filter, paging);
   }
 

@@ -1,10 +1,14 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { Retailer } from './retailer.entity';
 import { RetailerInput } from './retailer.input';
 import { RetailerService } from './retailer.service';
+import { listInputs } from '../../graphql/list-args';
+import { retailerSearch } from './retailer.search';
+
+const RetailerLists = listInputs(retailerSearch, 'Retailer');
 
 export const RetailerPage = PageType(Retailer, 'RetailerPage');
 export const RetailerConnection = ConnectionType(Retailer, 'Retailer');
@@ -12,12 +16,12 @@ export const RetailerConnection = ConnectionType(Retailer, 'Retailer');
 @Resolver(() => Retailer)
 export class RetailerResolver {
   @Query(() => RetailerPage, { description: 'Retailers visible to the caller.' })
-  retailers(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  retailers(@Args(() => RetailerLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return new RetailerService(ctx).list(args);
   }
 
   @Query(() => RetailerConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  retailersConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  retailersConnection(@Args(() => RetailerLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return new RetailerService(ctx).connection(filter, paging);
   }
 

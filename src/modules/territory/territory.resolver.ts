@@ -1,12 +1,15 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { visibleLoader } from '../../auth/visibility';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { Territory } from './territory.entity';
 import { TerritoryInput } from './territory.input';
-import { territoryService } from './territory.service';
+import { territoryService, territorySearch } from './territory.service';
+import { listInputs } from '../../graphql/list-args';
+
+const TerritoryLists = listInputs(territorySearch, 'Territory');
 
 export const TerritoryPage = PageType(Territory, 'TerritoryPage');
 export const TerritoryConnection = ConnectionType(Territory, 'Territory');
@@ -14,12 +17,12 @@ export const TerritoryConnection = ConnectionType(Territory, 'Territory');
 @Resolver(() => Territory)
 export class TerritoryResolver {
   @Query(() => TerritoryPage, { description: "The territorys of the caller's company (all of them for the platform operator)." })
-  territories(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  territories(@Args(() => TerritoryLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return territoryService(ctx).list(args);
   }
 
   @Query(() => TerritoryConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  territoriesConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  territoriesConnection(@Args(() => TerritoryLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return territoryService(ctx).connection(filter, paging);
   }
 

@@ -1,12 +1,16 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ConnectionArgs, ConnectionFilterArgs, ConnectionType } from '../../graphql/connection';
+import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { ListArgs, PageType } from '../../graphql/common';
+import { PageType, type ListArgs } from '../../graphql/common';
 import { ApiKey } from './api-key.entity';
 import { GeneratedApiKey } from './api-key.output';
 import { User } from './user.entity';
 import { CreateUserInput, UpdateUserInput } from './user.input';
 import { loadAssignments, UserService, type UserAssignments } from './user.service';
+import { listInputs } from '../../graphql/list-args';
+import { userSearch } from './user.search';
+
+const UserLists = listInputs(userSearch, 'User');
 
 export const UserPage = PageType(User, 'UserPage');
 export const UserConnection = ConnectionType(User, 'User');
@@ -18,12 +22,12 @@ const assignments = (ctx: Context, user: User) =>
 @Resolver(() => User)
 export class UserResolver {
   @Query(() => UserPage, { description: 'Users the caller manages.' })
-  users(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context) {
+  users(@Args(() => UserLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return service(ctx).list(args);
   }
 
   @Query(() => UserConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
-  usersConnection(@Args(() => ConnectionFilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
+  usersConnection(@Args(() => UserLists.FilterArgs) filter: ConnectionFilterArgs, @Args(() => ConnectionArgs) paging: ConnectionArgs, @Ctx() ctx: Context) {
     return service(ctx).connection(filter, paging);
   }
 
