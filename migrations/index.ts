@@ -13,6 +13,7 @@ import { Migration20261123150000_lead_phone_search } from './Migration2026112315
 import { Migration20261123151000_lead_events_notify } from './Migration20261123151000_lead_events_notify';
 import { Migration20261124140000_lead_events_retention } from './Migration20261124140000_lead_events_retention';
 import { Migration20261124141000_crl_external_id } from './Migration20261124141000_crl_external_id';
+import { Migration20261124160000_list_order_indexes } from './Migration20261124160000_list_order_indexes';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123151000_lead_events_notify', class: Migration20261123151000_lead_events_notify },
   { name: 'Migration20261124140000_lead_events_retention', class: Migration20261124140000_lead_events_retention },
   { name: 'Migration20261124141000_crl_external_id', class: Migration20261124141000_crl_external_id },
+  { name: 'Migration20261124160000_list_order_indexes', class: Migration20261124160000_list_order_indexes },
 ];

@@ -17,18 +17,16 @@ import { DeliveryArea } from './delivery-area.entity';
  * Address, email, phone and hours live on the linked retailer location when there is one.
  */
 @ObjectType()
+// Scope keys are indexed with the list order: migrations/Migration20261124160000_list_order_indexes.ts.
 @Entity({ tableName: 'company_retailer_locations' })
 @Unique({ name: 'crl_company_retailer_retailer_location_unique', properties: ['companyRetailer', 'retailerLocation'] })
 export class CompanyRetailerLocation extends BaseEntity {
-  @Index()
   @ManyToOne(() => Company, { deleteRule: 'cascade' })
   company!: Company;
 
-  @Index()
   @ManyToOne(() => CompanyRetailer, { deleteRule: 'restrict' })
   companyRetailer!: CompanyRetailer;
 
-  @Index()
   @ManyToOne(() => RetailerLocation, { nullable: true, deleteRule: 'set null' })
   retailerLocation?: RetailerLocation | null;
 
@@ -69,7 +67,6 @@ export class CompanyRetailerLocation extends BaseEntity {
   @Property({ type: 'string', nullable: true })
   timezone?: string | null;
 
-  @Index()
   @ManyToOne(() => Territory, { nullable: true, deleteRule: 'set null' })
   territory?: Territory | null;
 

@@ -8,13 +8,13 @@ import { Location } from '../contact/location.entity';
 
 /** The relationship of one company with one retailer. */
 @ObjectType()
+// Scope keys are indexed with the list order: migrations/Migration20261124160000_list_order_indexes.ts.
 @Entity({ tableName: 'company_retailers' })
 @Unique({ properties: ['company', 'retailer'] })
 export class CompanyRetailer extends BaseEntity {
   @ManyToOne(() => Company, { deleteRule: 'cascade' })
   company!: Company;
 
-  @Index()
   @ManyToOne(() => Retailer, { deleteRule: 'cascade' })
   retailer!: Retailer;
 
@@ -34,7 +34,6 @@ export class CompanyRetailer extends BaseEntity {
   @Property({ type: 'boolean', default: false })
   isCc: boolean & Opt = false;
 
-  @Index()
   @ManyToOne(() => Territory, { nullable: true, deleteRule: 'set null' })
   territory?: Territory | null;
 

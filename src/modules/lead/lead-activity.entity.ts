@@ -22,8 +22,8 @@ export type LeadActivityType = (typeof LEAD_ACTIVITY_TYPES)[number];
 
 /** An event on a lead's timeline. */
 @ObjectType()
+// (lead_id, created_at desc, id) and (created_at desc, id): migrations/Migration20261124160000_list_order_indexes.ts.
 @Entity({ tableName: 'lead_activities' })
-@Index({ properties: ['lead', 'createdAt'] })
 export class LeadActivity extends BaseEntity {
   @ManyToOne(() => Lead, { deleteRule: 'cascade' })
   lead!: Lead;
