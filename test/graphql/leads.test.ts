@@ -181,6 +181,15 @@ describe('typed list arguments', () => {
     }
     const variables = await gql(t, key, 'query($w: LeadWhere) { leads(where: $w) { meta { total } } }', { w: { createdAtt: { gte: '2026-01-01' } } });
     expect(variables.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    // A field some roles may not read: a retailer user is told so, as for a field that does not exist.
+    for (const args of ['where: {territoryName: {eq: "North"}}', 'order: [STORE_TYPE_ASC]', 'aggs: [{field: TERRITORY_NAME}]']) {
+      const company = await gql(t, key, `{ companyRetailerLocations(${args}) { meta { total } } }`);
+      expect([args, company.body.errors]).toEqual([args, undefined]);
+      const retailer = await gql(t, r.users.retailerAdmin.key, `{ companyRetailerLocations(${args}) { meta { total } } }`);
+      expect([args, retailer.body.errors?.[0]?.extensions?.code]).toEqual([args, 'BAD_USER_INPUT']);
+      expect(retailer.body.errors[0].message).toMatch(/^company_retailer_locations cannot (filter|order|aggregate) on "\w+"\. Fields: /);
+      expect(retailer.body.errors[0].message.split('Fields:')[1]).not.toMatch(/territoryName|storeType/);
+    }
     const date = await gql(t, key, '{ leads(where: {createdAt: {gte: "last tuesday"}}) { meta { total } } }');
     expect(date.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(date.body.errors[0].message).toBe('where.createdAt.gte: "last tuesday" is not an ISO 8601 date or date-time');
