@@ -14,6 +14,8 @@ import { Migration20261123151000_lead_events_notify } from './Migration202611231
 import { Migration20261124140000_lead_events_retention } from './Migration20261124140000_lead_events_retention';
 import { Migration20261124141000_crl_external_id } from './Migration20261124141000_crl_external_id';
 import { Migration20261124160000_list_order_indexes } from './Migration20261124160000_list_order_indexes';
+import { Migration20261124161000_lead_activity_owner_keys } from './Migration20261124161000_lead_activity_owner_keys';
+import { Migration20261124162000_crl_retailer_key } from './Migration20261124162000_crl_retailer_key';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -32,4 +34,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124140000_lead_events_retention', class: Migration20261124140000_lead_events_retention },
   { name: 'Migration20261124141000_crl_external_id', class: Migration20261124141000_crl_external_id },
   { name: 'Migration20261124160000_list_order_indexes', class: Migration20261124160000_list_order_indexes },
+  { name: 'Migration20261124161000_lead_activity_owner_keys', class: Migration20261124161000_lead_activity_owner_keys },
+  { name: 'Migration20261124162000_crl_retailer_key', class: Migration20261124162000_crl_retailer_key },
 ];

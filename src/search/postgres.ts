@@ -81,17 +81,19 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
   const orderSql = order.map((o) => `${o.sql} ${o.direction}`).join(', ');
   const orderBindings = order.flatMap((o) => o.bindings);
   const columns = order.map((o, i) => `${o.sql} as o${i}`).join(', ');
-  const from = fromClause(doc, ...pageFilters.map((f) => f.sql), orderSql);
+  // Each part joins only what its own SQL reads (a part that does not read the joined table stays an
+  // index range over the root table, its count index-only).
+  const from = (f: Sql) => fromClause(doc, f.sql, orderSql);
   let page: Sql;
   if (pageFilters.length === 1) {
     page = {
-      sql: `select ${doc.alias}.id${keyset ? `, ${columns}` : ''} from ${from} where ${pageFilters[0].sql} order by ${orderSql} limit ? offset ?`,
+      sql: `select ${doc.alias}.id${keyset ? `, ${columns}` : ''} from ${from(pageFilters[0])} where ${pageFilters[0].sql} order by ${orderSql} limit ? offset ?`,
       bindings: [...(keyset ? orderBindings : []), ...pageFilters[0].bindings, ...orderBindings, req.perPage, offset],
     };
   } else {
     const outerOrder = order.map((o, i) => `o${i} ${o.direction}`).join(', ');
     const selects = pageFilters.map((f) => ({
-      sql: `(select ${doc.alias}.id, ${columns} from ${from} where ${f.sql} order by ${outerOrder} limit ?)`,
+      sql: `(select ${doc.alias}.id, ${columns} from ${from(f)} where ${f.sql} order by ${outerOrder} limit ?)`,
       bindings: [...orderBindings, ...f.bindings, offset + req.perPage],
     }));
     page = {
@@ -99,7 +101,7 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
       bindings: [...selects.flatMap((s) => s.bindings), req.perPage, offset],
     };
   }
-  const counts = filters.map((f) => ({ sql: `(select count(*) from ${fromClause(doc, ...filters.map((g) => g.sql))} where ${f.sql})`, bindings: f.bindings }));
+  const counts = filters.map((f) => ({ sql: `(select count(*) from ${fromClause(doc, f.sql)} where ${f.sql})`, bindings: f.bindings }));
   return {
     page,
     count: { sql: `select (${counts.map((c) => c.sql).join(' + ')})::int as total`, bindings: counts.flatMap((c) => c.bindings) },
@@ -194,11 +196,11 @@ function facetsStatement(doc: SearchDocument, req: SearchRequest, parts: Sql[][]
     if (!f) return { sql: `select ${i} as n, null::jsonb as key, 0::bigint as c, 0::numeric as s where false`, bindings: [] };
     const own = [compileWhere(doc, req.where, agg.field, access), compileWhere(doc, agg.where, undefined, access)];
     // An array field counts a record once per distinct value, as Elasticsearch does.
-    const root = fromClause(doc, f.sql, ...own.map((o) => o.sql), ...parts.flat().map((p) => p.sql));
-    const from = f.array ? `${root} cross join lateral (select distinct x from unnest(${f.sql}) as x) as u(k)` : root;
     const key = f.array ? 'u.k' : f.sql;
     const keys = parts.map((base) => {
       const cond = and([...base, ...own]);
+      const root = fromClause(doc, f.sql, cond.sql);
+      const from = f.array ? `${root} cross join lateral (select distinct x from unnest(${f.sql}) as x) as u(k)` : root;
       return { sql: `select ${key} as k from ${from} where ${cond.sql}`, bindings: cond.bindings };
     });
     const sort = agg.orderByKey ? `k ${agg.direction}, c desc` : `c ${agg.direction}, k asc`;

@@ -7,7 +7,9 @@ import { withDatabase } from '../support/global-setup';
 /**
  * The assignee keys a lead keeps for its scope (Migration20261123110000_lead_scope_keys): back-filled
  * on a database that already holds leads, then kept by triggers through every change that moves them;
- * and the stored phone format (Migration20261123110100_phone_formatted), back-filled the same way.
+ * the stored phone format (Migration20261123110100_phone_formatted), back-filled the same way; and the
+ * keys of the other lists, the same way: a lead activity's owner (Migration20261124161000_lead_activity_owner_keys)
+ * and a CRL's retailer (Migration20261124162000_crl_retailer_key).
  */
 const BEFORE = 'Migration20261122014000_lead_search_text';
 
@@ -26,6 +28,14 @@ const STALE = `
     left join retailer_locations a_rl on a_rl.id = a.retailer_location_id
    where (l.assignee_company_id, l.assignee_territory_id, l.assignee_company_retailer_id, l.assignee_retailer_id, l.assignee_retailer_location_id)
          is distinct from (a.company_id, coalesce(a.territory_id, a_cr.territory_id), a.company_retailer_id, a_rl.retailer_id, a.retailer_location_id)`;
+
+/** Activities whose owner differs from their lead's, and CRLs whose retailer differs from their store's. */
+const STALE_ACTIVITIES = `
+  select la.id from lead_activities la join leads l on l.id = la.lead_id
+   where (la.owner_company_id, la.owner_retailer_id) is distinct from (l.owner_company_id, l.owner_retailer_id)`;
+const STALE_CRLS = `
+  select crl.id from company_retailer_locations crl left join retailer_locations rl on rl.id = crl.retailer_location_id
+   where crl.retailer_id is distinct from rl.retailer_id`;
 
 const ids = {
   company: '10000000-0000-4000-8000-000000000001',
@@ -79,6 +89,8 @@ beforeAll(async () => {
      select 'Lead ' || i, $1, (array[$2, $3, $4, null]::uuid[])[1 + i % 4], now() - i * interval '1 minute' from generate_series(1, 300) i`,
     [ids.company, ids.crlOwnTerritory, ids.crlInherits, ids.crlNoStore],
   );
+  await q(`insert into leads (name, owner_retailer_id, created_at) values ('Walk-in', $1, now())`, [ids.retailer]);
+  await q(`insert into lead_activities (lead_id, type, data) select id, 'LeadActivity::Note', '{}' from leads, generate_series(1, 2)`);
   await q(`insert into phone_numbers (phone_number, country_code) values ('+15035550123', 'US'), ('+442071838750', 'GB'), ('not a number', 'US')`);
   await orm.getMigrator().up();
 });
@@ -111,6 +123,14 @@ test('the migration back-fills the keys of leads that existed before it', async 
   expect(by[ids.crlNoStore]).toMatchObject({ assignee_company_id: ids.company, assignee_retailer_id: null, assignee_retailer_location_id: null });
   expect(by.none).toMatchObject({ assignee_company_id: null, assignee_territory_id: null, assignee_retailer_id: null });
   expect(await q(STALE)).toEqual([]);
+});
+
+test("the list keys are back-filled: each activity has its lead's owner, each CRL its store's retailer", async () => {
+  expect(await q(`select count(*)::int as n from lead_activities where owner_company_id = $1`, [ids.company])).toEqual([{ n: 600 }]);
+  expect(await q(`select count(*)::int as n from lead_activities where owner_retailer_id = $1`, [ids.retailer])).toEqual([{ n: 2 }]);
+  expect(await q(STALE_ACTIVITIES)).toEqual([]);
+  expect(await q(`select retailer_id from company_retailer_locations where id = $1`, [ids.crlNoStore])).toEqual([{ retailer_id: null }]);
+  expect(await q(STALE_CRLS)).toEqual([]);
 });
 
 test('a lead written after it gets its keys on insert and on every change of assignee', async () => {
@@ -161,4 +181,27 @@ test("the phone migration stores every existing number's international format", 
     { phone_number: '+442071838750', formatted_international: '+44 20 7183 8750' },
     { phone_number: 'not a number', formatted_international: 'not a number' },
   ]);
+});
+
+test('the list keys follow every change: new activities, an owner changed by hand, a CRL re-pointed, a store moved to another retailer', async () => {
+  const [lead] = await q(`insert into leads (name, owner_company_id) values ('Keys', $1) returning id`, [ids.company]);
+  await q(`insert into lead_activities (lead_id, type, data) values ($1, 'LeadActivity::Note', '{}')`, [lead.id]);
+  expect(await q(`select owner_company_id, owner_retailer_id from lead_activities where lead_id = $1`, [lead.id])).toEqual([
+    { owner_company_id: ids.company, owner_retailer_id: null },
+  ]);
+  await q(`update leads set owner_company_id = null, owner_retailer_id = $2 where id = $1`, [lead.id, ids.retailer2]);
+  await q(`update lead_activities set owner_company_id = $1`, [ids.company2]); // by hand: the true values come back
+  expect(await q(STALE_ACTIVITIES)).toEqual([]);
+
+  const [crl] = await q(
+    `insert into company_retailer_locations (company_id, company_retailer_id, retailer_location_id) values ($1, $2, $3) returning retailer_id`,
+    [ids.company, ids.cr2, ids.rl2],
+  );
+  expect(crl.retailer_id).toBe((await q(`select retailer_id from retailer_locations where id = $1`, [ids.rl2]))[0].retailer_id);
+  await q(`update company_retailer_locations set retailer_location_id = $2 where id = $1`, [ids.crlOwnTerritory, ids.rl]);
+  expect(await q(STALE_CRLS)).toEqual([]);
+  await q(`update retailer_locations set retailer_id = $2 where id = $1`, [ids.rl2, ids.retailer2]);
+  expect(await q(`select distinct retailer_id from company_retailer_locations where retailer_location_id = $1`, [ids.rl2])).toEqual([{ retailer_id: ids.retailer2 }]);
+  await q(`update company_retailer_locations set retailer_id = $1`, [ids.retailer]); // by hand
+  expect(await q(STALE_CRLS)).toEqual([]);
 });

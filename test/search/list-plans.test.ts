@@ -36,11 +36,10 @@ interface List {
 }
 
 const LISTS: Record<string, List> = {
-  // The activity's lead carries the scope keys; the activity does not, so the two roles whose scope is an
-  // OR over the lead's keys (or an assignee's store) count through a hash join of every activity.
-  'lead activities': { doc: leadActivitySearch, table: 'lead_activities', scope: leadScope, gaps: ['company admin', 'store manager'] },
-  // A CRL's retailer is its retailer location's: not a key of the CRL row.
-  'company retailer locations': { doc: crlSearch, table: 'company_retailer_locations', scope: crlScope, gaps: ['retailer admin'] },
+  // An activity keeps its lead's owner, not its lead's assignee keys: the retailer admin's "assigned to our
+  // stores, owned by a company" branch (an eighth of the activities here) is joined to every activity.
+  'lead activities': { doc: leadActivitySearch, table: 'lead_activities', scope: leadScope, gaps: ['retailer admin'] },
+  'company retailer locations': { doc: crlSearch, table: 'company_retailer_locations', scope: crlScope, gaps: [] },
   'company retailers': { doc: companyRetailerSearch, table: 'company_retailers', scope: companyRetailerScope, gaps: [] },
 };
 

@@ -6,7 +6,7 @@ import { query } from '../../src/db/sql';
 
 /**
  * The data of the plan tests (issue 10): eight companies and retailers, their network (with thousands of
- * stores and company retailers more), and 4,000 leads with two activities each, enough that PostgreSQL plans as it does at scale (an index where one
+ * stores and company retailers more), and 4,000 leads with ten activities each, enough that PostgreSQL plans as it does at scale (an index where one
  * serves, a sequential scan where none does); and each role's caller over it.
  */
 export async function seedPlanData(t: TestApp): Promise<Record<string, any>> {
@@ -32,15 +32,16 @@ export async function seedPlanData(t: TestApp): Promise<Record<string, any>> {
                      case when i % 10 <> 0 then crl.company_id end,
                      case when i % 10 = 0 then rl.retailer_id end,
                      case when i % 7 <> 0 then crl.id end,
-                     case when i % 97 = 0 then (select id from users limit 1) end,
+                     case when i % 397 = 0 then (select id from users limit 1) end,
                      now() - i * interval '1 minute'
                 from generate_series(1, 4000) i
                 join (select id, company_id, retailer_location_id, row_number() over (order by id) - 1 n from company_retailer_locations) crl
                   on crl.n = i % (select count(*) from company_retailer_locations)
                 join retailer_locations rl on rl.id = crl.retailer_location_id`);
+  // A timeline of ten activities each (a quote request, then notes): 40,000.
   await rows(`insert into lead_activities (lead_id, type, data, created_at)
-              select l.id, t.type, '{}', l.created_at + t.n * interval '1 second'
-                from leads l, (values (0, 'LeadActivity::QuoteRequest'), (1, 'LeadActivity::Note')) t(n, type)`);
+              select l.id, case when n = 0 then 'LeadActivity::QuoteRequest' else 'LeadActivity::Note' end, '{}', l.created_at + n * interval '1 second'
+                from leads l, generate_series(0, 9) n`);
   // Stores without leads and retailers of the other companies, so the network tables are large enough
   // to be planned as at scale: 1,200 more stores (2,400 CRLs, 300 of the first company), 7,000 more
   // company retailers (none of the first company).

@@ -50,7 +50,8 @@ export function crlScopeFields(crl: string, prefix = ''): { joins: string; field
       [`${prefix}company_id`]: { sql: `${crl}.company_id`, type: 'uuid' },
       [`${prefix}territory_id`]: { sql: `coalesce(${crl}.territory_id, ${cr}.territory_id)`, type: 'uuid' },
       [`${prefix}company_retailer_id`]: { sql: `${crl}.company_retailer_id`, type: 'uuid' },
-      [`${prefix}retailer_id`]: { sql: `${rl}.retailer_id`, type: 'uuid' },
+      // Kept on the CRL row by triggers (Migration20261124162000_crl_retailer_key): its retailer location's.
+      [`${prefix}retailer_id`]: { sql: `${crl}.retailer_id`, type: 'uuid' },
       [`${prefix}retailer_location_id`]: { sql: `${crl}.retailer_location_id`, type: 'uuid' },
     },
   };

@@ -96,6 +96,14 @@ export const leadSearch: SearchDocument = {
   },
 };
 
+/**
+ * The owner fields over an activity's own copy of its lead's owner (Migration20261124161000_lead_activity_owner_keys):
+ * the owner admins' branch of the lead scope reads no lead. The creator is the lead's.
+ */
+const ACTIVITY_OWNER_FIELDS: Record<string, SearchField> = Object.fromEntries(
+  Object.entries(OWNER_FIELDS).map(([name, f]): [string, SearchField] => [name, { ...f, sql: f.sql.replace(/\bl\.owner_/g, 'la.owner_') }]),
+);
+
 /** What a lead activity list can search, filter, order and aggregate on; scoped through its lead. */
 export const leadActivitySearch: SearchDocument = {
   name: 'lead_activities',
@@ -106,8 +114,10 @@ export const leadActivitySearch: SearchDocument = {
     { table: 'company_retailers', ids: 'select la.id from lead_activities la join leads l on l.id = la.lead_id join company_retailer_locations a on a.id = l.assignee_id where a.company_retailer_id = ($1).id' },
     { table: 'retailer_locations', ids: 'select la.id from lead_activities la join leads l on l.id = la.lead_id join company_retailer_locations a on a.id = l.assignee_id where a.retailer_location_id = ($1).id' },
   ],
-  from: `lead_activities la join leads l on l.id = la.lead_id`,
+  from: 'lead_activities la',
   alias: 'la',
+  // Only what reads the lead joins it: the owner is kept on the activity (ACTIVITY_OWNER_FIELDS).
+  joins: [{ alias: 'l', sql: 'join leads l on l.id = la.lead_id' }],
   fields: {
     id: { sql: 'la.id', type: 'uuid' },
     lead_id: { sql: 'la.lead_id', type: 'uuid' },
@@ -118,7 +128,7 @@ export const leadActivitySearch: SearchDocument = {
     source_id: { sql: 'la.source_id', type: 'uuid' },
     created_at: { sql: 'la.created_at', type: 'date' },
     updated_at: { sql: 'la.updated_at', type: 'date' },
-    ...OWNER_FIELDS,
+    ...ACTIVITY_OWNER_FIELDS,
     ...LEAD_ASSIGNEE_FIELDS,
     ...BEYOND_OWNER_FIELDS,
   },
