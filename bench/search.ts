@@ -33,6 +33,8 @@ import { listRequest, parseQueryString } from '../src/rest/query';
 import type { Caller } from '../src/auth/caller';
 
 const RESOURCE = process.env.BENCH_RESOURCE ?? 'all';
+/** Lead roles to measure: `all`, or a comma list of name prefixes (`company admin,store manager`). */
+const ROLES = process.env.BENCH_ROLES ?? 'all';
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 100_000);
 const LEADS = Number(process.env.BENCH_LEADS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -149,10 +151,18 @@ const STATUSES = ['New', 'New', 'New', 'Contacted', 'Contacted', 'Qualified', 'W
  * LEADS leads over LEAD_COMPANIES companies, each dealing with LEAD_RETAILERS retailers of
  * STORES_PER_RETAILER stores (a CRL per company and store). 90% are assigned to a store of their owner
  * company; each has a location in one of CITIES (1 in 13 has none), one email (1 in 5 a second), one
- * phone number; a third have 1 to 3 activities. Keys: the admin of the first company and a location
- * user of it assigned to 5 of its stores.
+ * phone number; a third have 1 to 3 activities. Keys: one user of every role around the first company
+ * and the first dealer (a territory over dealers 1-3, company retailers of dealers 1-2, 5 stores each for
+ * the location user and the sales associate, 2 stores of dealer 1 for its store manager), each seeing
+ * thousands of leads.
  */
-async function seedLeads(em: EntityManager, url: string): Promise<{ adminKey: string; locationUserKey: string; emailPrefix: string; storeLeads: number }> {
+interface SeededLeads {
+  /** Each role's key, with what it sees, the company admin first. */
+  keys: Array<{ name: string; key: string }>;
+  emailPrefix: string;
+}
+
+async function seedLeads(em: EntityManager, url: string): Promise<SeededLeads> {
   const pg = new Client({ connectionString: url });
   await pg.connect();
   try {
@@ -233,29 +243,57 @@ async function seedLeads(em: EntityManager, url: string): Promise<{ adminKey: st
     await pg.query('vacuum analyze');
 
     const company = (await em.findOne(Company, { name: 'Lead brand 1' }))!;
-    const key = (role: Role) => {
-      const user = em.create(User, { email: `lead-${role}@bench.test`, name: role, role, company });
+    const retailer = (await em.findOne(Retailer, { name: 'Lead dealer 1' }))!;
+    // A territory of the first company over its company retailers of dealers 1-3 (their CRLs inherit it).
+    const { rows: [territory] } = await pg.query(`insert into territories (company_id, name) values ($1, 'Bench north') returning id`, [company.id]);
+    await pg.query(
+      `update company_retailers set territory_id = $1
+        where company_id = $2 and retailer_id in (select id from retailers where name in ('Lead dealer 1', 'Lead dealer 2', 'Lead dealer 3'))`,
+      [territory.id, company.id],
+    );
+    const users: Array<{ name: string; user: User; plain: string }> = [];
+    const key = (name: string, role: Role, org: { company?: Company; retailer?: Retailer; territory?: string }) => {
+      const user = em.create(User, {
+        email: `lead-${role}@bench.test`,
+        name: role,
+        role,
+        company: org.company ?? null,
+        retailer: org.retailer ?? null,
+        territory: org.territory ? em.getReference('Territory', org.territory) : null,
+      } as any);
       const plain = generatePlainKey();
       em.create(ApiKey, { user, keyHash: hashKey(plain), prefix: keyPrefix(plain), label: 'bench' });
-      return { user, plain };
+      users.push({ name, user, plain });
+      return user;
     };
-    const admin = key(Role.CompanyAdmin);
-    const locationUser = key(Role.CompanyLocationUser);
+    key('company admin', Role.CompanyAdmin, { company });
+    key('territory manager (dealers 1-3)', Role.CompanyTerritoryManager, { company, territory: territory.id });
+    const retailerManager = key('retailer manager (dealers 1-2)', Role.CompanyRetailerManager, { company });
+    const locationUser = key('location user (5 stores)', Role.CompanyLocationUser, { company });
+    const salesAssociate = key('sales associate (5 stores)', Role.CompanySalesAssociate, { company });
+    key('retailer admin (dealer 1, every brand)', Role.RetailerAdmin, { retailer });
+    const storeManager = key('store manager (2 stores, every brand)', Role.RetailerStoreManager, { retailer });
     await em.flush();
-    // The location user's stores: the five first of the company's CRLs.
+    const crlsOfCompany = `select id from company_retailer_locations where company_id = $2 order by id`;
+    await pg.query(`insert into user_company_retailer_locations (user_id, company_retailer_location_id) select $1, id from (${crlsOfCompany} limit 5) x`, [locationUser.id, company.id]);
+    await pg.query(`insert into user_company_retailer_locations (user_id, company_retailer_location_id) select $1, id from (${crlsOfCompany} offset 5 limit 5) x`, [salesAssociate.id, company.id]);
     await pg.query(
-      `insert into user_company_retailer_locations (user_id, company_retailer_location_id)
-       select $1, id from company_retailer_locations where company_id = $2 order by id limit 5`,
-      [locationUser.user.id, company.id],
+      `insert into user_company_retailers (user_id, company_retailer_id)
+       select $1, id from company_retailers where company_id = $2 and retailer_id in (select id from retailers where name in ('Lead dealer 1', 'Lead dealer 2'))`,
+      [retailerManager.id, company.id],
     );
+    await pg.query(`insert into user_retailer_locations (user_id, retailer_location_id) select $1, id from retailer_locations where retailer_id = $2 order by id limit 2`, [
+      storeManager.id,
+      retailer.id,
+    ]);
     const { rows: [store] } = await pg.query(
-      `select count(*)::int as n, min(split_part(e.email, '@', 1)) as email
+      `select min(split_part(e.email, '@', 1)) as email
          from leads l join emails e on e.lead_id = l.id and e.email like '%@mail.example.test'
         where l.assignee_id in (select company_retailer_location_id from user_company_retailer_locations where user_id = $1)`,
-      [locationUser.user.id],
+      [locationUser.id],
     );
     // A prefix of an email the location user sees (its last two digits cut): a handful of matches.
-    return { adminKey: admin.plain, locationUserKey: locationUser.plain, emailPrefix: String(store.email).slice(0, -2), storeLeads: store.n };
+    return { keys: users.map((u) => ({ name: u.name, key: u.plain })), emailPrefix: String(store.email).slice(0, -2) };
   } catch (e) {
     await pg.query('rollback').catch(() => undefined);
     throw e;
@@ -318,7 +356,8 @@ async function main(): Promise<void> {
   process.stderr.write(`starting PostgreSQL in ${dir} on port ${port}\n`);
   const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, false);
   const orm = await initOrm(db.url, { debug: false });
-  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+  // No rate limits: the benchmark sends thousands of requests a minute with one key.
+  const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', RATE_LIMIT_API: '0', RATE_LIMIT_API_PER_IP: '0' });
   const { app, stop } = await buildApp(config, orm);
   const server = app.listen(0);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -350,10 +389,7 @@ async function main(): Promise<void> {
         `\nSearch benchmark: ${LEADS} leads (with emails, phone numbers, locations, activities; all associations included), ${REQUESTS} requests per case, concurrency ${CONCURRENCY}, per_page 50`,
         `${base}/leads`,
         leadSearch,
-        [
-          { name: `company admin (sees ~${Math.round(LEADS / LEAD_COMPANIES)})`, key: seeded.adminKey, scope: await scope(seeded.adminKey) },
-          { name: `company location user, 5 stores (sees ${seeded.storeLeads})`, key: seeded.locationUserKey, scope: await scope(seeded.locationUserKey) },
-        ],
+        await Promise.all(seeded.keys.filter((k) => ROLES === 'all' || ROLES.split(',').some((r) => k.name.startsWith(r))).map(async (k) => ({ ...k, scope: await scope(k.key) }))),
         leadCases(seeded.emailPrefix),
         pg,
       );
