@@ -54,33 +54,40 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
 
 /**
  * graphql-jit compiles a parser for the operation's variables by walking their input types, without
- * noticing a type that contains itself: a variable of a recursive type (`$where: LeadWhere`, whose
- * `_and` lists `LeadWhere`) would never finish compiling. Such operations run on graphql-js.
+ * noticing a type that contains itself: a variable whose type reaches a recursive one (`$where:
+ * LeadWhere`, whose `_and` lists `LeadWhere`; `$aggs: [LeadFacetInput!]`, whose `where` is one) would
+ * never finish compiling. Such operations run on graphql-js.
  */
 export function compilable(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
   return (operation.variableDefinitions ?? []).every((v) => {
     const type = typeFromAST(schema, v.type as any);
     const named = type && getNamedType(type);
-    return !named || !isInputObjectType(named) || !recursive(named);
+    return !named || !isInputObjectType(named) || !reachesCycle(named);
   });
 }
 
-const recursiveTypes = new WeakMap<GraphQLInputObjectType, boolean>();
+const cyclic = new WeakMap<GraphQLInputObjectType, boolean>();
 
-function recursive(type: GraphQLInputObjectType): boolean {
-  let known = recursiveTypes.get(type);
+/** Whether an input type is, or holds at any depth, a type that contains itself. */
+function reachesCycle(type: GraphQLInputObjectType): boolean {
+  let known = cyclic.get(type);
   if (known === undefined) {
-    const reaches = (from: GraphQLInputObjectType, seen: Set<GraphQLInputObjectType>): boolean =>
-      Object.values(from.getFields()).some((f) => {
+    const onPath = new Set<GraphQLInputObjectType>();
+    const done = new Set<GraphQLInputObjectType>();
+    const visit = (t: GraphQLInputObjectType): boolean => {
+      if (onPath.has(t)) return true;
+      if (done.has(t)) return false;
+      onPath.add(t);
+      const found = Object.values(t.getFields()).some((f) => {
         const inner = getNamedType(f.type);
-        if (!isInputObjectType(inner)) return false;
-        if (inner === type) return true;
-        if (seen.has(inner)) return false;
-        seen.add(inner);
-        return reaches(inner, seen);
+        return isInputObjectType(inner) && visit(inner);
       });
-    known = reaches(type, new Set());
-    recursiveTypes.set(type, known);
+      onPath.delete(t);
+      done.add(t);
+      return found;
+    };
+    known = visit(type);
+    cyclic.set(type, known);
   }
   return known;
 }

@@ -7,14 +7,17 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
+  parse,
   type GraphQLField,
   type GraphQLInputType,
+  type OperationDefinitionNode,
 } from 'graphql';
 import { createTestApp, type TestApp } from '../support/app';
 import { world } from '../support/network';
 import { writeJson } from '../support/fuzz';
 import { createLead, quoteRequest } from '../support/leads';
-import { buildSchema } from '../../src/graphql/schema';
+import { buildBareSchema, buildSchema } from '../../src/graphql/schema';
+import { compilable } from '../../src/graphql/jit';
 
 /**
  * Issue 9 item 6: any uncoded GraphQL error caused by client input is a bug. Every root field of the
@@ -123,4 +126,12 @@ test('a document run again (compiled by graphql-jit) answers hostile variables a
     [400, 'BAD_USER_INPUT'],
     [200, 'ok'],
   ]);
+});
+
+test('operations whose variables reach a recursive input type stay on graphql-js (graphql-jit never finishes compiling them)', () => {
+  const schema = buildBareSchema();
+  const operation = (source: string) => parse(source).definitions[0] as OperationDefinitionNode;
+  expect(compilable(schema, operation('query($w: LeadWhere) { leads(where: $w) { meta { total } } }'))).toBe(false);
+  expect(compilable(schema, operation('query($a: [LeadFacetInput!]) { leads(aggs: $a) { meta { total } } }'))).toBe(false);
+  expect(compilable(schema, operation('query($n: Int, $i: LeadInput) { leads(perPage: $n) { meta { total } } }'))).toBe(true);
 });
