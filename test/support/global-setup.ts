@@ -14,7 +14,8 @@ export default async function globalSetup(): Promise<void> {
   let serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-test-'));
-    const port = 55000 + Math.floor(Math.random() * 5000);
+    // Below Linux's ephemeral range, where outgoing connections take their local ports (see pgPort).
+    const port = 26000 + Math.floor(Math.random() * 4000);
     // From a 0700 directory (mkdtemp): as root the cluster goes where the postgres user can reach it.
     const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, false);
     (globalThis as any).__leadnetDb = db;

@@ -147,9 +147,13 @@ function expectMode(dir: string, mode: number): void {
   if ((fs.statSync(dir).mode & 0o777) !== mode) throw new Error(`${dir} is not ${mode.toString(8)}`);
 }
 
-/** A port for an embedded PostgreSQL of one test (distinct from the run's). */
+/**
+ * A port for an embedded PostgreSQL of one test: below Linux's ephemeral range (32768-60999), where the
+ * run's own outgoing connections take their local ports (one of them once held the port a test had
+ * picked), and apart from the run's (global-setup.ts).
+ */
 export function pgPort(): number {
-  return 50000 + Math.floor(Math.random() * 4000);
+  return 21000 + Math.floor(Math.random() * 4000);
 }
 
 /**
