@@ -4,10 +4,9 @@ import { Migration } from '@mikro-orm/migrations';
  * Lists read the scope's key and then the list order (`created_at desc, id`): each key's index ends in
  * that order, so a scoped page is an index range scan plus LIMIT instead of every matching row sorted.
  * They replace the indexes on the key alone (a composite index serves the key's lookups as well).
- * Lead activities: per lead (the timeline and the lead-scoped lists) and, for the operator, overall.
+ * Lead activities: overall, for the operator (per lead: Migration20261124161000_lead_activity_owner_keys).
  */
 const INDEXES: Array<{ table: string; key: string | null; replaces: string | null }> = [
-  { table: 'lead_activities', key: 'lead_id', replaces: 'lead_activities_lead_id_created_at_index' },
   { table: 'lead_activities', key: null, replaces: null },
   { table: 'company_retailer_locations', key: 'company_id', replaces: 'company_retailer_locations_company_id_index' },
   { table: 'company_retailer_locations', key: 'company_retailer_id', replaces: 'company_retailer_locations_company_retailer_id_index' },
@@ -31,10 +30,7 @@ export class Migration20261124160000_list_order_indexes extends Migration {
 
   async down(): Promise<void> {
     for (const index of INDEXES) {
-      if (index.replaces) {
-        const columns = index.replaces === 'lead_activities_lead_id_created_at_index' ? '"lead_id", "created_at"' : `"${index.key}"`;
-        this.addSql(`create index if not exists "${index.replaces}" on "${index.table}" (${columns});`);
-      }
+      if (index.replaces) this.addSql(`create index if not exists "${index.replaces}" on "${index.table}" ("${index.key}");`);
       this.addSql(`drop index if exists "${nameOf(index)}";`);
     }
   }

@@ -29,11 +29,12 @@ export class Migration20261124161000_lead_activity_owner_keys extends Migration 
       for each row when (OLD.owner_company_id is distinct from NEW.owner_company_id or OLD.owner_retailer_id is distinct from NEW.owner_retailer_id)
       execute function leadnet_lead_activity_owner_refresh();`);
     this.addSql(`create index "lead_activities_owner_company_id_list_order_index" on "lead_activities" ("owner_company_id", "created_at" desc, "id");`);
-    // The branches that go through the lead (an assignee's store, the creator) read a lead's activities
-    // and exclude the owner branch's: with the owner in the per-lead index, that is an index-only read.
-    this.addSql(`drop index if exists "lead_activities_lead_id_list_order_index";`);
-    this.addSql(`create index "lead_activities_lead_id_list_order_index" on "lead_activities" ("lead_id", "created_at" desc, "id") include ("owner_company_id", "owner_retailer_id");`);
     this.addSql(`create index "lead_activities_owner_retailer_id_list_order_index" on "lead_activities" ("owner_retailer_id", "created_at" desc, "id");`);
+    // A lead's activities in list order (its timeline, and the scope branches that go through the lead:
+    // an assignee's store, the creator); those exclude the owner branch's rows, so the owner is in the
+    // index too and the read is index-only. It replaces the index on (lead_id, created_at).
+    this.addSql(`create index "lead_activities_lead_id_list_order_index" on "lead_activities" ("lead_id", "created_at" desc, "id") include ("owner_company_id", "owner_retailer_id");`);
+    this.addSql(`drop index if exists "lead_activities_lead_id_created_at_index";`);
     // The planner's estimate of the admins' "assigned to us beyond the owner" branch: without statistics
     // on its expression it guesses 0.5% of the leads, and reads a whole list order to find rows that are
     // not there instead of starting from that branch's partial index.
@@ -46,8 +47,8 @@ export class Migration20261124161000_lead_activity_owner_keys extends Migration 
 
   async down(): Promise<void> {
     this.addSql(`drop statistics if exists "leads_beyond_owner_stats";`);
+    this.addSql(`create index if not exists "lead_activities_lead_id_created_at_index" on "lead_activities" ("lead_id", "created_at");`);
     this.addSql(`drop index if exists "lead_activities_lead_id_list_order_index";`);
-    this.addSql(`create index "lead_activities_lead_id_list_order_index" on "lead_activities" ("lead_id", "created_at" desc, "id");`);
     this.addSql(`drop index if exists "lead_activities_owner_retailer_id_list_order_index";`);
     this.addSql(`drop index if exists "lead_activities_owner_company_id_list_order_index";`);
     this.addSql(`drop trigger if exists leadnet_lead_activity_owner on leads;`);

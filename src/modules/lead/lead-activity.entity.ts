@@ -22,7 +22,7 @@ export type LeadActivityType = (typeof LEAD_ACTIVITY_TYPES)[number];
 
 /** An event on a lead's timeline. */
 @ObjectType()
-// (lead_id, created_at desc, id) and (created_at desc, id): migrations/Migration20261124160000_list_order_indexes.ts.
+// List indexes: migrations/Migration20261124160000_list_order_indexes.ts and Migration20261124161000_lead_activity_owner_keys.ts.
 @Entity({ tableName: 'lead_activities' })
 export class LeadActivity extends BaseEntity {
   @ManyToOne(() => Lead, { deleteRule: 'cascade' })
