@@ -1,8 +1,9 @@
 import { ArgsType, Field, Float, InputType, Int, registerEnumType, type ClassType } from 'type-graphql';
 import { GraphQLUUID } from 'graphql-scalars';
 import { AppError } from '../errors';
+import { camel } from '../rest/input';
 import { coerce, UNMATCHABLE, usableField } from '../search/where';
-import type { FieldType, SearchDocument, SearchField, Where } from '../search/types';
+import { clientFields, type FieldType, type SearchDocument, type Where } from '../search/types';
 
 /**
  * The typed list arguments of GraphQL, generated from each resource's search document so that the
@@ -13,13 +14,7 @@ import type { FieldType, SearchDocument, SearchField, Where } from '../search/ty
  * contract's `opts[...]` tree, over the documents' snake_case names).
  */
 
-export const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 const constant = (name: string) => name.toUpperCase();
-
-/** The fields of a document a client may name (`scopeOnly` ones are the caller's scope's alone). */
-function clientFields(doc: SearchDocument): Array<[string, SearchField]> {
-  return Object.entries(doc.fields).filter(([, f]) => !f.scopeOnly);
-}
 
 // ---- filter inputs, one per field type and arity -----------------------------------------------------
 
@@ -183,8 +178,9 @@ export class ListOptions {
     return { where: this.where(args.where), order: this.order(args.order), aggs: this.aggs(args.aggs) };
   }
 
+  /** The document's name of the field the caller named (camelCase). */
   private field(name: string, what: string): string {
-    const field = this.byCamel.get(name) ?? this.byCamel.get(camel(name));
+    const field = this.byCamel.get(name);
     if (field) return field;
     throw badInput(`${this.doc.name} cannot ${what} on "${name}". Fields: ${[...this.byCamel.keys()].sort().join(', ')}.`);
   }
@@ -208,11 +204,11 @@ export class ListOptions {
   private fieldConditions(field: string, name: string, filter: Record<string, unknown> | null): Where[] {
     if (filter === null) throw badInput(`where.${name} cannot be null (use {exists: false})`);
     const spec = this.doc.fields[field];
+    // Dates are typed as strings: one that is not a date is refused here, not matched against nothing.
     const value = (op: string, v: unknown): unknown => {
-      if (v === null) return null;
       if (Array.isArray(v)) return v.map((item) => value(op, item));
-      if (spec.type === 'date' && ['eq', 'not', 'in', 'notIn', 'all', 'gt', 'gte', 'lt', 'lte'].includes(op) && coerce(spec, v) === UNMATCHABLE) {
-        throw badInput(`where.${name}.${op}: "${String(v)}" is not an ISO 8601 date or date-time`);
+      if (spec.type === 'date' && typeof v === 'string' && coerce(spec, v) === UNMATCHABLE) {
+        throw badInput(`where.${name}.${op}: "${v}" is not an ISO 8601 date or date-time`);
       }
       return v;
     };

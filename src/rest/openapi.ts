@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Router } from 'express';
-import type { SearchDocument } from '../search/types';
+import { clientFields, type SearchDocument } from '../search/types';
 import { leadActivitySearch, leadSearch } from '../modules/lead/lead.search';
 import { companyRetailerSearch } from '../modules/company-retailer/company-retailer.search';
 import { crlSearch } from '../modules/company-retailer-location/company-retailer-location.search';
@@ -53,7 +53,7 @@ export function withListFields(document: OpenApiDocument): OpenApiDocument {
   for (const [path, doc] of Object.entries(LIST_DOCUMENTS)) {
     const operation = document.paths[path]?.get;
     if (!operation) continue;
-    const fields = Object.entries(doc.fields).filter(([, f]) => !f.scopeOnly);
+    const fields = clientFields(doc);
     const names = (list: typeof fields) => list.map(([name, f]) => (f.readableBy ? `${name} (some roles)` : name));
     const lists = { where: names(fields), order: names(fields.filter(([, f]) => !f.array)), aggs: names(fields) };
     operation['x-leadnet-fields'] = lists;

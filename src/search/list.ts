@@ -5,7 +5,8 @@ import type { ListArgs, Page, SearchMeta } from '../graphql/common';
 import { notFound } from '../errors';
 import { normalizePage } from './options';
 import { compileScope } from './where';
-import { camel, ListOptions } from '../graphql/list-args';
+import { ListOptions } from '../graphql/list-args';
+import { camel } from '../rest/input';
 import { query } from '../db/sql';
 import { fromClause, type Aggs, type Order, type SearchDocument, type Where } from './types';
 

@@ -157,6 +157,11 @@ export interface SearchBackend {
 export const MAX_PER_PAGE = 500;
 export const DEFAULT_PER_PAGE = 50;
 
+/** The fields of a document a client may name in `where`, `order` and `aggs` (`scopeOnly` ones are the scope's alone). */
+export function clientFields(doc: SearchDocument): Array<[string, SearchField]> {
+  return Object.entries(doc.fields).filter(([, f]) => !f.scopeOnly);
+}
+
 /** The document's FROM clause with the optional joins the given SQL reads (every join without SQL). */
 export function fromClause(doc: SearchDocument, ...sql: string[]): string {
   const used = (alias: string) => !sql.length || sql.some((s) => new RegExp(`\\b${alias}\\.`).test(s));

@@ -30,14 +30,20 @@ const BEYOND_OWNER_FIELDS: Record<string, SearchField> = {
   },
 };
 
-/** The lead fields the lead scope reads (owner and creator), over leads `l`. */
-const OWNER_FIELDS: Record<string, SearchField> = {
-  owner_id: { sql: 'coalesce(l.owner_company_id, l.owner_retailer_id)', type: 'uuid' },
-  owner_type: { sql: "case when l.owner_company_id is not null then 'Company' else 'Retailer' end", type: 'string' },
-  owner_company_id: { sql: 'l.owner_company_id', type: 'uuid' },
-  owner_retailer_id: { sql: 'l.owner_retailer_id', type: 'uuid' },
-  created_by_id: { sql: 'l.created_by_id', type: 'uuid' },
-};
+/**
+ * The lead fields the lead scope reads (owner and creator), the owner over the row `owner` holds it on:
+ * the lead `l`, or an activity `la`, which keeps its lead's owner
+ * (Migration20261124161000_lead_activity_owner_keys) so that the owner admins' branch reads no lead.
+ */
+function ownerFields(owner: 'l' | 'la'): Record<string, SearchField> {
+  return {
+    owner_id: { sql: `coalesce(${owner}.owner_company_id, ${owner}.owner_retailer_id)`, type: 'uuid' },
+    owner_type: { sql: `case when ${owner}.owner_company_id is not null then 'Company' else 'Retailer' end`, type: 'string' },
+    owner_company_id: { sql: `${owner}.owner_company_id`, type: 'uuid' },
+    owner_retailer_id: { sql: `${owner}.owner_retailer_id`, type: 'uuid' },
+    created_by_id: { sql: 'l.created_by_id', type: 'uuid' },
+  };
+}
 
 /**
  * The tails of 4 or more digits of a lead's phone numbers (`15035550100`, `5035550100`, ... `0100`): any
@@ -75,7 +81,7 @@ export const leadSearch: SearchDocument = {
     // What `q` reads of the phone numbers: every tail of 4+ digits of each E.164 number, so a number
     // matches as people type it (`503-555-0100`, `(503) 555-0100`, `+1 503 555 0100`, `5550`).
     phone_digits: { sql: PHONE_DIGITS, type: 'string', array: true, text: true },
-    ...OWNER_FIELDS,
+    ...ownerFields('l'),
     ...LEAD_ASSIGNEE_FIELDS,
     ...BEYOND_OWNER_FIELDS,
     assignee_type: { sql: "case when l.assignee_id is not null then 'CompanyRetailerLocation' end", type: 'string' },
@@ -96,14 +102,6 @@ export const leadSearch: SearchDocument = {
   },
 };
 
-/**
- * The owner fields over an activity's own copy of its lead's owner (Migration20261124161000_lead_activity_owner_keys):
- * the owner admins' branch of the lead scope reads no lead. The creator is the lead's.
- */
-const ACTIVITY_OWNER_FIELDS: Record<string, SearchField> = Object.fromEntries(
-  Object.entries(OWNER_FIELDS).map(([name, f]): [string, SearchField] => [name, { ...f, sql: f.sql.replace(/\bl\.owner_/g, 'la.owner_') }]),
-);
-
 /** What a lead activity list can search, filter, order and aggregate on; scoped through its lead. */
 export const leadActivitySearch: SearchDocument = {
   name: 'lead_activities',
@@ -116,7 +114,7 @@ export const leadActivitySearch: SearchDocument = {
   ],
   from: 'lead_activities la',
   alias: 'la',
-  // Only what reads the lead joins it: the owner is kept on the activity (ACTIVITY_OWNER_FIELDS).
+  // Only what reads the lead joins it: the owner is kept on the activity (`ownerFields('la')`).
   joins: [{ alias: 'l', sql: 'join leads l on l.id = la.lead_id' }],
   fields: {
     id: { sql: 'la.id', type: 'uuid' },
@@ -128,7 +126,7 @@ export const leadActivitySearch: SearchDocument = {
     source_id: { sql: 'la.source_id', type: 'uuid' },
     created_at: { sql: 'la.created_at', type: 'date' },
     updated_at: { sql: 'la.updated_at', type: 'date' },
-    ...ACTIVITY_OWNER_FIELDS,
+    ...ownerFields('la'),
     ...LEAD_ASSIGNEE_FIELDS,
     ...BEYOND_OWNER_FIELDS,
   },
