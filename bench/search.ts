@@ -24,6 +24,7 @@ import { User } from '../src/modules/user/user.entity';
 import { ApiKey } from '../src/modules/user/api-key.entity';
 import { Company } from '../src/modules/company/company.entity';
 import { Retailer } from '../src/modules/retailer/retailer.entity';
+import { Territory } from '../src/modules/territory/territory.entity';
 import { productSearch, productScope } from '../src/modules/product/product.search';
 import { leadScope, leadSearch } from '../src/modules/lead/lead.search';
 import { LEAD_ACTIVITY_TYPES } from '../src/modules/lead/lead-activity.entity';
@@ -259,8 +260,8 @@ async function seedLeads(em: EntityManager, url: string): Promise<SeededLeads> {
         role,
         company: org.company ?? null,
         retailer: org.retailer ?? null,
-        territory: org.territory ? em.getReference('Territory', org.territory) : null,
-      } as any);
+        territory: org.territory ? em.getReference(Territory, org.territory) : null,
+      });
       const plain = generatePlainKey();
       em.create(ApiKey, { user, keyHash: hashKey(plain), prefix: keyPrefix(plain), label: 'bench' });
       users.push({ name, user, plain });

@@ -3,6 +3,7 @@ import type { Caller } from '../../src/auth/caller';
 import { Role } from '../../src/modules/user/role';
 import type { Sql } from '../../src/search/types';
 import { query } from '../../src/db/sql';
+import { callerOf } from './caller';
 
 /**
  * The data of the plan tests (issue 10): eight companies and retailers, their network (with thousands of
@@ -66,23 +67,9 @@ export async function seedPlanData(t: TestApp): Promise<Record<string, any>> {
   return { ...first, crs: crs.map((r) => r.id), crls: crls.map((r) => r.id), retailer: retailer.id, rls: rls.map((r) => r.id) };
 }
 
-function caller(data: Record<string, any>, role: Role, extra: Partial<Caller> = {}): Caller {
-  return {
-    userId: data.user_id,
-    role,
-    companyId: null,
-    retailerId: null,
-    territoryId: null,
-    companyRetailerIds: [],
-    companyRetailerLocationIds: [],
-    retailerLocationIds: [],
-    ...extra,
-  };
-}
-
 /** Each role's caller over the seeded data (read when a test runs), by name. */
 export function planCallers(seeded: () => Record<string, any>): Array<[string, () => Caller]> {
-  const as = (role: Role, extra: (d: Record<string, any>) => Partial<Caller>) => () => caller(seeded(), role, extra(seeded()));
+  const as = (role: Role, extra: (d: Record<string, any>) => Partial<Caller>) => () => callerOf(role, { userId: seeded().user_id, ...extra(seeded()) });
   return [
     ['company admin', as(Role.CompanyAdmin, (d) => ({ companyId: d.company }))],
     ['territory manager', as(Role.CompanyTerritoryManager, (d) => ({ companyId: d.company, territoryId: d.territory }))],

@@ -1,18 +1,9 @@
 import { actionTable, ALL, authorize, may, NONE, READ } from '../../src/auth/policy';
-import type { Caller } from '../../src/auth/caller';
 import { Role } from '../../src/modules/user/role';
+import { callerOf } from '../support/caller';
 import { crlActions, crlWritable } from '../../src/modules/company-retailer-location/company-retailer-location.permissions';
 
-const caller = (role: Role): Caller => ({
-  userId: 'u',
-  role,
-  companyId: null,
-  retailerId: null,
-  territoryId: null,
-  companyRetailerIds: [],
-  companyRetailerLocationIds: [],
-  retailerLocationIds: [],
-});
+const caller = (role: Role) => callerOf(role, { userId: 'u' });
 
 test('actionTable gives every role the base, then the exceptions', () => {
   const table = actionTable(READ, { [Role.CompanyAdmin]: ALL, [Role.PlatformOperator]: NONE });
