@@ -4,6 +4,7 @@ import {
   getVariableValues,
   isInputObjectType,
   typeFromAST,
+  type DocumentNode,
   type ExecutionResult,
   type GraphQLInputObjectType,
   type GraphQLSchema,
@@ -27,15 +28,16 @@ const CACHED_DOCUMENTS = 500;
  * WebSocket elsewhere) and first sightings run on graphql-js.
  */
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
-  const documents = new LRUCache<string, { hits: number; compiled?: CompiledQuery }>({ max: CACHED_DOCUMENTS });
+  // `compiled`: undefined until the document is compiled, null when it cannot be.
+  const documents = new LRUCache<string, { hits: number; compiled?: CompiledQuery | null }>({ max: CACHED_DOCUMENTS });
   const executor: GatewayExecutor = async ({ document, operation, operationName, queryHash, request, context }) => {
     const key = `${queryHash}:${operationName ?? ''}`;
     const entry = documents.get(key) ?? { hits: 0 };
     entry.hits++;
     documents.set(key, entry);
-    if (!entry.compiled && entry.hits >= COMPILE_AFTER && operation.operation !== 'subscription' && compilable(schema, operation)) {
-      const compiled = compileQuery(schema, document, operationName ?? undefined);
-      if (isCompiledQuery(compiled)) entry.compiled = compiled;
+    if (entry.compiled === undefined && entry.hits >= COMPILE_AFTER) {
+      const compiled = compileOperation(schema, document, operation);
+      entry.compiled = typeof compiled === 'string' ? null : compiled;
     }
     if (entry.compiled) return runCompiled(entry.compiled, schema, operation, context, request.variables);
     return execute({ schema, document, operationName, variableValues: request.variables, contextValue: context });
@@ -50,6 +52,17 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     },
     async stop() {},
   };
+}
+
+/**
+ * The operation compiled by graphql-jit, or why it is not: a subscription, variables graphql-jit cannot
+ * parse (`compilable`), or graphql-jit's own errors.
+ */
+export function compileOperation(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): CompiledQuery | string {
+  if (operation.operation === 'subscription') return 'a subscription';
+  if (!compilable(schema, operation)) return 'a variable of a recursive input type';
+  const compiled = compileQuery(schema, document, operation.name?.value);
+  return isCompiledQuery(compiled) ? compiled : (compiled.errors ?? []).map((e) => e.message).join('; ');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Kind, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { runCompiled } from '../graphql/jit';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { compileOperation, runCompiled } from '../graphql/jit';
+import type { CompiledQuery } from 'graphql-jit';
 import { logger } from '../logger';
 import type { Request } from 'express';
 import { buildContext, type Context, type ContextDeps } from '../context';
@@ -45,10 +45,10 @@ export class RestExecutor {
     let entry = this.compiledOperations.get(operationName);
     if (!entry) {
       const document = this.operations.get(operationName);
-      const result = compileQuery(this.schema, document, operationName);
-      if (!isCompiledQuery(result)) throw new Error(`REST operation ${operationName} does not compile: ${result.errors?.map((e) => e.message).join('; ')}`);
       const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName)!;
-      entry = { compiled: result, operation };
+      const compiled = compileOperation(this.schema, document, operation);
+      if (typeof compiled === 'string') throw new Error(`REST operation ${operationName} does not compile: ${compiled}`);
+      entry = { compiled, operation };
       this.compiledOperations.set(operationName, entry);
     }
     return entry;
