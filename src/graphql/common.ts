@@ -1,4 +1,5 @@
-import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { Field, FieldResolver, Int, ObjectType, Resolver, Root, type ClassType } from 'type-graphql';
+import type { AggResult } from '../search/types';
 import { GraphQLError, GraphQLScalarType } from 'graphql';
 import { GraphQLJSON, GraphQLUUID } from 'graphql-scalars';
 import { LimitViolation, checkJson } from '../limits';
@@ -68,10 +69,20 @@ export class SearchMeta {
   totalPages!: number;
 
   @Field(() => JSONScalar, { description: 'The facets in the REST contract\'s shape: `{field: {buckets: [{key, doc_count}], sum_other_doc_count, ...}}`.' })
-  aggs!: Record<string, unknown>;
+  aggs!: Record<string, AggResult>;
+}
 
-  @Field(() => [Facet], { description: 'The facets asked for in `aggs`, in their order.' })
-  facets!: Facet[];
+/** `SearchMeta.facets`: `aggs` typed, read only when asked for (the REST contract reads `aggs`). */
+@Resolver(() => SearchMeta)
+export class SearchMetaResolver {
+  @FieldResolver(() => [Facet], { description: 'The facets asked for in `aggs`, in their order.' })
+  facets(@Root() meta: SearchMeta): Facet[] {
+    return Object.entries(meta.aggs).map(([field, agg]) => ({
+      field,
+      sumOtherDocCount: agg.sum_other_doc_count,
+      buckets: agg.buckets.map((b) => ({ key: String(b.key), docCount: b.doc_count })),
+    }));
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { shield, allow, deny } from 'graphql-shield';
 import { lexicographicSortSchema, printSchema, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { checkRootArgs } from '../limits';
 import { forbidden } from '../errors';
+import { SearchMetaResolver } from './common';
 import { ProductResolver } from '../modules/product/product.resolver';
 import { productPermissions } from '../modules/product/product.permissions';
 import { LeadResolver } from '../modules/lead/lead.resolver';
@@ -45,6 +46,7 @@ import { importPermissions } from '../modules/import/import.permissions';
 
 /** Every resolver class of the schema. */
 const resolvers: NonEmptyArray<Function> = [
+  SearchMetaResolver,
   LeadResolver,
   LeadActivityResolver,
   UserResolver,

@@ -36,22 +36,8 @@ export async function searchPage(ctx: Context, doc: SearchDocument, scope: Where
   const hidden = hiddenFields(doc, ctx.caller);
   const { where, order, aggs, facetName } = listOptions(ctx, doc, hidden, args);
   const result = await ctx.search.search(doc, { q: args.q, where, order, aggs, page, perPage, scope, hidden });
-  const named = Object.entries(result.aggs).map(([field, agg]) => [facetName(field), agg] as const);
-  return {
-    ids: result.ids,
-    meta: {
-      total: result.total,
-      page,
-      perPage,
-      totalPages: Math.ceil(result.total / perPage),
-      aggs: Object.fromEntries(named),
-      facets: named.map(([field, agg]) => ({
-        field,
-        sumOtherDocCount: agg.sum_other_doc_count,
-        buckets: agg.buckets.map((b) => ({ key: String(b.key), docCount: b.doc_count })),
-      })),
-    },
-  };
+  const facets = Object.fromEntries(Object.entries(result.aggs).map(([field, agg]) => [facetName(field), agg]));
+  return { ids: result.ids, meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: facets } };
 }
 
 /**
