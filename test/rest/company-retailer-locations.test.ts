@@ -162,6 +162,23 @@ describe('list search', () => {
 });
 
 describe('create (SPEC 4.4 body)', () => {
+  test("the store's retailer sees a CRL written over REST through the store it links, and no longer once it is unlinked", async () => {
+    const rl = await f.retailerLocation(t.em(), w.R, { name: 'Riverside Scope' });
+    const created = await api(t, 'post', PATH, {
+      key: w.keys.company_admin,
+      body: { company_retailer_location: { company_id: w.A.id, company_retailer_id: w.crA.id, retailer_location_id: rl.id, name: 'Scope desk' } },
+    });
+    expect(created.status).toBe(201);
+    const list = () => api(t, 'get', `${PATH}?opts[where][id]=${created.body.id}`, { key: w.keys.retailer_admin });
+    expect(ids(await list())).toEqual([created.body.id]);
+    expect((await api(t, 'get', `${PATH}/${created.body.id}`, { key: w.keys.retailer_admin })).status).toBe(200);
+
+    const unlinked = await api(t, 'patch', `${PATH}/${created.body.id}`, { key: w.keys.company_admin, body: { company_retailer_location: { retailer_location_id: null } } });
+    expect(unlinked.status).toBe(200);
+    expect(ids(await list())).toEqual([]);
+    expect((await api(t, 'get', `${PATH}/${created.body.id}`, { key: w.keys.retailer_admin })).status).toBe(404);
+  });
+
   test('a company admin creates a store with its nested objects beside the root; they are written to the retailer location', async () => {
     const em = t.em();
     const rl = await f.retailerLocation(em, w.R, { name: 'Riverside Airport' });
