@@ -203,6 +203,17 @@ describe('show, update, replace and destroy follow the parent lead', () => {
     expect((await api(t, 'delete', `/v1/lead_activities/${target.body.id}`, { key: r.users.companyAdmin.key })).status).toBe(404);
   });
 
+  test("an owner's admin lists the activities of its own leads, written with the lead, by the owner each activity keeps", async () => {
+    // Created by the store manager: the retailer admin sees it as its owner's admin, not as its creator.
+    const lead = await createLead(t, r.users.storeManager.key, quoteRequest());
+    const list = (key: string) => api(t, 'get', `/v1/lead_activities?opts[where][lead_id]=${lead.id}`, { key });
+    const mine = await list(r.users.retailerAdmin.key);
+    expect(mine.status).toBe(200);
+    expect(mine.body.lead_activities.map((a: any) => a.id).sort()).toEqual(lead.lead_activities.map((a: any) => a.id).sort());
+    expect(mine.body.meta.total).toBe(lead.lead_activities.length);
+    expect((await list(r.users.companyAdmin.key)).body.meta.total).toBe(0);
+  });
+
   test('the platform operator gets 403', async () => {
     const key = r.users.operator.key;
     for (const res of [
