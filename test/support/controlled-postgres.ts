@@ -52,6 +52,16 @@ export async function controlledPostgres(): Promise<ControlledPostgres> {
     });
   let pid = 0;
   const pids = () => [pid, ...descendants(pid)];
+  // A process that has exited since it was listed (the server stopped by a test) is left alone.
+  const signal = (sig: NodeJS.Signals) => {
+    for (const p of pids()) {
+      try {
+        process.kill(p, sig);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+      }
+    }
+  };
   const pg: ControlledPostgres = {
     url: '',
     async start() {
@@ -63,13 +73,13 @@ export async function controlledPostgres(): Promise<ControlledPostgres> {
       await ask('stop');
     },
     freeze() {
-      for (const p of pids()) process.kill(p, 'SIGSTOP');
+      signal('SIGSTOP');
     },
     thaw() {
-      for (const p of pids()) process.kill(p, 'SIGCONT');
+      signal('SIGCONT');
     },
     async close() {
-      if (pid) for (const p of pids()) process.kill(p, 'SIGCONT');
+      if (pid) signal('SIGCONT');
       child.disconnect();
       await new Promise((resolve) => child.once('exit', resolve));
       fs.rmSync(base, { recursive: true, force: true });
