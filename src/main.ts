@@ -3,6 +3,7 @@ import { config, ConfigError } from './config';
 import { EmbeddedDatabaseError, embeddedClusterDir, startEmbeddedPostgres } from './db/embedded';
 import { initOrm } from './db/orm';
 import { databaseOptions } from './db/pool';
+import { usePreparedStatements } from './db/sql';
 import { demoBanner, demoSeedWanted, seedDemo } from './db/demo-seed';
 import { buildApp } from './app';
 import { logger } from './logger';
@@ -27,6 +28,7 @@ async function main(lifecycle: Lifecycle): Promise<void> {
     lifecycle.add('embedded PostgreSQL', () => embedded.stop());
     url = embedded.url;
   }
+  usePreparedStatements(cfg.database.preparedStatements);
   const orm = await initOrm(url, databaseOptions(cfg.database));
   lifecycle.add('database connections', () => orm.close());
   const demo = demoSeedWanted(cfg) ? await seedDemo(orm.em.fork()) : null;

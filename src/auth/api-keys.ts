@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from './caller';
 import type { Role } from '../modules/user/role';
+import { query } from '../db/sql';
 
 const KEY_PREFIX = 'lnk_';
 
@@ -34,7 +35,8 @@ export async function authenticate(em: EntityManager, header: string | undefined
   const plain = keyFromHeader(header);
   if (!plain) return null;
   const hash = hashKey(plain);
-  const rows: any[] = await em.getConnection().execute(
+  const rows = await query<any>(
+    em,
     `with k as (
        select id, user_id, key_hash from api_keys where key_hash = ? and revoked_at is null
      ), touch as (

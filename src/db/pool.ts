@@ -9,6 +9,8 @@ export interface DatabaseLimits {
   statementTimeoutMs: number;
   /** Longest wait for a pooled connection, and for a new connection to be established. */
   acquireTimeoutMs: number;
+  /** Statement texts this process prepares on its connections (src/db/sql.ts); 0: none. */
+  preparedStatements: number;
 }
 
 /** Grace after the server-side timeout before the client-side one, so a live server reports first. */

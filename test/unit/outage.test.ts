@@ -67,7 +67,7 @@ describe('requestIdOf', () => {
 describe('operations configuration', () => {
   test('defaults and bounds', () => {
     const c = parseConfig({});
-    expect(c.database).toEqual({ poolSize: 10, statementTimeoutMs: 5000, acquireTimeoutMs: 2000 });
+    expect(c.database).toEqual({ poolSize: 10, statementTimeoutMs: 5000, acquireTimeoutMs: 2000, preparedStatements: 200 });
     expect(c.metricsToken).toBeUndefined();
     expect(c.workerLockRetryMs).toBe(2000);
     expect(c.logFormat).toBe('auto');
