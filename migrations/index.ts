@@ -16,6 +16,7 @@ import { Migration20261124141000_crl_external_id } from './Migration202611241410
 import { Migration20261124160000_list_order_indexes } from './Migration20261124160000_list_order_indexes';
 import { Migration20261124161000_lead_activity_owner_keys } from './Migration20261124161000_lead_activity_owner_keys';
 import { Migration20261124162000_crl_retailer_key } from './Migration20261124162000_crl_retailer_key';
+import { Migration20261124170000_lead_owner_counts } from './Migration20261124170000_lead_owner_counts';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124160000_list_order_indexes', class: Migration20261124160000_list_order_indexes },
   { name: 'Migration20261124161000_lead_activity_owner_keys', class: Migration20261124161000_lead_activity_owner_keys },
   { name: 'Migration20261124162000_crl_retailer_key', class: Migration20261124162000_crl_retailer_key },
+  { name: 'Migration20261124170000_lead_owner_counts', class: Migration20261124170000_lead_owner_counts },
 ];

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, badRequest } from '../errors';
-import { query } from '../db/sql';
-import { and as andCondition, compileWhere, conditionToSql, not as notCondition, or as orCondition, parseScope, usableField } from './where';
+import { pgArray, query } from '../db/sql';
+import { and as andCondition, compileWhere, conditionToSql, type Condition, not as notCondition, or as orCondition, parseScope, usableField } from './where';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from './options';
 import { queryWords, relevance, textCondition } from './text';
 import { fromClause, type AggResult, type SearchBackend, type SearchDocument, type SearchRequest, type SearchResult, type Sql, type Where } from './types';
@@ -68,7 +68,8 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
   const text = textCondition(doc, words);
   const access = { hidden: req.hidden };
   const where = compileWhere(doc, req.where, undefined, access);
-  const parts = scopeParts(doc, req.scope).map((scope) => [scope, text]);
+  const scopes = scopeParts(doc, req.scope);
+  const parts = scopes.map((scope) => [conditionToSql(doc, scope), text]);
   const filters = parts.map((base) => and([...base, where]));
   const terms = orderBy(doc, req, words);
   const aggs = normalizeAggs(req.aggs);
@@ -101,7 +102,11 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
       bindings: [...selects.flatMap((s) => s.bindings), req.perPage, offset],
     };
   }
-  const counts = filters.map((f) => ({ sql: `(select count(*) from ${fromClause(doc, f.sql)} where ${f.sql})`, bindings: f.bindings }));
+  const unfiltered = text.sql === 'true' && where.sql === 'true';
+  const counts = filters.map(
+    (f, i) =>
+      (unfiltered && keptCount(doc, scopes[i])) || { sql: `(select count(*) from ${fromClause(doc, f.sql)} where ${f.sql})`, bindings: f.bindings },
+  );
   return {
     page,
     count: { sql: `select (${counts.map((c) => c.sql).join(' + ')})::int as total`, bindings: counts.flatMap((c) => c.bindings) },
@@ -150,12 +155,19 @@ function keysetCondition(terms: OrderTerm[], values: unknown[], backward: boolea
 }
 
 /** The scope as disjoint parts: one part, or for `_or` branch i and not any branch before it. */
-function scopeParts(doc: SearchDocument, scope: Where): Sql[] {
+function scopeParts(doc: SearchDocument, scope: Where): Condition[] {
   const cond = parseScope(doc, scope);
-  if (cond.kind !== 'or') return [conditionToSql(doc, cond)];
-  return cond.parts.map((branch, i) =>
-    conditionToSql(doc, i === 0 ? branch : andCondition([branch, notCondition(orCondition(cond.parts.slice(0, i)))])),
-  );
+  if (cond.kind !== 'or') return [cond];
+  return cond.parts.map((branch, i) => (i === 0 ? branch : andCondition([branch, notCondition(orCondition(cond.parts.slice(0, i)))])));
+}
+
+/** The count of a scope part that is a counted field equal to some values, from `doc.counts`. */
+function keptCount(doc: SearchDocument, part: Condition): Sql | null {
+  if (!doc.counts || part.kind !== 'terms' || !doc.counts.fields.includes(part.field)) return null;
+  return {
+    sql: `(select coalesce(sum(c.n), 0) from ${doc.counts.table} c where c.field = ? and c.key = any(?::uuid[]))`,
+    bindings: [part.field, pgArray(part.values.map(String))],
+  };
 }
 
 interface OrderTerm {

@@ -63,6 +63,12 @@ export interface SearchDocument {
    */
   textSql?: string;
   /**
+   * PostgreSQL: a table of exact counts of the root rows per value of some uuid fields (`field`, `key`,
+   * and `n` summed over the key's rows), kept by triggers. A total whose scope part is one of these
+   * fields equal to given values, with no `q` and no `where`, is read from it instead of counted.
+   */
+  counts?: { table: string; fields: readonly string[] };
+  /**
    * Tables feeding the document, for backends that keep a copy (Elasticsearch). Default: the root
    * table of `from`, one document per row.
    */

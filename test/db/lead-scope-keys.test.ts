@@ -205,3 +205,45 @@ test('the list keys follow every change: new activities, an owner changed by han
   await q(`update company_retailer_locations set retailer_id = $1`, [ids.retailer]); // by hand
   expect(await q(STALE_CRLS)).toEqual([]);
 });
+
+/** Owners whose kept count (Migration20261124170000_lead_owner_counts) differs from their leads counted. */
+const WRONG_COUNTS = `
+  with kept as (select field, key, sum(n)::int as n from lead_counts group by 1, 2),
+       actual as (select 'owner_company_id' as field, owner_company_id as key, count(*)::int as n from leads where owner_company_id is not null group by 2
+                  union all
+                  select 'owner_retailer_id', owner_retailer_id, count(*)::int from leads where owner_retailer_id is not null group by 2)
+  select * from kept full join actual using (field, key) where kept.n is distinct from actual.n and coalesce(kept.n, actual.n) <> 0`;
+
+test("each owner's lead count is back-filled and follows inserts, owner changes and deletes, one row or many at a time", async () => {
+  expect(await q(`select field, key, sum(n)::int as n from lead_counts group by 1, 2 order by 1`)).toEqual(
+    expect.arrayContaining([{ field: 'owner_retailer_id', key: ids.retailer, n: 1 }]),
+  );
+  expect(await q(WRONG_COUNTS)).toEqual([]);
+  const created = await q(`insert into leads (name, owner_company_id) select 'Counted ' || i, $1 from generate_series(1, 40) i returning id`, [ids.company2]);
+  await q(`update leads set owner_company_id = null, owner_retailer_id = $2 where id = any($1::uuid[])`, [created.slice(0, 10).map((r) => r.id), ids.retailer2]);
+  await q(`update leads set name = 'Renamed' where id = any($1::uuid[])`, [created.map((r) => r.id)]);
+  await q(`delete from leads where id = any($1::uuid[])`, [created.slice(5, 25).map((r) => r.id)]);
+  expect(await q(`select field, key, sum(n)::int as n from lead_counts where key = any($1::uuid[]) group by 1, 2 order by 1`, [[ids.company2, ids.retailer2]])).toEqual([
+    { field: 'owner_company_id', key: ids.company2, n: 15 },
+    { field: 'owner_retailer_id', key: ids.retailer2, n: 6 }, // and the lead the test before moved to it
+  ]);
+  // A rolled-back write leaves no trace; concurrent writers of one owner each add their own rows.
+  await q('begin');
+  await q(`insert into leads (name, owner_company_id) values ('Rolled back', $1)`, [ids.company2]);
+  await q('rollback');
+  const writers = await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
+  await Promise.all(
+    writers.map(async (c) => {
+      for (let i = 0; i < 10; i++) await c.query(`insert into leads (name, owner_company_id) values ('Concurrent', $1)`, [ids.company2]);
+      await c.end();
+    }),
+  );
+  expect(await q(`select sum(n)::int as n from lead_counts where field = 'owner_company_id' and key = $1`, [ids.company2])).toEqual([{ n: 75 }]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
+});

@@ -64,3 +64,18 @@ test('the check itself sees a whole-table scan when there is one', async () => {
   const found = await planOf({ sql: "select count(*) from leads where name like '%1%'", bindings: [] });
   expect(found.filter(wholeLeadsScan)).toHaveLength(1);
 });
+
+describe.each(callers.filter(([name]) => name.endsWith('admin')))('%s, unfiltered', (_, who) => {
+  test("the total of its own leads is read from the owners' kept counts, and equals their count", async () => {
+    const plain = planSearch(leadSearch, { page: 1, perPage: 50, scope: leadScope(who()) });
+    const found = await planOf(plain.count);
+    expect(found.some((n) => n['Relation Name'] === 'lead_counts')).toBe(true);
+    expect(found.filter((n) => /owner_(company|retailer)_id/.test(n['Index Name'] ?? ''))).toEqual([]);
+    // The same list with a `where` that every lead satisfies is counted row by row.
+    const counted = planSearch(leadSearch, { page: 1, perPage: 50, scope: leadScope(who()), where: { id: { exists: true } } });
+    expect((await planOf(counted.count)).some((n) => n['Relation Name'] === 'lead_counts')).toBe(false);
+    const [[kept], [actual]] = await Promise.all([rows(plain.count.sql, plain.count.bindings), rows(counted.count.sql, counted.count.bindings)]);
+    expect(kept.total).toBe(actual.total);
+    expect(kept.total).toBeGreaterThan(100);
+  });
+});

@@ -72,6 +72,8 @@ export const leadSearch: SearchDocument = {
   joins: [{ alias: 'loc', sql: 'left join locations loc on loc.id = l.location_id' }],
   // Kept equal to textExpression(leadSearch) by triggers (Migration20261122014000_lead_search_text).
   textSql: 'l.search_text',
+  // Kept by triggers (Migration20261124170000_lead_owner_counts): an admin's own leads are counted there.
+  counts: { table: 'lead_counts', fields: ['owner_company_id', 'owner_retailer_id'] },
   fields: {
     id: { sql: 'l.id', type: 'uuid' },
     name: { sql: 'l.name', type: 'string', text: true },
