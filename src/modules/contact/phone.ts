@@ -21,8 +21,22 @@ export function parsePhone(raw: string, country: string): ParsedPhone | null {
   return { e164: parsed.number, countryCode: c };
 }
 
-/** International format (`+1 503 555 0123`) of a stored number; the stored value when it cannot be parsed. */
+/**
+ * International format (`+1 503 555 0123`) of a stored number; the stored value when it cannot be
+ * parsed. Numbers are formatted on write; those written around the application (a bulk load) are
+ * formatted when read, and the last 10,000 formats made are kept, since a list reads the same numbers
+ * again and again (parsing one costs about 20 µs).
+ */
 export function formatPhone(phoneNumber: string, countryCode: string): string {
-  const parsed = parsePhoneNumberFromString(phoneNumber, countryCode as any);
-  return parsed ? parsed.formatInternational() : phoneNumber;
+  const key = `${countryCode} ${phoneNumber}`;
+  let formatted = FORMATS.get(key);
+  if (formatted === undefined) {
+    const parsed = parsePhoneNumberFromString(phoneNumber, countryCode as any);
+    formatted = parsed ? parsed.formatInternational() : phoneNumber;
+    if (FORMATS.size >= FORMATS_KEPT) FORMATS.delete(FORMATS.keys().next().value!);
+    FORMATS.set(key, formatted);
+  }
+  return formatted;
 }
+const FORMATS = new Map<string, string>();
+const FORMATS_KEPT = 10_000;

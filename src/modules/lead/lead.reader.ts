@@ -136,8 +136,15 @@ async function byParent<T>(em: EntityManager, sql: string, ids: readonly string[
   return ids.map((id) => groups.get(id)!);
 }
 
-/** Per-request loaders of the lead read model. */
-export const leadReads = (ctx: Context) => ({
+/** Per-request loaders of the lead read model, made once per request. */
+export function leadReads(ctx: Context) {
+  let reads = READS.get(ctx);
+  if (!reads) READS.set(ctx, (reads = makeLeadReads(ctx)));
+  return reads;
+}
+const READS = new WeakMap<Context, ReturnType<typeof makeLeadReads>>();
+
+const makeLeadReads = (ctx: Context) => ({
   lead: ctx.loaders.custom<string, LeadRow | null>('lead.rows', (ids) => byId<LeadRow>(ctx.em, SQL.leads, ids)),
   emails: ctx.loaders.custom<string, EmailRow[]>('lead.emails', (ids) => byParent<EmailRow>(ctx.em, SQL.emails, ids, (r) => r.parentId)),
   phoneNumbers: ctx.loaders.custom<string, PhoneNumberRow[]>('lead.phoneNumbers', async (ids) => {
@@ -161,8 +168,37 @@ export const leadReads = (ctx: Context) => ({
 });
 
 /** The associations a lead list can read with its rows (`readLeadPage`). */
-export type LeadEmbed = 'emails' | 'phoneNumbers' | 'location' | 'assignee' | 'leadActivities';
+export interface LeadEmbeds {
+  emails: EmailRow[];
+  phoneNumbers: PhoneNumberRow[];
+  location: LocationRow | null;
+  assignee: LeadAssigneeRow | null;
+  leadActivities: LeadActivityRow[];
+}
+export type LeadEmbed = keyof LeadEmbeds;
 export const LEAD_EMBEDS: readonly LeadEmbed[] = ['emails', 'phoneNumbers', 'location', 'assignee', 'leadActivities'];
+
+/** The associations read with a lead's row (`primeLeadRow`), kept on the row itself. */
+const EMBEDDED = Symbol('lead associations read with the row');
+type WithEmbeds = LeadRow & { [EMBEDDED]?: Partial<LeadEmbeds> };
+
+/**
+ * A lead's association: the one read with its row when its page read it (no promise, no loader),
+ * else through the request's loader (one statement per association for every lead of the request).
+ */
+export function leadAssociation<K extends LeadEmbed>(ctx: Context, lead: LeadRow, name: K): LeadEmbeds[K] | Promise<LeadEmbeds[K]> {
+  const embedded = (lead as WithEmbeds)[EMBEDDED];
+  if (embedded && name in embedded) return embedded[name] as LeadEmbeds[K];
+  const reads = leadReads(ctx);
+  const load: { [E in LeadEmbed]: () => LeadEmbeds[E] | Promise<LeadEmbeds[E]> } = {
+    emails: () => reads.emails.load(lead.id),
+    phoneNumbers: () => reads.phoneNumbers.load(lead.id),
+    location: () => (lead.locationId ? reads.location.load(lead.locationId) : null),
+    assignee: () => (lead.assigneeId ? reads.assignee.load(lead.assigneeId) : null),
+    leadActivities: () => reads.activities.load(lead.id),
+  };
+  return load[name]();
+}
 
 /** Each association's JSON object, over its row `x`: the shape of its row type above. */
 const EMBED_JSON = {
@@ -214,7 +250,7 @@ export function leadColumnsWith(embeds: readonly LeadEmbed[], sql: Record<LeadEm
 
 /**
  * A page of leads with the associations the operation selects, in one statement (each association a
- * JSON column), primed into the per-request loaders the field resolvers read: a page costs one
+ * JSON column), kept on each row for the field resolvers (`leadAssociation`): a page costs one
  * statement whatever it embeds, instead of one per association.
  */
 export async function readLeadPage(ctx: Context, ids: readonly string[], embeds: ReadonlySet<string>): Promise<LeadRow[]> {
@@ -225,25 +261,24 @@ export async function readLeadPage(ctx: Context, ids: readonly string[], embeds:
   return ids.map((id) => byId.get(id)).filter((r): r is LeadRow => r !== undefined);
 }
 
-/** A row of `leadColumnsWith` as a LeadRow, its JSON columns primed into the request's loaders. */
+/**
+ * A row of `leadColumnsWith` as a LeadRow, primed into the request's lead loader, its JSON columns
+ * kept on it for `leadAssociation`.
+ */
 export function primeLeadRow(ctx: Context, row: Record<string, any>): LeadRow {
-  const reads = leadReads(ctx);
-  const embedded: Partial<Record<LeadEmbed, any>> = {};
+  const embedded: Partial<LeadEmbeds> = {};
   for (const e of LEAD_EMBEDS) {
-    if (!(`embed_${e}` in row)) continue;
-    embedded[e] = row[`embed_${e}`];
-    delete row[`embed_${e}`];
+    const column = `embed_${e}`;
+    if (!(column in row)) continue;
+    const value = row[column];
+    delete row[column];
+    if (e === 'phoneNumbers') for (const p of value as PhoneNumberRow[]) p.formatted ??= formatPhone(p.phoneNumber, p.countryCode);
+    if (e === 'assignee') embedded.assignee = value && toAssignee(value);
+    else embedded[e] = Array.isArray(value) ? value.map(withDates) : value && withDates(value);
   }
-  const lead = withDates(row as LeadRow);
-  reads.lead.prime(lead.id, lead);
-  if (embedded.emails) reads.emails.prime(lead.id, embedded.emails.map(withDates));
-  if (embedded.phoneNumbers) {
-    for (const p of embedded.phoneNumbers as PhoneNumberRow[]) p.formatted ??= formatPhone(p.phoneNumber, p.countryCode);
-    reads.phoneNumbers.prime(lead.id, embedded.phoneNumbers.map(withDates));
-  }
-  if (embedded.leadActivities) reads.activities.prime(lead.id, embedded.leadActivities.map(withDates));
-  if (embedded.location) reads.location.prime(embedded.location.id, withDates(embedded.location));
-  if (embedded.assignee) reads.assignee.prime(embedded.assignee.id, toAssignee(embedded.assignee));
+  const lead = withDates(row as WithEmbeds);
+  lead[EMBEDDED] = embedded;
+  leadReads(ctx).lead.prime(lead.id, lead);
   return lead;
 }
 

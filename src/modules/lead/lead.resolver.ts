@@ -12,7 +12,7 @@ import { LeadActivity } from './lead-activity.entity';
 import { LeadInput } from './lead.input';
 import { LeadAssignee, LeadMerge, LeadPage } from './lead.types';
 import { LeadService, merges } from './lead.service';
-import { leadReads, type LeadRow } from './lead.reader';
+import { leadAssociation, type LeadRow } from './lead.reader';
 import { listInputs } from '../../graphql/list-args';
 import { leadSearch } from './lead.search';
 
@@ -96,22 +96,22 @@ export class LeadResolver {
 
   @FieldResolver(() => [PhoneNumber])
   phoneNumbers(@Root() lead: LeadRow, @Ctx() ctx: Context) {
-    return leadReads(ctx).phoneNumbers.load(lead.id);
+    return leadAssociation(ctx, lead, 'phoneNumbers');
   }
 
   @FieldResolver(() => [Email])
   emails(@Root() lead: LeadRow, @Ctx() ctx: Context) {
-    return leadReads(ctx).emails.load(lead.id);
+    return leadAssociation(ctx, lead, 'emails');
   }
 
   @FieldResolver(() => Location, { nullable: true })
   location(@Root() lead: LeadRow, @Ctx() ctx: Context) {
-    return lead.locationId ? leadReads(ctx).location.load(lead.locationId) : null;
+    return leadAssociation(ctx, lead, 'location');
   }
 
   @FieldResolver(() => LeadAssignee, { nullable: true })
   assignee(@Root() lead: LeadRow, @Ctx() ctx: Context) {
-    return lead.assigneeId ? leadReads(ctx).assignee.load(lead.assigneeId) : null;
+    return leadAssociation(ctx, lead, 'assignee');
   }
 
   @FieldResolver(() => LeadMerge, {
@@ -124,6 +124,6 @@ export class LeadResolver {
 
   @FieldResolver(() => [LeadActivity], { description: 'The timeline, newest first.' })
   leadActivities(@Root() lead: LeadRow, @Ctx() ctx: Context) {
-    return leadReads(ctx).activities.load(lead.id);
+    return leadAssociation(ctx, lead, 'leadActivities');
   }
 }
