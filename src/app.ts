@@ -19,7 +19,7 @@ import { graphiqlRouter } from './graphiql/graphiql.router';
 import { LeadEventHub } from './modules/lead-events/lead-events.hub';
 import { serveSubscriptions } from './modules/lead-events/lead-events.ws';
 import type { Server } from 'node:http';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { createRateLimits } from './http/rate-limit';
 import { jsonBody } from './http/body';
 import { graphqlCors } from './http/cors';
@@ -85,7 +85,9 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     maxRecursiveSelections: true,
     validationRules: costValidationRules(graphqlLimits),
     // Browsers get the locally served GraphiQL (`graphiqlRouter`), never Apollo's CDN-loaded Sandbox.
-    plugins: [costPlugin(graphqlLimits), serviceUnavailablePlugin, ApolloServerPluginLandingPageDisabled()],
+    // Cache-control hints are not used: without this, Apollo's default plugin wraps every field's
+    // resolver to compute them (15% of a lead page's CPU).
+    plugins: [costPlugin(graphqlLimits), serviceUnavailablePlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
   });
   await apollo.start();
   Object.assign(deps, overrides);
