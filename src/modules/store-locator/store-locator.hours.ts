@@ -1,4 +1,4 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime, IANAZone, Zone } from 'luxon';
 import { WEEKDAYS, type Weekday } from '../retailer-location/hour.entity';
 import { timezoneAt } from '../../geo/timezone';
 import type { LatLng } from '../../geo/distance';
@@ -43,6 +43,67 @@ export function resolveZone(stored: Array<string | null | undefined>, coordinate
   return (coordinates && timezoneAt(coordinates)) ?? FALLBACK_ZONE;
 }
 
+/**
+ * An IANA zone whose offsets at given instants are remembered: luxon asks `Intl` for each one (about
+ * 10 µs), and a store search asks for the same instants again and again (the wall-clock times of the
+ * next eight days' openings). Everything else is the IANA zone's own.
+ */
+class RememberingZone extends Zone {
+  private readonly offsets = new Map<number, number>();
+
+  constructor(private readonly iana: IANAZone) {
+    super();
+  }
+
+  get type(): string {
+    return this.iana.type;
+  }
+
+  get name(): string {
+    return this.iana.name;
+  }
+
+  get isUniversal(): boolean {
+    return this.iana.isUniversal;
+  }
+
+  get isValid(): boolean {
+    return this.iana.isValid;
+  }
+
+  offsetName(ts: number, opts: Parameters<Zone['offsetName']>[1]): string | null {
+    return this.iana.offsetName(ts, opts);
+  }
+
+  formatOffset(ts: number, format: Parameters<Zone['formatOffset']>[1]): string {
+    return this.iana.formatOffset(ts, format);
+  }
+
+  offset(ts: number): number {
+    let offset = this.offsets.get(ts);
+    if (offset === undefined) {
+      offset = this.iana.offset(ts);
+      if (this.offsets.size >= 4096) this.offsets.clear();
+      this.offsets.set(ts, offset);
+    }
+    return offset;
+  }
+
+  equals(other: Zone): boolean {
+    return this.iana.equals(other);
+  }
+}
+
+const ZONES = new Map<string, RememberingZone>();
+function zoneNamed(name: string): Zone {
+  let zone = ZONES.get(name);
+  if (!zone) {
+    zone = new RememberingZone(IANAZone.create(name));
+    if (ZONES.size < 1000) ZONES.set(name, zone);
+  }
+  return zone;
+}
+
 interface LocalDay {
   year: number;
   month: number;
@@ -58,7 +119,7 @@ class ZoneView {
   private readonly openings = new Map<number, string | null>();
 
   constructor(
-    readonly zone: IANAZone,
+    readonly zone: Zone,
     now: Date,
   ) {
     this.now = DateTime.fromJSDate(now, { zone });
@@ -111,7 +172,7 @@ export class HoursCalendar {
 
   private view(zone: string): ZoneView {
     let view = this.zones.get(zone);
-    if (!view) this.zones.set(zone, (view = new ZoneView(IANAZone.create(zone), this.now)));
+    if (!view) this.zones.set(zone, (view = new ZoneView(zoneNamed(zone), this.now)));
     return view;
   }
 

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import cors from 'cors';
 import type { ContextDeps } from '../../context';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { query } from '../../db/sql';
 import { createStoreLocatorSearch } from './store-locator.factory';
 import { InvalidSearchParameters, parseStoreLocatorParams } from './store-locator.params';
 import { StoreLocatorReader } from './store-locator.reader';
@@ -47,7 +49,9 @@ function sendCacheable(req: Request, res: Response, body: unknown, maxAge: numbe
  * with a fixed number of set-based statements.
  */
 export function storeLocatorRouter(deps: ContextDeps, options: StoreLocatorOptions = {}): Router {
-  const execute: Execute = (sql, bindings) => deps.orm.em.getConnection().execute(sql, bindings as any[]);
+  // Values as parameters: the statements are long and the same on every search, so each connection
+  // parses and plans them once (src/db/sql.ts).
+  const execute: Execute = (sql, bindings) => query(deps.orm.em as EntityManager, sql, bindings);
   const search = options.search ?? createStoreLocatorSearch(deps.config, execute);
   const service = new StoreLocatorService(execute, search, new StoreLocatorReader(execute, options.now), { geocoder: deps.geocoder });
   const maxAge = deps.config.storeLocator.maxAge;
