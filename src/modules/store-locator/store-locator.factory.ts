@@ -1,5 +1,5 @@
-import { Client } from '@elastic/elasticsearch';
 import type { Config } from '../../config';
+import { elasticsearchClient } from '../../search/factory';
 import { ElasticsearchStoreLocatorSearch, esClient } from './store-locator.elasticsearch';
 import { PostgresStoreLocatorSearch } from './store-locator.postgres';
 import { STORE_LOCATOR_DOCUMENT } from './store-locator.search';
@@ -14,7 +14,7 @@ export function createStoreLocatorSearch(config: Config, execute: Execute): Stor
     case 'elasticsearch':
       // The alias the search outbox keeps in step (`store-locator.search.ts`), like every list index.
       return new ElasticsearchStoreLocatorSearch(
-        esClient(new Client({ node: config.elasticsearchUrl! })),
+        esClient(elasticsearchClient(config.elasticsearchUrl!)),
         execute,
         { scaleMeters, offsetMeters, decay },
         `${config.elasticsearchIndexPrefix}${STORE_LOCATOR_DOCUMENT}`,
