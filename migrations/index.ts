@@ -17,6 +17,7 @@ import { Migration20261124160000_list_order_indexes } from './Migration202611241
 import { Migration20261124161000_lead_activity_owner_keys } from './Migration20261124161000_lead_activity_owner_keys';
 import { Migration20261124162000_crl_retailer_key } from './Migration20261124162000_crl_retailer_key';
 import { Migration20261124170000_lead_owner_counts } from './Migration20261124170000_lead_owner_counts';
+import { Migration20261124171000_lead_activity_assignee_keys } from './Migration20261124171000_lead_activity_assignee_keys';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124161000_lead_activity_owner_keys', class: Migration20261124161000_lead_activity_owner_keys },
   { name: 'Migration20261124162000_crl_retailer_key', class: Migration20261124162000_crl_retailer_key },
   { name: 'Migration20261124170000_lead_owner_counts', class: Migration20261124170000_lead_owner_counts },
+  { name: 'Migration20261124171000_lead_activity_assignee_keys', class: Migration20261124171000_lead_activity_assignee_keys },
 ];

@@ -29,10 +29,15 @@ const STALE = `
    where (l.assignee_company_id, l.assignee_territory_id, l.assignee_company_retailer_id, l.assignee_retailer_id, l.assignee_retailer_location_id)
          is distinct from (a.company_id, coalesce(a.territory_id, a_cr.territory_id), a.company_retailer_id, a_rl.retailer_id, a.retailer_location_id)`;
 
-/** Activities whose owner differs from their lead's, and CRLs whose retailer differs from their store's. */
+/**
+ * Activities whose owner or assignee keys differ from their lead's
+ * (Migration20261124171000_lead_activity_assignee_keys), and CRLs whose retailer differs from their store's.
+ */
+const ACTIVITY_KEYS = ['owner_company_id', 'owner_retailer_id', 'assignee_id', 'assignee_company_id', 'assignee_territory_id',
+  'assignee_company_retailer_id', 'assignee_retailer_id', 'assignee_retailer_location_id'];
 const STALE_ACTIVITIES = `
   select la.id from lead_activities la join leads l on l.id = la.lead_id
-   where (la.owner_company_id, la.owner_retailer_id) is distinct from (l.owner_company_id, l.owner_retailer_id)`;
+   where (${ACTIVITY_KEYS.map((k) => `la.${k}`).join(', ')}) is distinct from (${ACTIVITY_KEYS.map((k) => `l.${k}`).join(', ')})`;
 const STALE_CRLS = `
   select crl.id from company_retailer_locations crl left join retailer_locations rl on rl.id = crl.retailer_location_id
    where crl.retailer_id is distinct from rl.retailer_id`;
@@ -146,7 +151,7 @@ test('a lead written after it gets its keys on insert and on every change of ass
   expect(await q(STALE)).toEqual([]);
 });
 
-test('re-pointing a CRL, a company retailer or a retailer location moves the keys of the leads under it', async () => {
+test('re-pointing a CRL, a company retailer or a retailer location moves the keys of the leads under it, and of their activities', async () => {
   await q(`update company_retailer_locations set territory_id = $2 where id = $1`, [ids.crlInherits, ids.north]);
   expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlInherits])).toEqual([{ assignee_territory_id: ids.north }]);
   await q(`update company_retailer_locations set territory_id = null where id = $1`, [ids.crlInherits]);
@@ -164,6 +169,8 @@ test('re-pointing a CRL, a company retailer or a retailer location moves the key
   expect(await q(`select distinct assignee_retailer_id from leads where assignee_retailer_location_id = $1`, [ids.rl])).toEqual([{ assignee_retailer_id: ids.retailer2 }]);
   await q(`update company_retailer_locations set retailer_location_id = null where id = $1`, [ids.crlOwnTerritory]);
   expect(await q(STALE)).toEqual([]);
+  expect(await q(STALE_ACTIVITIES)).toEqual([]);
+  expect(await q(`select distinct assignee_retailer_id from lead_activities where assignee_retailer_location_id = $1`, [ids.rl])).toEqual([{ assignee_retailer_id: ids.retailer2 }]);
 
   // Within the transaction of the change, and undone with it.
   await q('begin');
@@ -172,6 +179,7 @@ test('re-pointing a CRL, a company retailer or a retailer location moves the key
   await q('rollback');
   expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlNoStore])).toEqual([{ assignee_territory_id: null }]);
   expect(await q(STALE)).toEqual([]);
+  expect(await q(STALE_ACTIVITIES)).toEqual([]);
 });
 
 test("the phone migration stores every existing number's international format", async () => {

@@ -36,9 +36,8 @@ interface List {
 }
 
 const LISTS: Record<string, List> = {
-  // An activity keeps its lead's owner, not its lead's assignee keys: the retailer admin's "assigned to our
-  // stores, owned by a company" branch (an eighth of the activities here) is joined to every activity.
-  'lead activities': { doc: leadActivitySearch, table: 'lead_activities', scope: leadScope, gaps: ['retailer admin'] },
+  // An activity keeps its lead's owner and assignee keys: every branch but the creator's reads no lead.
+  'lead activities': { doc: leadActivitySearch, table: 'lead_activities', scope: leadScope, gaps: [] },
   'company retailer locations': { doc: crlSearch, table: 'company_retailer_locations', scope: crlScope, gaps: [] },
   'company retailers': { doc: companyRetailerSearch, table: 'company_retailers', scope: companyRetailerScope, gaps: [] },
 };

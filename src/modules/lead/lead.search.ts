@@ -7,28 +7,32 @@ import { Role } from '../user/role';
 const ASSIGNEE = crlScopeFields('a', 'assignee_');
 
 /**
- * The same fields as kept on the lead row itself by triggers (Migration20261123110000_lead_scope_keys),
- * so that a scope is an index range over `leads` and needs no join.
+ * The same fields as kept on the row `on` itself by triggers: a lead (Migration20261123110000_lead_scope_keys)
+ * or a lead activity, which keeps its lead's (Migration20261124171000_lead_activity_assignee_keys), so
+ * that a scope is an index range over the list's own table and needs no join.
  */
-const LEAD_ASSIGNEE_FIELDS: Record<string, SearchField> = Object.fromEntries(
-  Object.entries(ASSIGNEE.fields).map(([name, f]): [string, SearchField] => [name, { sql: `l.${name}`, type: f.type }]),
-);
+function assigneeFields(on: 'l' | 'la'): Record<string, SearchField> {
+  return Object.fromEntries(Object.entries(ASSIGNEE.fields).map(([name, f]): [string, SearchField] => [name, { sql: `${on}.${name}`, type: f.type }]));
+}
 
 /**
- * The assignee's company (retailer) when it is not the lead's owner, else null: "owner is A or assignee
- * is of A" is "owner is A or assignee beyond the owner is of A", whose branches never overlap and have
- * an index each (partial expression indexes of the same migration, which these expressions must match).
+ * The assignee's company (retailer) when it is not the lead's owner, else null, over the row `on` that
+ * keeps both: "owner is A or assignee is of A" is "owner is A or assignee beyond the owner is of A", whose
+ * branches never overlap and have an index each (partial expression indexes, which these expressions
+ * must match).
  */
-const BEYOND_OWNER_FIELDS: Record<string, SearchField> = {
-  assignee_company_beyond_owner_id: {
-    sql: '(case when l.assignee_company_id is distinct from l.owner_company_id then l.assignee_company_id end)',
-    type: 'uuid',
-  },
-  assignee_retailer_beyond_owner_id: {
-    sql: '(case when l.assignee_retailer_id is distinct from l.owner_retailer_id then l.assignee_retailer_id end)',
-    type: 'uuid',
-  },
-};
+function beyondOwnerFields(on: 'l' | 'la'): Record<string, SearchField> {
+  return {
+    assignee_company_beyond_owner_id: {
+      sql: `(case when ${on}.assignee_company_id is distinct from ${on}.owner_company_id then ${on}.assignee_company_id end)`,
+      type: 'uuid',
+    },
+    assignee_retailer_beyond_owner_id: {
+      sql: `(case when ${on}.assignee_retailer_id is distinct from ${on}.owner_retailer_id then ${on}.assignee_retailer_id end)`,
+      type: 'uuid',
+    },
+  };
+}
 
 /**
  * The lead fields the lead scope reads (owner and creator), the owner over the row `owner` holds it on:
@@ -84,10 +88,10 @@ export const leadSearch: SearchDocument = {
     // matches as people type it (`503-555-0100`, `(503) 555-0100`, `+1 503 555 0100`, `5550`).
     phone_digits: { sql: PHONE_DIGITS, type: 'string', array: true, text: true },
     ...ownerFields('l'),
-    ...LEAD_ASSIGNEE_FIELDS,
-    ...BEYOND_OWNER_FIELDS,
+    ...assigneeFields('l'),
+    ...beyondOwnerFields('l'),
     assignee_type: { sql: "case when l.assignee_id is not null then 'CompanyRetailerLocation' end", type: 'string' },
-    territory_id: LEAD_ASSIGNEE_FIELDS.assignee_territory_id,
+    territory_id: assigneeFields('l').assignee_territory_id,
     source_id: { sql: 'l.source_id', type: 'uuid' },
     source_type: { sql: 'l.source_type', type: 'string' },
     city: { sql: 'loc.city', type: 'string', text: true },
@@ -116,7 +120,7 @@ export const leadActivitySearch: SearchDocument = {
   ],
   from: 'lead_activities la',
   alias: 'la',
-  // Only what reads the lead joins it: the owner is kept on the activity (`ownerFields('la')`).
+  // Only what reads the lead joins it (its creator): the owner and assignee keys are kept on the activity.
   joins: [{ alias: 'l', sql: 'join leads l on l.id = la.lead_id' }],
   fields: {
     id: { sql: 'la.id', type: 'uuid' },
@@ -129,8 +133,8 @@ export const leadActivitySearch: SearchDocument = {
     created_at: { sql: 'la.created_at', type: 'date' },
     updated_at: { sql: 'la.updated_at', type: 'date' },
     ...ownerFields('la'),
-    ...LEAD_ASSIGNEE_FIELDS,
-    ...BEYOND_OWNER_FIELDS,
+    ...assigneeFields('la'),
+    ...beyondOwnerFields('la'),
   },
 };
 
