@@ -7,7 +7,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * every call (3 ms of planning for a lead page with its associations). A text gets a name the second
  * time it is sent, up to `limit` texts per process (search builds its statement from the request's
  * filters, so texts are not a fixed set): each connection then holds at most `limit` statements.
- * `DB_PREPARED_STATEMENTS=0` turns them off (a transaction-mode connection pooler before PgBouncer 1.21).
+ * `DB_PREPARED_STATEMENTS=0` turns them off (a transaction-mode connection pooler before PgBouncer 1.21);
+ * `query(..., { prepare: false })` keeps one statement out (one whose best plan depends on its values).
  */
 const prepared = { limit: 200, names: new Map<string, string | null>(), seen: new Set<string>() };
 
@@ -45,7 +46,7 @@ const planChanged = (e: unknown) => (e as { code?: string }).code === '0A000' &&
  * its exception classes. MikroORM's
  * `execute` writes every value into the SQL text instead, so no two statements share a text.
  */
-export async function query<T = any>(em: EntityManager, sql: string, bindings: readonly unknown[] = []): Promise<T[]> {
+export async function query<T = any>(em: EntityManager, sql: string, bindings: readonly unknown[] = [], options: { prepare?: boolean } = {}): Promise<T[]> {
   const connection = em.getConnection() as any;
   await connection.ensureConnection();
   const trx = em.getTransactionContext();
@@ -59,7 +60,7 @@ export async function query<T = any>(em: EntityManager, sql: string, bindings: r
     return await connection.executeQuery(
       sql,
       async () => {
-        const name = statementName(sql);
+        const name = options.prepare === false ? undefined : statementName(sql);
         try {
           return await send(name);
         } catch (e) {

@@ -33,6 +33,15 @@ test('a statement is prepared the second time it is sent, and answers the same',
   expect(prepared.filter((s) => s.includes('prepared-statements test'))).toEqual(['select $1::int + 1 as n /* prepared-statements test */']);
 });
 
+test('a statement sent with `prepare: false` is planned every time (the store locator ranking)', async () => {
+  usePreparedStatements(200);
+  const sql = `select ?::int as n /* planned each time */`;
+  const { prepared } = await onOneConnection(async (em) => {
+    for (const n of [1, 2, 3]) await query(em, sql, [n], { prepare: false });
+  });
+  expect(prepared.filter((s) => s.includes('planned each time'))).toEqual([]);
+});
+
 test('DB_PREPARED_STATEMENTS=0 prepares nothing', async () => {
   usePreparedStatements(0);
   const sql = `select ?::int as n /* not prepared */`;
