@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /**
  * Named (server-side prepared) statements: PostgreSQL parses and plans a named statement once per
  * connection and then, for most statements, reuses a generic plan, where an unnamed one is planned on
- * every call (3 ms of planning for a lead page with its associations). A text gets a name the second
+ * every call (about 1 ms for a lead page and its rows, 2 ms for a store search). A text gets a name the second
  * time it is sent, up to `limit` texts per process (search builds its statement from the request's
  * filters, so texts are not a fixed set): each connection then holds at most `limit` statements.
  * `DB_PREPARED_STATEMENTS=0` turns them off (a transaction-mode connection pooler before PgBouncer 1.21);

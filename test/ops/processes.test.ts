@@ -77,6 +77,8 @@ test('SIGTERM to `npm start` (as a container sends it) stops node and PostgreSQL
   const node = Number((await npm.waitFor(/"pid":(\d+)/))[1]);
   const postmaster = postmasterPid(dataDir);
   expect(node).not.toBe(npm.child.pid);
+  // The script caps V8's old generation (LEADNET_HEAP_MB, default 192 MB: README, Operations).
+  expect(fs.readFileSync(`/proc/${node}/cmdline`, 'utf8').split('\0')).toContain('--max-old-space-size=192');
 
   npm.child.kill('SIGTERM');
   await npm.exited;
