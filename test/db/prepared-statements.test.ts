@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createTestApp, type TestApp } from '../support/app';
 import { query, usePreparedStatements } from '../../src/db/sql';
+import { PostgresSearchBackend } from '../../src/search/postgres';
+import { leadSearch } from '../../src/modules/lead/lead.search';
 
 /**
  * Issue 10: statements sent with their values as parameters are prepared on their connection once seen
@@ -40,6 +42,23 @@ test('a statement sent with `prepare: false` is planned every time (the store lo
     for (const n of [1, 2, 3]) await query(em, sql, [n], { prepare: false });
   });
   expect(prepared.filter((s) => s.includes('planned each time'))).toEqual([]);
+});
+
+test('a list is prepared without q, where and aggs, and planned for each search with them', async () => {
+  usePreparedStatements(200);
+  const search = new PostgresSearchBackend(() => t.em());
+  const list = (extra: object) => search.search(leadSearch, { page: 1, perPage: 10, scope: {}, ...extra });
+  const { prepared } = await onOneConnection(async () => {
+    for (let i = 0; i < 3; i++) {
+      await list({});
+      await list({ q: 'garcia' });
+      await list({ where: { status: 'Won' } });
+      await list({ aggs: { status: { terms: {} } } });
+    }
+  });
+  const lists = prepared.filter((s) => s.includes('from leads l'));
+  expect(lists).toHaveLength(1);
+  expect(lists[0]).not.toMatch(/leadnet_word_pattern|l\.status|group by/);
 });
 
 test('DB_PREPARED_STATEMENTS=0 prepares nothing', async () => {
