@@ -783,6 +783,29 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
     expect(unnamed.assignee).toEqual({ id: bare.id, type: 'CompanyRetailerLocation', name: null, company_retailer_id: r.net.companyRetailer.id, retailer_location_id: null });
   });
 
+  test("an admin's total stays exact through creates, merges and deletes (PRODUCT.md 6), unfiltered as filtered", async () => {
+    // Unfiltered, an admin's own leads are summed from the owners' kept counts; any `where` counts rows.
+    const totals = async (key: string) => {
+      const [plain, counted] = await Promise.all([
+        api(t, 'get', '/v1/leads?opts[per_page]=1', { key }),
+        api(t, 'get', '/v1/leads?opts[per_page]=1&opts[where][id][exists]=true', { key }),
+      ]);
+      expect(plain.body.meta.total).toBe(counted.body.meta.total);
+      return plain.body.meta.total as number;
+    };
+    for (const admin of [r.users.companyAdmin, r.users.retailerAdmin]) {
+      const before = await totals(admin.key);
+      const email = `exact-total-${admin.id}@example.com`;
+      const first = await createLead(t, admin.key, quoteRequest({ emails: [{ email }] }));
+      expect(await totals(admin.key)).toBe(before + 1);
+      const merged = await createLead(t, admin.key, quoteRequest({ emails: [{ email }] }));
+      expect(merged.id).toBe(first.id);
+      expect(await totals(admin.key)).toBe(before + 1);
+      expect((await api(t, 'delete', `/v1/leads/${first.id}`, { key: admin.key })).status).toBe(204);
+      expect(await totals(admin.key)).toBe(before);
+    }
+  });
+
   test('GET /v1/leads?include=* runs the same number of statements for 5 and 50 leads', async () => {
     const em = t.em();
     const net = await f.network(em);
