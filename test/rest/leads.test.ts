@@ -793,9 +793,9 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
       expect(plain.body.meta.total).toBe(counted.body.meta.total);
       return plain.body.meta.total as number;
     };
-    for (const admin of [r.users.companyAdmin, r.users.retailerAdmin]) {
+    for (const [i, admin] of [r.users.companyAdmin, r.users.retailerAdmin].entries()) {
       const before = await totals(admin.key);
-      const email = `exact-total-${admin.id}@example.com`;
+      const email = `exact-total-${i}@example.com`;
       const first = await createLead(t, admin.key, quoteRequest({ emails: [{ email }] }));
       expect(await totals(admin.key)).toBe(before + 1);
       const merged = await createLead(t, admin.key, quoteRequest({ emails: [{ email }] }));
