@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/postgresql';
 import { parseConfig, ConfigError, type Config } from '../config';
 import { initOrm } from '../db/orm';
+import { usePreparedStatements } from '../db/sql';
 import { AppError, type ErrorDetail } from '../errors';
 import type { Context } from '../context';
 import { Loaders } from '../graphql/loaders';
@@ -70,6 +71,7 @@ export class Session {
   orm(): Promise<MikroORM> {
     this.ormPromise ??= this.databaseUrl().then(async (url) => {
       try {
+        usePreparedStatements(this.config.database.preparedStatements);
         return await initOrm(url, this.ormOptions);
       } catch (e) {
         throw new Error(`Could not open ${await this.describeDatabase()}: ${e instanceof Error ? e.message : String(e)}`);

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
 import { initOrm } from '../../db/orm';
+import { usePreparedStatements } from '../../db/sql';
 import { createElasticsearchBackend } from '../factory';
 import type { ElasticsearchSearchBackend } from './backend';
 
@@ -25,6 +26,7 @@ export async function openSearchRuntime(config: Config): Promise<SearchRuntime> 
     embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'pg'), config.embeddedPgPort);
     url = embedded.url;
   }
+  usePreparedStatements(config.database.preparedStatements);
   const orm = await initOrm(url, { debug: false });
   const backend = createElasticsearchBackend(config, orm, { runIndexer: false });
   return {
