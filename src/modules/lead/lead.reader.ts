@@ -136,6 +136,15 @@ async function byParent<T>(em: EntityManager, sql: string, ids: readonly string[
   return ids.map((id) => groups.get(id)!);
 }
 
+/**
+ * Phone numbers with their international format: stored on write, made here for one written around
+ * the application (a bulk load).
+ */
+function withFormats(phones: PhoneNumberRow[]): PhoneNumberRow[] {
+  for (const p of phones) p.formatted ??= formatPhone(p.phoneNumber, p.countryCode);
+  return phones;
+}
+
 /** Per-request loaders of the lead read model, made once per request. */
 export function leadReads(ctx: Context) {
   let reads = READS.get(ctx);
@@ -147,12 +156,9 @@ const READS = new WeakMap<Context, ReturnType<typeof makeLeadReads>>();
 const makeLeadReads = (ctx: Context) => ({
   lead: ctx.loaders.custom<string, LeadRow | null>('lead.rows', (ids) => byId<LeadRow>(ctx.em, SQL.leads, ids)),
   emails: ctx.loaders.custom<string, EmailRow[]>('lead.emails', (ids) => byParent<EmailRow>(ctx.em, SQL.emails, ids, (r) => r.parentId)),
-  phoneNumbers: ctx.loaders.custom<string, PhoneNumberRow[]>('lead.phoneNumbers', async (ids) => {
-    const groups = await byParent<PhoneNumberRow>(ctx.em, SQL.phoneNumbers, ids, (r) => r.parentId);
-    // Stored on write; a number written around the application (a bulk load) is formatted here.
-    for (const group of groups) for (const p of group) p.formatted ??= formatPhone(p.phoneNumber, p.countryCode);
-    return groups;
-  }),
+  phoneNumbers: ctx.loaders.custom<string, PhoneNumberRow[]>('lead.phoneNumbers', async (ids) =>
+    (await byParent<PhoneNumberRow>(ctx.em, SQL.phoneNumbers, ids, (r) => r.parentId)).map(withFormats),
+  ),
   location: ctx.loaders.custom<string, LocationRow | null>('lead.locations', (ids) => byId<LocationRow>(ctx.em, SQL.locations, ids)),
   activities: ctx.loaders.custom<string, LeadActivityRow[]>('lead.activities', (ids) =>
     byParent<LeadActivityRow>(ctx.em, SQL.activities, ids, (r) => r.leadId),
@@ -272,7 +278,7 @@ export function primeLeadRow(ctx: Context, row: Record<string, any>): LeadRow {
     if (!(column in row)) continue;
     const value = row[column];
     delete row[column];
-    if (e === 'phoneNumbers') for (const p of value as PhoneNumberRow[]) p.formatted ??= formatPhone(p.phoneNumber, p.countryCode);
+    if (e === 'phoneNumbers') withFormats(value);
     if (e === 'assignee') embedded.assignee = value && toAssignee(value);
     else embedded[e] = Array.isArray(value) ? value.map(withDates) : value && withDates(value);
   }
