@@ -78,7 +78,13 @@ export async function* readCsv(input: Readable | string, options: ReadCsvOptions
   const source = options.source ?? (typeof input === 'string' ? 'text' : 'file');
   const bytes = typeof input === 'string' ? Readable.from([Buffer.from(input, 'utf8')]) : input;
   let header: string[] | null = null;
+  // The line of the last record csv-parse read (ahead of the consumer): where an unclosed quote opened after.
+  let parsed = 1;
   const parser = parse({
+    on_record: (record: unknown, context: { lines: number }) => {
+      parsed = context.lines;
+      return record;
+    },
     bom: false,
     encoding: 'utf8',
     columns: (names: string[]) => {
@@ -95,14 +101,12 @@ export async function* readCsv(input: Readable | string, options: ReadCsvOptions
   const text = Readable.from(decode(bytes, options.encoding, source));
   text.on('error', (e) => parser.destroy(e));
   text.pipe(parser);
-  let lastLine = 1;
   try {
     for await (const record of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      lastLine = record.info.lines;
       yield { line: record.info.lines, values: record.record };
     }
   } catch (e) {
-    throw e instanceof CsvError ? csvError(e, lastLine) : e;
+    throw e instanceof CsvError ? csvError(e, parsed) : e;
   } finally {
     text.destroy();
   }
