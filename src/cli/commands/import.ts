@@ -58,6 +58,7 @@ async function runImport(session: Session, o: ImportCommandOptions, file: string
   const { input, size } = openFile(file);
   const json = o.json === true;
   const abort = new AbortController();
+  const bar = progressBar(input, size, json ? ({ isTTY: false } as NodeJS.WriteStream) : process.stderr);
   let signalled: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) process.exit(exitStatus(signal));
@@ -69,7 +70,6 @@ async function runImport(session: Session, o: ImportCommandOptions, file: string
     // short by exiting: PostgreSQL rolls back a transaction whose connection closes.
     setTimeout(() => process.exit(exitStatus(signal)), 5000).unref();
   };
-  const bar = progressBar(input, size, json ? ({ isTTY: false } as NodeJS.WriteStream) : process.stderr);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
