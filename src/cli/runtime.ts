@@ -141,6 +141,8 @@ export function createRuntime(io: Io = processIo): CliRuntime {
         const opts = cmd.opts();
         const json = opts.json === true;
         let session: Session | undefined;
+        // After a signal's one line, closing the database (stopped by that signal too) adds nothing.
+        let quiet = false;
         try {
           session = new Session(parseConfig(io.env), json ? () => undefined : (line) => io.err(`${line}\n`));
           const result = await work(session, opts as any, cmd.processedArgs as string[]);
@@ -152,8 +154,9 @@ export function createRuntime(io: Io = processIo): CliRuntime {
         } catch (e) {
           reportError(io, e, json);
           process.exitCode = e instanceof CliError ? e.exitCode : 1;
+          quiet = e instanceof CliError && e.reported;
         } finally {
-          await session?.close().catch((e) => reportError(io, e, json));
+          await session?.close().catch((e) => quiet || reportError(io, e, json));
         }
       });
     },
