@@ -8,7 +8,8 @@ require('tsx/cjs/api').register();
 require('../src/cli/main.ts')
   .run(process.argv)
   .catch((e) => {
-    console.error(`leadnet: ${e?.message ?? e}`);
+    // One line without SQL, as every command's errors.
+    console.error(`leadnet: ${require('../src/cli/runtime.ts').internalMessage(e)}`);
     process.exitCode = 1;
   })
   // Exit explicitly: open handles (a database pool being closed) must not keep the command alive.

@@ -7,21 +7,26 @@ import { AppError, type ErrorDetail } from '../errors';
 import type { Context } from '../context';
 import { Loaders } from '../graphql/loaders';
 import { createSearchBackend } from '../search/factory';
+import { safeError } from '../safe-error';
 import { NullGeocoder } from '../geo/geocoder';
 import { CLI_OPERATOR, UserService } from '../modules/user/user.service';
 import { openDatabase, type CliDatabase } from './database';
 
-/** What a command prints: `json` with `--json`, else `text`. */
+/** What a command prints: `json` with `--json`, else `text`; with `failure`, that error follows and the exit status is its. */
 export interface CommandResult {
   json: unknown;
   text: string;
+  failure?: CliError;
 }
 
-/** A failure the command reports itself (exit status 1, `message` on stderr). */
+/** A failure the command reports itself (exit status `exitCode`, default 1; `message` on stderr). */
 export class CliError extends Error {
   constructor(
     message: string,
     readonly code = 'ERROR',
+    readonly exitCode = 1,
+    /** Already written to stderr (a signal's one line): not written again. */
+    readonly reported = false,
   ) {
     super(message);
   }
@@ -121,7 +126,7 @@ export interface Io {
   env: NodeJS.ProcessEnv;
 }
 
-const processIo: Io = {
+export const processIo: Io = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   env: process.env,
@@ -136,32 +141,51 @@ export function createRuntime(io: Io = processIo): CliRuntime {
         const opts = cmd.opts();
         const json = opts.json === true;
         let session: Session | undefined;
+        // After a signal's one line, closing the database (stopped by that signal too) adds nothing.
+        let quiet = false;
         try {
           session = new Session(parseConfig(io.env), json ? () => undefined : (line) => io.err(`${line}\n`));
           const result = await work(session, opts as any, cmd.processedArgs as string[]);
           io.out(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
+          if (result.failure) {
+            reportError(io, result.failure, json);
+            process.exitCode = result.failure.exitCode;
+          }
         } catch (e) {
           reportError(io, e, json);
-          process.exitCode = 1;
+          process.exitCode = e instanceof CliError ? e.exitCode : 1;
+          quiet = e instanceof CliError && e.reported;
         } finally {
-          await session?.close().catch((e) => reportError(io, e, json));
+          await session?.close().catch((e) => quiet || reportError(io, e, json));
         }
       });
     },
   };
 }
 
-function errorBody(e: unknown): { code: string; message: string; details?: Array<Record<string, string>> } {
+/**
+ * The message of an unexpected error, on one line and without SQL: a database error is MikroORM's
+ * `<statement with values> - <database's sentence>`, of which only the sentence (values redacted) is shown.
+ */
+export function internalMessage(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  if (/^\s*(select|insert|update|delete|with|alter|create|drop)\b/i.test(message)) return safeError(e).message;
+  return message.split('\n')[0];
+}
+
+export function errorBody(e: unknown): { code: string; message: string; details?: Array<Record<string, string>> } {
   if (e instanceof AppError) {
     const details = e.details.map((d: ErrorDetail) => ({ field: d.field, code: d.code, message: d.message, full_message: d.fullMessage }));
     return { code: e.code, message: e.message, ...(details.length ? { details } : {}) };
   }
   if (e instanceof CliError) return { code: e.code, message: e.message };
   if (e instanceof ConfigError) return { code: 'CONFIG', message: e.message };
-  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
+  return { code: 'INTERNAL', message: internalMessage(e) };
 }
 
-function reportError(io: Io, e: unknown, json: boolean): void {
+/** `leadnet: <message>` (and validation details) on stderr, or `{"error":{...}}` with `--json`. */
+export function reportError(io: Io, e: unknown, json: boolean): void {
+  if (e instanceof CliError && e.reported) return;
   const body = errorBody(e);
   if (json) {
     io.err(`${JSON.stringify({ error: body })}\n`);

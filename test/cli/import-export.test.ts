@@ -73,6 +73,8 @@ test('import products: dry run, row errors, batches, and a re-import that update
       { row: 7, column: 'url', reason: 'must be an http or https URL' },
       { row: 8, column: 'collection', reason: 'no collection named "Nowhere" in this company' },
     ],
+    errors_omitted: 0,
+    ignored_columns: [],
   });
   expect(await products(brand.id)).toEqual([]);
 

@@ -222,7 +222,7 @@ test('the imports over GraphQL take CSV text: the same report; another company o
   const refused = await gql(t, foreign.key, mutation, { companyId: brand.id, csv });
   expect(refused.body.errors[0].extensions.code).toMatch(/^(NOT_FOUND|FORBIDDEN)$/);
   const bad = await gql(t, admin.key, mutation, { companyId: brand.id, csv: 'name\r\nA\r\n' });
-  expect(bad.body.errors[0]).toMatchObject({ message: expect.stringMatching(/^CSV: the header has no external_id, retailer column/), extensions: { code: 'BAD_REQUEST' } });
+  expect(bad.body.errors[0]).toMatchObject({ message: expect.stringMatching(/^CSV: the header has no external_id, retailer column/), extensions: { code: 'BAD_USER_INPUT' } });
 });
 
 test('the progress bar draws on a terminal only: share of the file, rows, rate', () => {

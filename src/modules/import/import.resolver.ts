@@ -1,17 +1,22 @@
-import { Readable } from 'node:stream';
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
-import { badRequest, forbidden } from '../../errors';
+import { AppError, forbidden } from '../../errors';
 import { Role } from '../user/role';
 import { CompanyService } from '../company/company.service';
-import { ImportError, importProducts, type ImportReport as Report } from './product-import';
+import { importProducts } from './product-import';
 import { importLocations } from './location-import';
+import { ImportError } from './csv';
+import type { ImportReport as Report } from './transaction';
 import { ImportReport } from './import.types';
 
 /**
  * The CLI imports over GraphQL, for a CSV file's text (a request body is at most 1 MiB: a bigger file
  * goes through `leadnet import`). The company's admins and the platform operator may import; another
- * company is 404 or 403 as its reads are.
+ * company is 404 or 403 as its reads are. The text is the file as the client decoded it: there is no
+ * encoding argument, and text that shows a wrong decoding (U+FFFD), NUL or control characters is
+ * refused like malformed CSV, as BAD_USER_INPUT naming the line and column. Each call is one
+ * transaction under the company's import lock; while another import of the company runs, a call waits
+ * up to 3 s and then answers SERVICE_UNAVAILABLE (503, Retry-After).
  */
 @Resolver()
 export class ImportResolver {
@@ -22,7 +27,7 @@ export class ImportResolver {
     @Arg('dryRun', () => Boolean, { defaultValue: false }) dryRun: boolean,
     @Ctx() ctx: Context,
   ) {
-    return run(ctx, companyId, csv, (input) => importLocations(ctx.em, ctx.geocoder, companyId, input, { dryRun }));
+    return run(ctx, companyId, () => importLocations(ctx.em, ctx.geocoder, companyId, csv, { dryRun, source: 'text' }));
   }
 
   @Mutation(() => ImportReport, { description: 'Creates or updates the company\'s products (and stock) from CSV text, as `leadnet import products` does.' })
@@ -32,20 +37,21 @@ export class ImportResolver {
     @Arg('dryRun', () => Boolean, { defaultValue: false }) dryRun: boolean,
     @Ctx() ctx: Context,
   ) {
-    return run(ctx, companyId, csv, (input) => importProducts(ctx.em, companyId, input, { dryRun }));
+    return run(ctx, companyId, () => importProducts(ctx.em, companyId, csv, { dryRun, source: 'text' }));
   }
 }
 
-async function run(ctx: Context, companyId: string, csv: string, importer: (input: Readable) => Promise<Report>): Promise<ImportReport> {
+async function run(ctx: Context, companyId: string, importer: () => Promise<Report>): Promise<ImportReport> {
   await new CompanyService(ctx).get(companyId);
   const caller = ctx.caller!;
   if (caller.role !== Role.PlatformOperator && !(caller.role === Role.CompanyAdmin && caller.companyId === companyId)) throw forbidden();
   try {
-    const report = await importer(Readable.from([csv]));
-    return { ...report, dryRun: report.dry_run };
+    const report = await importer();
+    return { ...report, dryRun: report.dry_run, errorsOmitted: report.errors_omitted, ignoredColumns: report.ignored_columns };
   } catch (e) {
-    if (e instanceof ImportError) throw badRequest(`CSV: ${e.message}`);
-    if (e instanceof Error && 'code' in e && String((e as any).code).startsWith('CSV_')) throw badRequest(`CSV: ${e.message}`);
-    throw e;
+    if (!(e instanceof ImportError)) throw e;
+    // SERVICE_UNAVAILABLE is answered 503 with Retry-After (src/graphql/outage.ts).
+    if (e.code === 'BUSY') throw new AppError('SERVICE_UNAVAILABLE', `CSV: ${e.message}`);
+    throw new AppError('BAD_USER_INPUT', `CSV: ${e.message}`);
   }
 }

@@ -32,6 +32,12 @@ export class ImportReport {
   @Field(() => Boolean)
   dryRun!: boolean;
 
-  @Field(() => [ImportRowError])
+  @Field(() => [ImportRowError], { description: 'The first 1,000 row errors, in file order.' })
   errors!: ImportRowError[];
+
+  @Field(() => Int, { description: 'Row errors beyond the 1,000 listed.' })
+  errorsOmitted!: number;
+
+  @Field(() => [String], { description: 'Header columns this import does not read (an id or company_id column is never taken from a file).' })
+  ignoredColumns!: string[];
 }

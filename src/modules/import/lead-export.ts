@@ -16,9 +16,29 @@ export const LEAD_EXPORT_COLUMNS = [
 const PAGE = 1000;
 
 /**
+ * A cell a spreadsheet would run as a formula (OWASP "CSV injection"): starting with `=`, `+`, `-`, `@`
+ * (or their full-width forms), after optional spaces, or with a tab or carriage return. Leading `'`s are
+ * looked through, so that the escape below can be undone exactly.
+ */
+const FORMULA = /^'*(?:[\s\u00a0\u3000]*[=+\-@\uff1d\uff0b\uff0d\uff20]|[\t\r])/;
+/** A lead's phone numbers as stored: E.164 (`+` and digits), `;`-separated. A spreadsheet reads no formula there. */
+const PHONE_LIST = /^\+\d{1,15}(?:;\+\d{1,15})*$/;
+
+/**
+ * A text cell of the CSV export as written: with one more leading `'` when it could run as a formula,
+ * so that a spreadsheet shows it as text. To get the value back, drop one leading `'` from a cell that
+ * matches `FORMULA` and starts with `'` (every column; docs/import-export.md). Numbers (latitude and
+ * longitude) are not text cells, and a phone number list (`+15035550100`) is written as it is.
+ */
+export function csvCell(value: string): string {
+  if (PHONE_LIST.test(value)) return value;
+  return FORMULA.test(value) ? `'${value}` : value;
+}
+
+/**
  * `leadnet export leads`: every lead the company's admin sees (the list scope), oldest first, created at
- * or after `since`, as CSV (csv-stringify, a header row, `;` between a lead's emails and phone numbers) or
- * JSON lines. Streams: read in keyset pages of 1000, written as they come, waiting when the output is slow.
+ * or after `since`, as CSV (csv-stringify, a header row, `;` between a lead's emails and phone numbers,
+ * formula cells neutralised by `csvCell`) or JSON lines (values as stored). Streams: read in keyset pages of 1000, written as they come, waiting when the output is slow.
  */
 export async function exportLeads(
   em: EntityManager,
@@ -27,7 +47,8 @@ export async function exportLeads(
   options: { since?: Date; format: 'csv' | 'jsonl' },
 ): Promise<number> {
   const cond = compileScope(leadSearch, leadScope(organisationAdmin({ companyId })));
-  const csv = options.format === 'csv' ? stringify({ header: true, columns: [...LEAD_EXPORT_COLUMNS] }) : null;
+  // escape_formulas stays off: csvCell does it, reversibly and leaving phone numbers alone.
+  const csv = options.format === 'csv' ? stringify({ header: true, columns: [...LEAD_EXPORT_COLUMNS], cast: { string: csvCell } }) : null;
   const done = csv ? new Promise<void>((resolve, reject) => csv.on('end', resolve).on('error', reject)) : null;
   csv?.pipe(out, { end: false });
   let count = 0;

@@ -1,13 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Geocoder } from '../../geo/geocoder';
 import { formatPhone } from '../contact/phone';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { normalizeEmail, parsePhone } from '../lead/lead.rules';
 import { WEEKDAYS } from '../retailer-location/hour.entity';
-import { readCsv, type CsvEncoding, type RowError } from './csv';
-import { IMPORT_BATCH, ImportError, type ImportReport } from './product-import';
+import { ImportError, readCsv, type RowError } from './csv';
+import {
+  addRowErrors,
+  checkAborted,
+  IMPORT_BATCH,
+  ignoredColumns,
+  inImportTransaction,
+  newReport,
+  type ImportInput,
+  type ImportOptions,
+  type ImportReport,
+} from './transaction';
 
 export const LOCATION_COLUMNS = [
   'external_id',
@@ -76,7 +85,7 @@ interface Store {
 
 /** What is stored for a CRL the import manages (its external id), in the shape of `Store` for comparison. */
 const STORED_SQL = `
-  select crl.external_id, crl.id as crl_id, crl.retailer_location_id as rl_id,
+  select crl.external_id, crl.id as crl_id, crl.retailer_location_id as rl_id, coalesce(nullif(btrim(cr.name), ''), r.name) as retailer_name,
          rl.physical_address_id as location_id, rl.general_email_id as email_id, rl.general_phone_number_id as phone_id,
          json_build_object(
            'retailer', lower(coalesce(nullif(btrim(cr.name), ''), r.name)), 'name', rl.name,
@@ -134,18 +143,24 @@ function comparable(s: Store): string {
  * location with address, phone, email, website and hours, and the company's CRL with store type,
  * territory, lead flags, delivery radius and areas), matched on the CRL's `external_id` so a re-import
  * updates instead of duplicating. Rows without coordinates are geocoded (PRODUCT.md 8). Invalid rows are
- * reported (line, column, reason) and skipped; valid rows are written in batches of `IMPORT_BATCH`, each
- * batch one transaction of set-based statements (the read models follow by their triggers). A dry run
- * compares and writes nothing.
+ * reported (line, column, reason) and skipped; valid rows are written in batches of `IMPORT_BATCH`
+ * set-based statements (the read models follow by their triggers), all in one transaction under the
+ * company's import lock (`inImportTransaction`). A store is never moved to another retailer: its
+ * retailer location is the retailer's (its users, leads and other companies' links go with it). A dry
+ * run compares and writes nothing.
  */
 export async function importLocations(
   em: EntityManager,
   geocoder: Geocoder,
   companyId: string,
-  input: Readable,
-  options: { dryRun: boolean; encoding?: CsvEncoding; onProgress?: (rows: number) => void },
+  input: ImportInput,
+  options: ImportOptions,
 ): Promise<ImportReport> {
-  const report: ImportReport = { rows: 0, created: 0, updated: 0, unchanged: 0, invalid: 0, dry_run: options.dryRun, errors: [] };
+  return inImportTransaction(em, companyId, options, (tx) => run(tx, geocoder, companyId, input, options));
+}
+
+async function run(em: EntityManager, geocoder: Geocoder, companyId: string, input: ImportInput, options: ImportOptions): Promise<ImportReport> {
+  const report = newReport(options.dryRun);
   const byName = async (table: string) =>
     new Map<string, string>((await em.execute(`select id, name from ${table} where company_id = ?`, [companyId])).map((r: any) => [r.name.toLowerCase(), r.id]));
   const storeTypes = await byName('company_store_types');
@@ -153,29 +168,30 @@ export async function importLocations(
   const seen = new Map<string, number>();
   const geocoded = new Map<string, { latitude: number; longitude: number } | null>();
   let batch: Store[] = [];
-  let headerChecked = false;
   const flush = async () => {
     if (!batch.length) return;
-    const counts = await writeBatch(em, companyId, batch, options.dryRun);
+    checkAborted(options.signal);
+    const { counts, errors } = await writeBatch(em, companyId, batch, options.dryRun);
     report.created += counts.created;
     report.updated += counts.updated;
     report.unchanged += counts.unchanged;
+    for (const e of errors) addRowErrors(report, [e]);
     batch = [];
     options.onProgress?.(report.rows);
   };
-  for await (const { line, values } of readCsv(input, options.encoding)) {
-    if (!headerChecked) {
-      headerChecked = true;
-      const missing = REQUIRED.filter((c) => !(c in values));
-      if (missing.length) throw new ImportError(`the header has no ${missing.join(', ')} column (columns: ${LOCATION_COLUMNS.join(', ')})`);
-    }
+  const onHeader = (header: string[]) => {
+    const missing = REQUIRED.filter((c) => !header.includes(c));
+    if (missing.length) throw new ImportError(`the header has no ${missing.join(', ')} column (columns: ${LOCATION_COLUMNS.join(', ')})`);
+    report.ignored_columns = ignoredColumns(header, LOCATION_COLUMNS);
+  };
+  for await (const { line, values } of readCsv(input, { encoding: options.encoding, source: options.source, onHeader })) {
+    checkAborted(options.signal);
     report.rows++;
     const errors: RowError[] = [];
     const store = parseRow(line, values, errors, { storeTypes, territories });
     if (store && seen.has(store.external_id)) errors.push({ row: line, column: 'external_id', reason: `repeats the external id of line ${seen.get(store.external_id)}` });
     if (!store || errors.length) {
-      report.invalid++;
-      report.errors.push(...errors);
+      addRowErrors(report, errors);
       continue;
     }
     seen.set(store.external_id, line);
@@ -340,6 +356,7 @@ export function parseHours(text: string | null, fail: (reason: string) => void):
 
 interface Stored {
   external_id: string;
+  retailer_name: string;
   crl_id: string;
   rl_id: string | null;
   location_id: string | null;
@@ -348,113 +365,124 @@ interface Stored {
   stored: unknown;
 }
 
-/** Compares a batch with what is stored and, unless a dry run, writes the new and changed stores in one transaction. */
-async function writeBatch(em: EntityManager, companyId: string, stores: Store[], dryRun: boolean) {
-  return em.transactional(async (tx) => {
-    const sql = tx as EntityManager;
-    const stored = new Map<string, Stored>(
-      (await sql.execute(STORED_SQL, [companyId, `{${stores.map((s) => `"${s.external_id.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`])).map(
-        (r: any) => [r.external_id, r],
-      ),
-    );
-    const created = stores.filter((s) => !stored.has(s.external_id));
-    const changed = stores.filter((s) => stored.has(s.external_id) && storedComparable(stored.get(s.external_id)!.stored) !== comparable(s));
-    const counts = { created: created.length, updated: changed.length, unchanged: stores.length - created.length - changed.length };
-    if (dryRun || (!created.length && !changed.length)) return counts;
-
-    const retailers = await ensureRetailers(sql, companyId, [...created, ...changed]);
-    // Every written store gets fresh address, email and phone rows; a changed store's old ones go last.
-    const rows = [...created, ...changed].map((s) => {
-      const old = stored.get(s.external_id);
-      return {
-        s,
-        old,
-        crl_id: old?.crl_id ?? randomUUID(),
-        rl_id: old?.rl_id ?? randomUUID(),
-        location_id: s.address ? randomUUID() : null,
-        email_id: s.email ? randomUUID() : null,
-        phone_id: s.phone ? randomUUID() : null,
-        retailer: retailers.get(s.retailer.toLowerCase())!,
-      };
+/**
+ * Compares a batch with what is stored and, unless a dry run, writes the new and changed stores (in the
+ * import's transaction). A store whose row names another retailer is a row error, not a move.
+ */
+async function writeBatch(sql: EntityManager, companyId: string, batch: Store[], dryRun: boolean): Promise<{ counts: { created: number; updated: number; unchanged: number }; errors: RowError[] }> {
+  const stored = new Map<string, Stored>(
+    (await sql.execute(STORED_SQL, [companyId, `{${batch.map((s) => `"${s.external_id.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`])).map(
+      (r: any) => [r.external_id, r],
+    ),
+  );
+  const errors: RowError[] = [];
+  const stores = batch.filter((s) => {
+    const old = stored.get(s.external_id);
+    if (!old || old.retailer_name.toLowerCase() === s.retailer.toLowerCase()) return true;
+    errors.push({
+      row: s.line,
+      column: 'retailer',
+      reason: `store "${s.external_id}" belongs to retailer "${old.retailer_name}"; an import does not move a store to another retailer (remove it and import it again under the new one)`,
     });
-    const json = (items: unknown[]) => JSON.stringify(items);
-    await sql.execute(
-      `insert into locations (id, street_line_one, street_line_two, city, province, postal_code, country, latitude, longitude, coordinates_source)
-       select r.id, r.street_line_one, r.street_line_two, r.city, r.province, r.postal_code, r.country, r.latitude, r.longitude, r.coordinates_source
-         from json_to_recordset(?::json) as r(id uuid, street_line_one text, street_line_two text, city text, province text, postal_code text,
-                                              country text, latitude float8, longitude float8, coordinates_source text)`,
-      [json(rows.filter((r) => r.location_id).map((r) => ({ id: r.location_id, ...r.s.address })))],
-    );
-    await sql.execute(`insert into emails (id, email) select r.id, r.email from json_to_recordset(?::json) as r(id uuid, email text)`, [
-      json(rows.filter((r) => r.email_id).map((r) => ({ id: r.email_id, email: r.s.email }))),
-    ]);
-    await sql.execute(
-      `insert into phone_numbers (id, phone_number, country_code, formatted_international)
-       select r.id, r.phone_number, r.country_code, r.formatted from json_to_recordset(?::json) as r(id uuid, phone_number text, country_code text, formatted text)`,
-      [json(rows.filter((r) => r.phone_id).map((r) => ({ id: r.phone_id, ...r.s.phone, formatted: formatPhone(r.s.phone!.phone_number, r.s.phone!.country_code) })))],
-    );
-    const rl = rows.map((r) => ({
-      id: r.rl_id,
-      retailer_id: r.retailer.retailer_id,
-      name: r.s.name,
-      website: r.s.website,
-      physical_address_id: r.location_id,
-      general_email_id: r.email_id,
-      general_phone_number_id: r.phone_id,
-    }));
-    const RL_RECORD = `json_to_recordset(?::json) as r(id uuid, retailer_id uuid, name text, website text, physical_address_id uuid, general_email_id uuid, general_phone_number_id uuid)`;
-    await sql.execute(
-      `insert into retailer_locations (id, retailer_id, name, website, physical_address_id, general_email_id, general_phone_number_id)
-       select r.id, r.retailer_id, r.name, r.website, r.physical_address_id, r.general_email_id, r.general_phone_number_id from ${RL_RECORD}
-       on conflict (id) do update set retailer_id = excluded.retailer_id, name = excluded.name, website = excluded.website,
-         physical_address_id = excluded.physical_address_id, general_email_id = excluded.general_email_id,
-         general_phone_number_id = excluded.general_phone_number_id, updated_at = now()`,
-      [json(rl)],
-    );
-    const crl = rows.map((r) => ({
-      id: r.crl_id,
-      company_retailer_id: r.retailer.company_retailer_id,
-      retailer_location_id: r.rl_id,
-      external_id: r.s.external_id,
-      sending_leads: r.s.sending_leads,
-      receiving_leads: r.s.receiving_leads,
-      delivery_radius: r.s.delivery_radius,
-      territory_id: r.s.territory_id,
-      company_store_type_id: r.s.store_type_id,
-    }));
-    await sql.execute(
-      `insert into company_retailer_locations (id, company_id, company_retailer_id, retailer_location_id, external_id, sending_leads, receiving_leads,
-                                               delivery_radius, territory_id, company_store_type_id)
-       select r.id, ?, r.company_retailer_id, r.retailer_location_id, r.external_id, r.sending_leads, r.receiving_leads, r.delivery_radius,
-              r.territory_id, r.company_store_type_id
-         from json_to_recordset(?::json) as r(id uuid, company_retailer_id uuid, retailer_location_id uuid, external_id text, sending_leads boolean,
-                                              receiving_leads boolean, delivery_radius float8, territory_id uuid, company_store_type_id uuid)
-       on conflict (id) do update set company_retailer_id = excluded.company_retailer_id, retailer_location_id = excluded.retailer_location_id,
-         sending_leads = excluded.sending_leads, receiving_leads = excluded.receiving_leads, delivery_radius = excluded.delivery_radius,
-         territory_id = excluded.territory_id, company_store_type_id = excluded.company_store_type_id, updated_at = now()`,
-      [companyId, json(crl)],
-    );
-    const rlIds = `{${rows.map((r) => r.rl_id).join(',')}}`;
-    const crlIds = `{${rows.map((r) => r.crl_id).join(',')}}`;
-    await sql.execute(`delete from hours where retailer_location_id = any(?::uuid[])`, [rlIds]);
-    await sql.execute(
-      `insert into hours (retailer_location_id, day, open, open_at_hour, open_at_minute, close_at_hour, close_at_minute)
-       select r.rl, r.day, r.open, r.open_at_hour, r.open_at_minute, r.close_at_hour, r.close_at_minute
-         from json_to_recordset(?::json) as r(rl uuid, day text, open boolean, open_at_hour int, open_at_minute int, close_at_hour int, close_at_minute int)`,
-      [json(rows.flatMap((r) => r.s.hours.map((h) => ({ rl: r.rl_id, ...h }))))],
-    );
-    await sql.execute(`delete from delivery_areas where company_retailer_location_id = any(?::uuid[])`, [crlIds]);
-    await sql.execute(
-      `insert into delivery_areas (company_retailer_location_id, postal_code, country)
-       select r.crl, r.postal_code, r.country from json_to_recordset(?::json) as r(crl uuid, postal_code text, country text)`,
-      [json(rows.flatMap((r) => r.s.delivery_areas.map((a) => ({ crl: r.crl_id, ...a }))))],
-    );
-    const replaced = (key: 'location_id' | 'email_id' | 'phone_id') => `{${rows.flatMap((r) => (r.old?.[key] ? [r.old[key]] : [])).join(',')}}`;
-    await sql.execute(`delete from locations where id = any(?::uuid[])`, [replaced('location_id')]);
-    await sql.execute(`delete from emails where id = any(?::uuid[])`, [replaced('email_id')]);
-    await sql.execute(`delete from phone_numbers where id = any(?::uuid[])`, [replaced('phone_id')]);
-    return counts;
+    return false;
   });
+  const created = stores.filter((s) => !stored.has(s.external_id));
+  const changed = stores.filter((s) => stored.has(s.external_id) && storedComparable(stored.get(s.external_id)!.stored) !== comparable(s));
+  const counts = { created: created.length, updated: changed.length, unchanged: stores.length - created.length - changed.length };
+  if (dryRun || (!created.length && !changed.length)) return { counts, errors };
+
+  const retailers = await ensureRetailers(sql, companyId, [...created, ...changed]);
+  // Every written store gets fresh address, email and phone rows; a changed store's old ones go last.
+  const rows = [...created, ...changed].map((s) => {
+    const old = stored.get(s.external_id);
+    return {
+      s,
+      old,
+      crl_id: old?.crl_id ?? randomUUID(),
+      rl_id: old?.rl_id ?? randomUUID(),
+      location_id: s.address ? randomUUID() : null,
+      email_id: s.email ? randomUUID() : null,
+      phone_id: s.phone ? randomUUID() : null,
+      retailer: retailers.get(s.retailer.toLowerCase())!,
+    };
+  });
+  const json = (items: unknown[]) => JSON.stringify(items);
+  await sql.execute(
+    `insert into locations (id, street_line_one, street_line_two, city, province, postal_code, country, latitude, longitude, coordinates_source)
+     select r.id, r.street_line_one, r.street_line_two, r.city, r.province, r.postal_code, r.country, r.latitude, r.longitude, r.coordinates_source
+       from json_to_recordset(?::json) as r(id uuid, street_line_one text, street_line_two text, city text, province text, postal_code text,
+                                            country text, latitude float8, longitude float8, coordinates_source text)`,
+    [json(rows.filter((r) => r.location_id).map((r) => ({ id: r.location_id, ...r.s.address })))],
+  );
+  await sql.execute(`insert into emails (id, email) select r.id, r.email from json_to_recordset(?::json) as r(id uuid, email text)`, [
+    json(rows.filter((r) => r.email_id).map((r) => ({ id: r.email_id, email: r.s.email }))),
+  ]);
+  await sql.execute(
+    `insert into phone_numbers (id, phone_number, country_code, formatted_international)
+     select r.id, r.phone_number, r.country_code, r.formatted from json_to_recordset(?::json) as r(id uuid, phone_number text, country_code text, formatted text)`,
+    [json(rows.filter((r) => r.phone_id).map((r) => ({ id: r.phone_id, ...r.s.phone, formatted: formatPhone(r.s.phone!.phone_number, r.s.phone!.country_code) })))],
+  );
+  const rl = rows.map((r) => ({
+    id: r.rl_id,
+    retailer_id: r.retailer.retailer_id,
+    name: r.s.name,
+    website: r.s.website,
+    physical_address_id: r.location_id,
+    general_email_id: r.email_id,
+    general_phone_number_id: r.phone_id,
+  }));
+  const RL_RECORD = `json_to_recordset(?::json) as r(id uuid, retailer_id uuid, name text, website text, physical_address_id uuid, general_email_id uuid, general_phone_number_id uuid)`;
+  await sql.execute(
+    `insert into retailer_locations (id, retailer_id, name, website, physical_address_id, general_email_id, general_phone_number_id)
+     select r.id, r.retailer_id, r.name, r.website, r.physical_address_id, r.general_email_id, r.general_phone_number_id from ${RL_RECORD}
+     on conflict (id) do update set name = excluded.name, website = excluded.website,
+       physical_address_id = excluded.physical_address_id, general_email_id = excluded.general_email_id,
+       general_phone_number_id = excluded.general_phone_number_id, updated_at = now()`,
+    [json(rl)],
+  );
+  const crl = rows.map((r) => ({
+    id: r.crl_id,
+    company_retailer_id: r.retailer.company_retailer_id,
+    retailer_location_id: r.rl_id,
+    external_id: r.s.external_id,
+    sending_leads: r.s.sending_leads,
+    receiving_leads: r.s.receiving_leads,
+    delivery_radius: r.s.delivery_radius,
+    territory_id: r.s.territory_id,
+    company_store_type_id: r.s.store_type_id,
+  }));
+  await sql.execute(
+    `insert into company_retailer_locations (id, company_id, company_retailer_id, retailer_location_id, external_id, sending_leads, receiving_leads,
+                                             delivery_radius, territory_id, company_store_type_id)
+     select r.id, ?, r.company_retailer_id, r.retailer_location_id, r.external_id, r.sending_leads, r.receiving_leads, r.delivery_radius,
+            r.territory_id, r.company_store_type_id
+       from json_to_recordset(?::json) as r(id uuid, company_retailer_id uuid, retailer_location_id uuid, external_id text, sending_leads boolean,
+                                            receiving_leads boolean, delivery_radius float8, territory_id uuid, company_store_type_id uuid)
+     on conflict (id) do update set company_retailer_id = excluded.company_retailer_id, retailer_location_id = excluded.retailer_location_id,
+       sending_leads = excluded.sending_leads, receiving_leads = excluded.receiving_leads, delivery_radius = excluded.delivery_radius,
+       territory_id = excluded.territory_id, company_store_type_id = excluded.company_store_type_id, updated_at = now()`,
+    [companyId, json(crl)],
+  );
+  const rlIds = `{${rows.map((r) => r.rl_id).join(',')}}`;
+  const crlIds = `{${rows.map((r) => r.crl_id).join(',')}}`;
+  await sql.execute(`delete from hours where retailer_location_id = any(?::uuid[])`, [rlIds]);
+  await sql.execute(
+    `insert into hours (retailer_location_id, day, open, open_at_hour, open_at_minute, close_at_hour, close_at_minute)
+     select r.rl, r.day, r.open, r.open_at_hour, r.open_at_minute, r.close_at_hour, r.close_at_minute
+       from json_to_recordset(?::json) as r(rl uuid, day text, open boolean, open_at_hour int, open_at_minute int, close_at_hour int, close_at_minute int)`,
+    [json(rows.flatMap((r) => r.s.hours.map((h) => ({ rl: r.rl_id, ...h }))))],
+  );
+  await sql.execute(`delete from delivery_areas where company_retailer_location_id = any(?::uuid[])`, [crlIds]);
+  await sql.execute(
+    `insert into delivery_areas (company_retailer_location_id, postal_code, country)
+     select r.crl, r.postal_code, r.country from json_to_recordset(?::json) as r(crl uuid, postal_code text, country text)`,
+    [json(rows.flatMap((r) => r.s.delivery_areas.map((a) => ({ crl: r.crl_id, ...a }))))],
+  );
+  const replaced = (key: 'location_id' | 'email_id' | 'phone_id') => `{${rows.flatMap((r) => (r.old?.[key] ? [r.old[key]] : [])).join(',')}}`;
+  await sql.execute(`delete from locations where id = any(?::uuid[])`, [replaced('location_id')]);
+  await sql.execute(`delete from emails where id = any(?::uuid[])`, [replaced('email_id')]);
+  await sql.execute(`delete from phone_numbers where id = any(?::uuid[])`, [replaced('phone_id')]);
+  return { counts, errors };
 }
 
 /** The company's retailer (and its company-retailer link) for every retailer name, created when missing. */

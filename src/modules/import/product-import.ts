@@ -1,10 +1,20 @@
-import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { readCsv, type CsvEncoding, type RowError } from './csv';
+import { ImportError, readCsv, type RowError } from './csv';
+import {
+  addRowErrors,
+  checkAborted,
+  IMPORT_BATCH,
+  ignoredColumns,
+  inImportTransaction,
+  newReport,
+  type ImportInput,
+  type ImportOptions,
+  type ImportReport,
+} from './transaction';
 
+export { ImportError, IMPORT_BATCH, type ImportReport };
 export const PRODUCT_COLUMNS = ['sku', 'name', 'category', 'url', 'external_id', 'collection', 'stocked_at', 'available_at'] as const;
 const MAX_TEXT = 255;
-export const IMPORT_BATCH = 1000;
 
 interface ProductRow {
   line: number;
@@ -24,31 +34,21 @@ interface StockRow {
   available: boolean;
 }
 
-export interface ImportReport {
-  rows: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  invalid: number;
-  dry_run: boolean;
-  errors: RowError[];
-}
-
 /**
  * `leadnet import products`: one product per CSV row of a company's catalog, matched on its SKU (a
  * re-import updates instead of duplicating). With a `stocked_at` or `available_at` column, each row also
  * sets the product's whole stock: the stores (by `import locations` external id) that stock it or have it
- * available. Invalid rows are reported (line, column, reason) and skipped;
- * valid rows are written in batches of `IMPORT_BATCH`, each batch one transaction of set-based statements.
- * A dry run reads the catalog and reports what would change, writing nothing.
+ * available. Invalid rows are reported (line, column, reason) and skipped; valid rows are written in
+ * batches of `IMPORT_BATCH` set-based statements, all in one transaction under the company's import lock
+ * (`inImportTransaction`): a file-level error, Ctrl-C or a crash writes nothing. A dry run reads the
+ * catalog and reports what would change, writing nothing.
  */
-export async function importProducts(
-  em: EntityManager,
-  companyId: string,
-  input: Readable,
-  options: { dryRun: boolean; encoding?: CsvEncoding; onProgress?: (rows: number) => void },
-): Promise<ImportReport> {
-  const report: ImportReport = { rows: 0, created: 0, updated: 0, unchanged: 0, invalid: 0, dry_run: options.dryRun, errors: [] };
+export async function importProducts(em: EntityManager, companyId: string, input: ImportInput, options: ImportOptions): Promise<ImportReport> {
+  return inImportTransaction(em, companyId, options, (tx) => run(tx, companyId, input, options));
+}
+
+async function run(em: EntityManager, companyId: string, input: ImportInput, options: ImportOptions): Promise<ImportReport> {
+  const report = newReport(options.dryRun);
   const collections = new Map<string, string>(
     (await em.execute(`select id, name from collections where company_id = ?`, [companyId])).map((r: any) => [r.name.toLowerCase(), r.id]),
   );
@@ -59,10 +59,10 @@ export async function importProducts(
   );
   const seen = new Map<string, number>();
   let batch: Array<ProductRow & { collection_id: string | null }> = [];
-  let headerChecked = false;
   let withStock = false;
   const flush = async () => {
     if (!batch.length) return;
+    checkAborted(options.signal);
     const counts = options.dryRun ? await compare(em, companyId, batch) : await write(em, companyId, batch);
     report.created += counts.created;
     report.updated += counts.updated;
@@ -70,13 +70,14 @@ export async function importProducts(
     batch = [];
     options.onProgress?.(report.rows);
   };
-  for await (const { line, values } of readCsv(input, options.encoding)) {
-    if (!headerChecked) {
-      headerChecked = true;
-      const missing = ['sku', 'name'].filter((c) => !(c in values));
-      if (missing.length) throw new ImportError(`the header has no ${missing.join(', ')} column (columns: ${PRODUCT_COLUMNS.join(', ')})`);
-      withStock = 'stocked_at' in values || 'available_at' in values;
-    }
+  const onHeader = (header: string[]) => {
+    const missing = ['sku', 'name'].filter((c) => !header.includes(c));
+    if (missing.length) throw new ImportError(`the header has no ${missing.join(', ')} column (columns: ${PRODUCT_COLUMNS.join(', ')})`);
+    withStock = header.includes('stocked_at') || header.includes('available_at');
+    report.ignored_columns = ignoredColumns(header, PRODUCT_COLUMNS);
+  };
+  for await (const { line, values } of readCsv(input, { encoding: options.encoding, source: options.source, onHeader })) {
+    checkAborted(options.signal);
     report.rows++;
     const errors: RowError[] = [];
     const text = (column: string, required: boolean): string | null => {
@@ -115,8 +116,7 @@ export async function importProducts(
     if (row.collection && !collectionId) errors.push({ row: line, column: 'collection', reason: `no collection named "${row.collection}" in this company` });
     if (row.sku && seen.has(row.sku)) errors.push({ row: line, column: 'sku', reason: `repeats the SKU of line ${seen.get(row.sku)}` });
     if (errors.length) {
-      report.invalid++;
-      report.errors.push(...errors);
+      addRowErrors(report, errors);
       continue;
     }
     seen.set(row.sku, line);
@@ -126,8 +126,6 @@ export async function importProducts(
   await flush();
   return report;
 }
-
-export class ImportError extends Error {}
 
 const COMPARED = `(p.name, p.category, p.url, p.external_id, p.collection_id) is not distinct from (r.name, r.category, r.url, r.external_id, r.collection_id)`;
 const RECORDS = `json_to_recordset(?::json) as r(sku text, name text, category text, url text, external_id text, collection_id uuid)`;
@@ -153,33 +151,31 @@ async function compare(em: EntityManager, companyId: string, rows: ProductRow[])
   return counts;
 }
 
-/** One batch, one transaction: rows that change nothing are not rewritten. */
-async function write(em: EntityManager, companyId: string, rows: ProductRow[]) {
-  return em.transactional(async (tx) => {
-    const before = await compare(tx as EntityManager, companyId, rows);
+/** One batch, in the import's transaction: rows that change nothing are not rewritten. */
+async function write(tx: EntityManager, companyId: string, rows: ProductRow[]) {
+  const before = await compare(tx, companyId, rows);
+  await tx.execute(
+    `insert into products (company_id, sku, name, category, url, external_id, collection_id)
+     select ?, r.sku, r.name, r.category, r.url, r.external_id, r.collection_id from ${RECORDS}
+     on conflict (company_id, sku) do update set name = excluded.name, category = excluded.category, url = excluded.url,
+       external_id = excluded.external_id, collection_id = excluded.collection_id, updated_at = now()
+     where (products.name, products.category, products.url, products.external_id, products.collection_id)
+           is distinct from (excluded.name, excluded.category, excluded.url, excluded.external_id, excluded.collection_id)`,
+    [companyId, JSON.stringify(rows)],
+  );
+  const stocked = rows.filter((r) => r.stock);
+  if (stocked.length) {
+    // The product's stock becomes the row's: other stores' rows go, named stores' rows are set.
     await tx.execute(
-      `insert into products (company_id, sku, name, category, url, external_id, collection_id)
-       select ?, r.sku, r.name, r.category, r.url, r.external_id, r.collection_id from ${RECORDS}
-       on conflict (company_id, sku) do update set name = excluded.name, category = excluded.category, url = excluded.url,
-         external_id = excluded.external_id, collection_id = excluded.collection_id, updated_at = now()
-       where (products.name, products.category, products.url, products.external_id, products.collection_id)
-             is distinct from (excluded.name, excluded.category, excluded.url, excluded.external_id, excluded.collection_id)`,
-      [companyId, JSON.stringify(rows)],
+      `with r as (select p.id, r.stock from json_to_recordset(?::json) as r(sku text, stock json) join products p on p.company_id = ? and p.sku = r.sku),
+            gone as (delete from stocks s using r where s.product_id = r.id
+                       and not exists (select 1 from json_to_recordset(r.stock) as x(crl uuid) where x.crl = s.company_retailer_location_id))
+       insert into stocks (company_retailer_location_id, product_id, stocked, available)
+       select x.crl, r.id, x.stocked, x.available from r, json_to_recordset(r.stock) as x(crl uuid, stocked boolean, available boolean)
+       on conflict (company_retailer_location_id, product_id) do update set stocked = excluded.stocked, available = excluded.available, updated_at = now()
+       where (stocks.stocked, stocks.available) is distinct from (excluded.stocked, excluded.available)`,
+      [JSON.stringify(stocked.map((r) => ({ sku: r.sku, stock: r.stock }))), companyId],
     );
-    const stocked = rows.filter((r) => r.stock);
-    if (stocked.length) {
-      // The product's stock becomes the row's: other stores' rows go, named stores' rows are set.
-      await tx.execute(
-        `with r as (select p.id, r.stock from json_to_recordset(?::json) as r(sku text, stock json) join products p on p.company_id = ? and p.sku = r.sku),
-              gone as (delete from stocks s using r where s.product_id = r.id
-                         and not exists (select 1 from json_to_recordset(r.stock) as x(crl uuid) where x.crl = s.company_retailer_location_id))
-         insert into stocks (company_retailer_location_id, product_id, stocked, available)
-         select x.crl, r.id, x.stocked, x.available from r, json_to_recordset(r.stock) as x(crl uuid, stocked boolean, available boolean)
-         on conflict (company_retailer_location_id, product_id) do update set stocked = excluded.stocked, available = excluded.available, updated_at = now()
-         where (stocks.stocked, stocks.available) is distinct from (excluded.stocked, excluded.available)`,
-        [JSON.stringify(stocked.map((r) => ({ sku: r.sku, stock: r.stock }))), companyId],
-      );
-    }
-    return before;
-  });
+  }
+  return before;
 }

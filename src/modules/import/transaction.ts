@@ -1,0 +1,103 @@
+import type { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ImportError, type CsvEncoding, type RowError } from './csv';
+
+export interface ImportReport {
+  rows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  invalid: number;
+  dry_run: boolean;
+  /** The first `MAX_LISTED_ERRORS` row errors, in file order. */
+  errors: RowError[];
+  /** Row errors beyond those listed (a huge file of bad rows must not become a huge report). */
+  errors_omitted: number;
+  /** Header columns the import does not read (an `id` or `company_id` column is never taken from a file). */
+  ignored_columns: string[];
+}
+
+export const MAX_LISTED_ERRORS = 1000;
+export const IMPORT_BATCH = 1000;
+
+export interface ImportOptions {
+  dryRun: boolean;
+  /** The file's declared encoding (`--encoding`); a byte-order mark wins. */
+  encoding?: CsvEncoding;
+  /** `text` for CSV text a client decoded (GraphQL), `file` for a file's bytes (the CLI). */
+  source?: 'file' | 'text';
+  onProgress?: (rows: number) => void;
+  /** Aborted (Ctrl-C): the import stops at the next row or batch and its transaction rolls back. */
+  signal?: AbortSignal;
+  /**
+   * Another import of the company holds its lock. Given: called, then the import waits for it (the CLI).
+   * Not given: the import waits at most `lockWaitMs` and then fails with `ImportError` `BUSY` (GraphQL).
+   */
+  onWait?: () => void;
+  lockWaitMs?: number;
+}
+
+export type ImportInput = Readable | string;
+
+export function newReport(dryRun: boolean): ImportReport {
+  return { rows: 0, created: 0, updated: 0, unchanged: 0, invalid: 0, dry_run: dryRun, errors: [], errors_omitted: 0, ignored_columns: [] };
+}
+
+/** Counts one invalid row and lists its errors while the list is short. */
+export function addRowErrors(report: ImportReport, errors: RowError[]): void {
+  report.invalid++;
+  const room = Math.max(0, MAX_LISTED_ERRORS - report.errors.length);
+  report.errors.push(...errors.slice(0, room));
+  report.errors_omitted += Math.max(0, errors.length - room);
+}
+
+/** The header's columns the import does not read, in header order. */
+export function ignoredColumns(header: string[], known: readonly string[]): string[] {
+  return header.filter((c) => c && !known.includes(c));
+}
+
+/** Stops the import when `signal` is aborted (Ctrl-C). */
+export function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new ImportError('interrupted', 'INTERRUPTED');
+}
+
+
+/**
+ * Runs a whole import as one transaction under the company's import lock (a transaction-scoped advisory
+ * lock): imports of one company take turns, so two files naming the same SKU or external id never
+ * interleave, and a failure, a malformed line, Ctrl-C or a crash anywhere in the file writes nothing.
+ * A dry run takes the same path and writes nothing.
+ */
+export async function inImportTransaction<T>(em: EntityManager, companyId: string, options: ImportOptions, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return em.transactional(async (tx) => {
+    const sql = tx as EntityManager;
+    const key = `import:${companyId}`;
+    if (!(await tryLock(sql, key))) {
+      if (options.onWait) {
+        options.onWait();
+        await sql.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+      } else {
+        await waitForLock(sql, key, options.lockWaitMs ?? 3000);
+      }
+    }
+    checkAborted(options.signal);
+    const result = await work(sql);
+    // The last chance to stop: after this the transaction commits.
+    checkAborted(options.signal);
+    return result;
+  });
+}
+
+async function tryLock(sql: EntityManager, key: string): Promise<boolean> {
+  const [{ locked }] = await sql.execute('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked', [key]);
+  return locked;
+}
+
+async function waitForLock(sql: EntityManager, key: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    if (await tryLock(sql, key)) return;
+  }
+  throw new ImportError("another import of this company's network is running; retry when it has finished", 'BUSY');
+}
