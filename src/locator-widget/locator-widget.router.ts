@@ -75,10 +75,10 @@ ${body}
  * store locator API; nothing here needs a key. Headers: src/http/page-headers.ts; abuse cases:
  * docs/store-finder.md.
  */
-export function locatorWidgetRouter(deps: Pick<ContextDeps, 'orm' | 'config'>): Router {
+export function locatorWidgetRouter(deps: Pick<ContextDeps, 'orm' | 'config'>, options: { bundle?: () => Promise<string> } = {}): Router {
   const router = Router();
   // Fails the start when the script is missing (a dist/ built without it), rather than each shopper's page.
-  const bundle = widgetBundleSource();
+  const bundle = options.bundle ?? widgetBundleSource();
   let script: Promise<string> | undefined;
 
   router.get('/locator/widget.js', async (_req, res) => {

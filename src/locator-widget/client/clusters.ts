@@ -35,6 +35,7 @@ export class Clusters {
 
   /** Shows `pins` (replacing the previous ones). */
   set(pins: Pin[]): void {
+    for (const pin of this.pins) pin.marker.remove();
     this.pins = pins;
     this.draw();
   }
