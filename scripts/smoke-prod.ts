@@ -39,31 +39,26 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node dist/src/main.js`; resolves with its URL from the start-up line. */
-function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+/** Starts `node dist/src/main.js` on `port`; resolves once it answers /healthz (its log lines are not parsed). */
+async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, [`--max-old-space-size=${process.env.LEADNET_HEAP_MB ?? 192}`, 'dist/src/main.js'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 120 s:\n${out}`)), 120_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const m = out.match(/leadnet listening on \S+, (http:\/\/\S+) /);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1].replace('localhost', '127.0.0.1'), output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code ?? signal}) before it listened:\n${out}`));
-    });
-  });
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before it answered:\n${out}`);
+    const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (up) return { child, url, output: () => out };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the server did not answer /healthz within 120 s:\n${out}`);
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {
@@ -90,7 +85,8 @@ async function main(): Promise<number> {
       say('npm run build');
       await run([process.execPath, 'scripts/build.js']);
     }
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_FORMAT: 'json' };
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_FORMAT: 'json' };
     const external = process.env.DATABASE_URL;
     if (external) {
       const name = `leadnet_smoke_${process.pid}`;
@@ -122,7 +118,7 @@ async function main(): Promise<number> {
     }
 
     say('node dist/src/main.js');
-    const server = await startServer(env);
+    const server = await startServer(env, port);
     cleanups.push(() => stopServer(server.child));
     say(`listening on ${server.url}`);
 
