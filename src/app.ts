@@ -36,6 +36,7 @@ import { requestIdMiddleware } from './observability/request-id';
 import { accessLog } from './observability/access-log';
 import { Metrics } from './observability/metrics';
 import { locatorWidgetRouter } from './locator-widget/locator-widget.router';
+import { baseHeaders } from './http/page-headers';
 
 export interface App {
   app: Express;
@@ -109,7 +110,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.set('query parser', 'extended');
   app.set('trust proxy', config.http.trustProxy);
   const metrics = new Metrics(orm);
-  app.use(requestIdMiddleware, accessLog(metrics));
+  app.use(requestIdMiddleware, accessLog(metrics), baseHeaders);
   app.get('/metrics', metrics.handler(config.metricsToken));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

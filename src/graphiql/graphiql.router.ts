@@ -1,17 +1,25 @@
 import path from 'node:path';
 import { Router, type Request } from 'express';
 import { exampleTabs } from './examples';
+import { toolPageHeaders } from '../http/page-headers';
 
 /**
  * The browser IDE for `/graphql`: GraphiQL with its React runtime, all served from the installed
  * packages (no CDN), so it works on a machine without internet. GraphiQL 3 is the last major with a
- * prebuilt browser bundle; later majors need a bundler and Monaco workers.
+ * prebuilt browser bundle; later majors need a bundler and Monaco workers. The page's own start-up
+ * script, stylesheet and icon are in `public/` (copied to dist/ by `npm run build`). Headers and abuse
+ * cases: src/http/page-headers.ts, docs/graphiql.md.
  */
-const ASSETS: Record<string, string> = {
-  'react.production.min.js': path.join(packageDir('react'), 'umd', 'react.production.min.js'),
-  'react-dom.production.min.js': path.join(packageDir('react-dom'), 'umd', 'react-dom.production.min.js'),
-  'graphiql.min.js': path.join(packageDir('graphiql'), 'graphiql.min.js'),
-  'graphiql.min.css': path.join(packageDir('graphiql'), 'graphiql.min.css'),
+const PUBLIC = path.join(__dirname, 'public');
+const ASSETS: Record<string, { file: string; maxAge: string }> = {
+  'react.production.min.js': { file: path.join(packageDir('react'), 'umd', 'react.production.min.js'), maxAge: '1d' },
+  'react-dom.production.min.js': { file: path.join(packageDir('react-dom'), 'umd', 'react-dom.production.min.js'), maxAge: '1d' },
+  'graphiql.min.js': { file: path.join(packageDir('graphiql'), 'graphiql.min.js'), maxAge: '1d' },
+  'graphiql.min.css': { file: path.join(packageDir('graphiql'), 'graphiql.min.css'), maxAge: '1d' },
+  // The service's own files change with it: revalidated (ETag) on each load.
+  'ide.js': { file: path.join(PUBLIC, 'ide.js'), maxAge: '0' },
+  'ide.css': { file: path.join(PUBLIC, 'ide.css'), maxAge: '0' },
+  'favicon.svg': { file: path.join(PUBLIC, 'favicon.svg'), maxAge: '1d' },
 };
 
 function packageDir(name: string): string {
@@ -24,67 +32,35 @@ export function wantsIde(req: Request): boolean {
 }
 
 const json = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function idePage(endpoint: string): string {
-  const assets = `${endpoint}/ide`;
+  const assets = escapeHtml(`${endpoint}/ide`);
+  const config = json({ endpoint, tabs: exampleTabs });
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
 <title>leadnet GraphQL</title>
+<link rel="icon" type="image/svg+xml" href="${assets}/favicon.svg">
 <link rel="stylesheet" href="${assets}/graphiql.min.css">
-<style>
-  html, body { height: 100%; margin: 0; }
-  body { display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
-  #keybar { display: flex; gap: .5rem; align-items: center; padding: .4rem .75rem; border-bottom: 1px solid #ddd; font-size: 14px; }
-  #keybar input { flex: 0 1 28rem; font: inherit; padding: .2rem .4rem; }
-  #keybar small { color: #666; }
-  #graphiql { flex: 1; min-height: 0; }
-</style>
+<link rel="stylesheet" href="${assets}/ide.css">
 </head>
 <body>
-<div id="keybar">
+<form id="keybar" autocomplete="off">
   <label for="api-key">X-Api-Key</label>
   <input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="paste an API key (npx leadnet keys generate)">
-  <small>sent with every request from this page; kept in this browser only</small>
-</div>
+  <label class="remember"><input id="remember-key" type="checkbox"> Remember on this device</label>
+  <small>sent with every request from this page, to this service only; kept in this tab unless remembered</small>
+</form>
 <div id="graphiql">Loading…</div>
+<script type="application/json" id="leadnet-ide-config">${config}</script>
 <script src="${assets}/react.production.min.js"></script>
 <script src="${assets}/react-dom.production.min.js"></script>
 <script src="${assets}/graphiql.min.js"></script>
-<script>
-(function () {
-  var endpoint = ${json(endpoint)};
-  var keyInput = document.getElementById('api-key');
-  var stored = 'leadnet.apiKey';
-  try { keyInput.value = localStorage.getItem(stored) || ''; } catch (e) {}
-  function makeFetcher(key) {
-    return function fetcher(params, options) {
-      var headers = Object.assign({ 'Content-Type': 'application/json', Accept: 'application/json' }, (options && options.headers) || {});
-      if (key) headers['X-Api-Key'] = key;
-      return fetch(endpoint, { method: 'POST', headers: headers, body: JSON.stringify(params) }).then(function (r) { return r.json(); });
-    };
-  }
-  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
-  // A new fetcher makes GraphiQL load the schema again: anonymous callers get no introspection.
-  function render() {
-    root.render(React.createElement(GraphiQL, {
-      fetcher: makeFetcher(keyInput.value.trim()),
-      defaultEditorToolsVisibility: true,
-      defaultTabs: ${json(exampleTabs)},
-      shouldPersistHeaders: false,
-    }));
-  }
-  var pending;
-  keyInput.addEventListener('input', function () {
-    try { localStorage.setItem(stored, keyInput.value); } catch (e) {}
-    clearTimeout(pending);
-    pending = setTimeout(render, 300);
-  });
-  render();
-})();
-</script>
+<script src="${assets}/ide.js"></script>
 </body>
 </html>
 `;
@@ -97,13 +73,13 @@ function idePage(endpoint: string): string {
 export function graphiqlRouter(): Router {
   const router = Router();
   router.get('/ide/:asset', (req, res) => {
-    const file = ASSETS[req.params.asset];
-    if (file) res.sendFile(file, { maxAge: '1d' });
+    const asset = Object.hasOwn(ASSETS, req.params.asset) ? ASSETS[req.params.asset] : undefined;
+    if (asset) res.sendFile(asset.file, { maxAge: asset.maxAge });
     else res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches GET ${req.originalUrl}` });
   });
   router.get('/', (req, res, next) => {
     if (!wantsIde(req)) return next();
-    res.type('html').send(idePage(req.baseUrl));
+    toolPageHeaders(res).type('html').send(idePage(req.baseUrl));
   });
   return router;
 }

@@ -47,6 +47,8 @@ export function fromHttpError(err: any): AppError | undefined {
  */
 export function edgeErrorHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
   if (res.headersSent) return next(err);
+  // A handler may have set caching headers before it failed: an error is never kept by a cache.
+  res.set('Cache-Control', 'no-store');
   const known = fromHttpError(err);
   if (known) return sendError(req, res, known);
   // A database outage met before a handler (the API key lookup of /graphql): 503 with Retry-After.

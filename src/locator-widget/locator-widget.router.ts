@@ -1,33 +1,9 @@
-import path from 'node:path';
 import { Router, type Request, type Response } from 'express';
-import { build } from 'esbuild';
 import type { Config } from '../config';
 import type { ContextDeps } from '../context';
 import { isUuid } from '../modules/store-locator/store-locator.params';
-
-const CLIENT_DIR = path.join(__dirname, 'client');
-
-/**
- * The browser code (`client/widget.ts`, Leaflet and the stylesheets) as one script, bundled by esbuild
- * on first use and kept: no build step, no CDN. The tile server comes from the configuration.
- */
-export async function bundleWidget(config: Config): Promise<string> {
-  const result = await build({
-    entryPoints: [path.join(CLIENT_DIR, 'widget.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    target: ['es2020'],
-    minify: true,
-    legalComments: 'eof',
-    charset: 'utf8',
-    loader: { '.css': 'text' },
-    define: { __LEADNET_LOCATOR__: JSON.stringify(config.locatorWidget) },
-    tsconfig: path.join(CLIENT_DIR, 'tsconfig.json'),
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0].text;
-}
+import { embeddablePageHeaders, embeddableScriptHeaders, styleHash } from '../http/page-headers';
+import { widgetBundleSource, widgetScript } from './bundle';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -48,14 +24,31 @@ const WORDS = {
   fr: { title: (name: string) => `Trouver un magasin ${name}`, missing: 'Ce localisateur de magasins n’existe pas.' },
 };
 
+/** The page's only inline style, allowed by its hash (no `'unsafe-inline'`). */
+const PAGE_STYLE = `
+  body { margin: 0; background: #f6f8fa; color: #1f2328; font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+  main { max-width: 1240px; margin: 0 auto; padding: 20px 16px 32px; }
+  h1 { font-size: clamp(1.35rem, 3vw, 1.9rem); margin: 0 0 16px; }
+`;
+/** A map pin, inline: the browser asks for no `/favicon.ico`. */
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 24 24'%3E%3Cpath fill='%230b5cad' d='M12 2a7 7 0 0 0-7 7c0 5.25 7 13 7 13s7-7.75 7-13a7 7 0 0 0-7-7Zm0 9.5A2.5 2.5 0 1 1 12 6.5a2.5 2.5 0 0 1 0 5Z'/%3E%3C/svg%3E";
+
 function page(res: Response, status: number, lang: 'en' | 'fr', title: string, body: string, config: Config): void {
+  embeddablePageHeaders(res, {
+    'default-src': "'none'",
+    'script-src': "'self'",
+    // The finder's own styles are constructed stylesheets (not subject to style-src); the page's is hashed.
+    'style-src': styleHash(PAGE_STYLE),
+    'img-src': `'self' data: ${tileSource(config.locatorWidget.tileUrl)}`,
+    'connect-src': "'self'",
+    'base-uri': "'none'",
+    'form-action': "'none'",
+  });
+  // A 404 (an unknown or malformed id) is not kept by caches: the company may exist a minute later.
+  if (status !== 200) res.set('Cache-Control', 'no-store');
   res
     .status(status)
-    .set(
-      'Content-Security-Policy',
-      `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: ${tileSource(config.locatorWidget.tileUrl)}; ` +
-        `connect-src 'self'; frame-ancestors *; base-uri 'none'; form-action 'none'`,
-    )
     .type('html')
     .send(`<!doctype html>
 <html lang="${lang}">
@@ -63,11 +56,8 @@ function page(res: Response, status: number, lang: 'en' | 'fr', title: string, b
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>
-  body { margin: 0; background: #f6f8fa; color: #1f2328; font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
-  main { max-width: 1240px; margin: 0 auto; padding: 20px 16px 32px; }
-  h1 { font-size: clamp(1.35rem, 3vw, 1.9rem); margin: 0 0 16px; }
-</style>
+<link rel="icon" href="${FAVICON}">
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <main>
@@ -82,18 +72,24 @@ ${body}
  * The store finder for shoppers (issue 13): `GET /locator/widget.js`, the finder a brand embeds in its site
  * with one script tag and one `<div data-leadnet-locator data-company="...">`, and `GET /locator/{company_id}`,
  * a complete page around it (query `lang`, `color`, `radius`, `units` are passed on). Both read the public
- * store locator API; nothing here needs a key.
+ * store locator API; nothing here needs a key. Headers: src/http/page-headers.ts; abuse cases:
+ * docs/store-finder.md.
  */
-export function locatorWidgetRouter(deps: Pick<ContextDeps, 'orm' | 'config'>): Router {
+export function locatorWidgetRouter(deps: Pick<ContextDeps, 'orm' | 'config'>, options: { bundle?: () => Promise<string> } = {}): Router {
   const router = Router();
+  // Fails the start when the script is missing (a dist/ built without it), rather than each shopper's page.
+  const bundle = options.bundle ?? widgetBundleSource();
   let script: Promise<string> | undefined;
 
   router.get('/locator/widget.js', async (_req, res) => {
-    script ??= bundleWidget(deps.config).catch((e) => {
-      script = undefined;
-      throw e;
-    });
-    res.set('Cache-Control', 'public, max-age=300').type('application/javascript').send(await script);
+    script ??= bundle()
+      .then((text) => widgetScript(text, deps.config))
+      .catch((e) => {
+        script = undefined; // tried again on the next request
+        throw e;
+      });
+    const text = await script; // a failure reaches the error handler: a 500 that no cache keeps
+    embeddableScriptHeaders(res).set('Cache-Control', 'public, max-age=300').type('text/javascript').send(text);
   });
 
   router.get('/locator/:companyId', async (req, res) => {
@@ -110,7 +106,9 @@ export function locatorWidgetRouter(deps: Pick<ContextDeps, 'orm' | 'config'>): 
       passOn(req, 'color', /^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|rgb\([\d\s,.%]+\))$/) +
       passOn(req, 'radius', /^\d{1,4}$/) +
       passOn(req, 'units', /^(mi|km)$/);
-    page(res, 200, lang, title, `<h1>${escapeHtml(title)}</h1>\n<div data-leadnet-locator ${attributes}></div>\n<script src="widget.js"></script>`, deps.config);
+    // Relative, so the page works behind a proxy's path prefix; `/locator/{id}/` (trailing slash) too.
+    const src = req.path.endsWith('/') ? '../widget.js' : 'widget.js';
+    page(res, 200, lang, title, `<h1>${escapeHtml(title)}</h1>\n<div data-leadnet-locator ${attributes}></div>\n<script src="${src}"></script>`, deps.config);
   });
 
   return router;

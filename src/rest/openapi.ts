@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { toolPageHeaders } from '../http/page-headers';
 import { Router } from 'express';
 import { clientFields, type SearchDocument } from '../search/types';
 import { leadActivitySearch, leadSearch } from '../modules/lead/lead.search';
@@ -69,6 +70,8 @@ export function withListFields(document: OpenApiDocument): OpenApiDocument {
 }
 
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+/** The page's start-up script (`public/docs.js`, copied to dist/ by `npm run build`). */
+const DOCS_SCRIPT = path.join(__dirname, 'public', 'docs.js');
 /** The files of swagger-ui-dist the reference page loads (no CDN: the machine may have no internet). */
 const ASSETS = new Set([
   'swagger-ui.css',
@@ -83,22 +86,20 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 function docsPage(base: string, title: string): string {
   const assets = escapeHtml(`${base}/docs/assets`);
-  const url = JSON.stringify(`${base}/openapi.json`).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${assets}/swagger-ui.css">
 <link rel="icon" type="image/png" href="${assets}/favicon-32x32.png" sizes="32x32">
 </head>
 <body>
-<div id="swagger-ui"></div>
+<div id="swagger-ui" data-url="${escapeHtml(`${base}/openapi.json`)}"></div>
 <script src="${assets}/swagger-ui-bundle.js"></script>
-<script>
-window.ui = SwaggerUIBundle({ url: ${url}, dom_id: '#swagger-ui', deepLinking: true });
-</script>
+<script src="${assets}/docs.js"></script>
 </body>
 </html>
 `;
@@ -114,7 +115,10 @@ export function openApiRouter(): Router {
     res.type('application/json').send(load().text);
   });
   router.get('/docs', (req, res) => {
-    res.type('html').send(docsPage(req.baseUrl, openApiDocument().info.title));
+    toolPageHeaders(res).type('html').send(docsPage(req.baseUrl, openApiDocument().info.title));
+  });
+  router.get('/docs/assets/docs.js', (_req, res) => {
+    res.sendFile(DOCS_SCRIPT, { maxAge: 0 });
   });
   router.get('/docs/assets/:file', (req, res, next) => {
     if (!ASSETS.has(req.params.file)) return next();

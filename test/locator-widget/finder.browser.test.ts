@@ -112,6 +112,24 @@ const markers = (page: Page) =>
     `return [...root.querySelectorAll('.ln-marker')].map((m) => ({ id: m.dataset.storeId, label: m.textContent, selected: m.classList.contains('ln-marker--selected') }));`,
   );
 
+/** What the map draws: each store's own marker, and the clusters of overlapping ones (their stores). */
+const drawn = (page: Page) =>
+  inFinder<{ markers: string[]; clusters: Array<{ count: string; ids: string[]; label: string }> }>(
+    page,
+    `return {
+       markers: [...root.querySelectorAll('.ln-marker')].map((m) => m.dataset.storeId),
+       clusters: [...root.querySelectorAll('.ln-cluster')].map((c) => ({ count: c.textContent, ids: c.dataset.storeIds.split(' '), label: c.getAttribute('aria-label') })),
+     };`,
+  );
+
+/** Every store once on the map: alone or inside one cluster. */
+async function everyStoreOnce(page: Page, ids: string[]) {
+  const map = await drawn(page);
+  expect([...map.markers, ...map.clusters.flatMap((c) => c.ids)].sort()).toEqual([...ids].sort());
+  for (const c of map.clusters) expect(c.count).toBe(String(c.ids.length));
+  return map;
+}
+
 describe('the page /locator/{company_id}', () => {
   let page: Page;
   beforeAll(async () => {
@@ -129,7 +147,9 @@ describe('the page /locator/{company_id}', () => {
     expect(stores.every((s) => s.distance === null)).toBe(true);
     expect(stores.find((s) => s.name.endsWith('Night Owl'))).toMatchObject({ state: 'Open now', today: 'Today: 6:00 PM – 2:00 AM', tier: 'Dealer' });
     expect(stores.find((s) => s.name.endsWith('Downtown'))).toMatchObject({ state: 'Closed', today: 'Today: 10:00 AM – 7:00 PM', tier: 'Flagship' });
-    expect((await markers(page)).map((m) => m.label)).toEqual(['1', '2', '3', '4', '5', '6']);
+    // The four Portland-area stores overlap at the first zoom: one cluster; Seattle and Vancouver alone.
+    const map = await everyStoreOnce(page, stores.map((s) => s.id));
+    expect(map.clusters.map((c) => [c.count, c.label])).toEqual([['4', 'Stores 1, 2, 3 and 4: zoom in']]);
     const choices = await inFinder<string[][]>(page, `return ['select[name=store_type]', 'select[name=product]'].map((s) => [...root.querySelector(s).options].map((o) => o.textContent));`);
     expect(choices).toEqual([
       ['All store types', 'Dealer', 'Flagship', 'Premier Dealer'],
@@ -152,7 +172,7 @@ describe('the page /locator/{company_id}', () => {
     expect(await inFinder(page, `const s = root.querySelector('.ln-status'); return [s.getAttribute('role'), s.getAttribute('aria-live'), s.textContent];`)).toEqual([
       'status', 'polite', '4 stores found near 97205.',
     ]);
-    expect((await markers(page)).map((m) => m.id)).toEqual(stores.map((s) => s.id));
+    await everyStoreOnce(page, stores.map((s) => s.id));
   });
 
   test('open now on the fixed clock, then a store type', async () => {
@@ -229,11 +249,13 @@ describe('a phone-sized screen', () => {
       const layout = await inFinder<{ map: any; list: any; markers: any[] }>(
         page,
         `const box = (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; };
-         return { map: box(root.querySelector('.ln-map')), list: box(root.querySelector('.ln-results')), markers: [...root.querySelectorAll('.ln-marker')].map(box) };`,
+         return { map: box(root.querySelector('.ln-map')), list: box(root.querySelector('.ln-results')), markers: [...root.querySelectorAll('.ln-marker, .ln-cluster')].map(box) };`,
       );
       expect(layout.map.bottom).toBeLessThanOrEqual(layout.list.top);
       expect(layout.map.right - layout.map.left).toBeGreaterThan(300);
-      expect(layout.markers).toHaveLength(4);
+      // Downtown and Pearl District (0.7 km apart) overlap at this width: one cluster of two.
+      const map = await everyStoreOnce(page, (await listed(page)).map((s) => s.id));
+      expect(layout.markers).toHaveLength(map.markers.length + map.clusters.length);
       for (const m of layout.markers) {
         expect([m.left >= layout.map.left, m.right <= layout.map.right, m.top >= layout.map.top, m.bottom <= layout.map.bottom]).toEqual([true, true, true, true]);
       }
@@ -279,10 +301,8 @@ describe('the snippet on a brand\'s page (another origin, hostile CSS)', () => {
     expect(styles.display).toBe('grid');
     expect(styles.button).toBe('rgb(47, 125, 50)');
     expect(styles.text).toBe('rgb(255, 255, 255)');
-    // The finder's styles stay inside: the brand's own text keeps the brand's look; no global is left
-    // but the finder's own entry point (Leaflet's `L` is given back).
+    // The finder's styles stay inside: the brand's own text keeps the brand's look.
     expect(await page.evaluate(() => getComputedStyle(document.querySelector('footer')).fontFamily)).toMatch(/Comic/);
-    expect(await page.evaluate(() => [typeof (globalThis as any).L, typeof (globalThis as any).LeadnetLocator])).toEqual(['undefined', 'object']);
   });
 
   test('nothing outside the service, the brand\'s page and the tiles was requested', () => {

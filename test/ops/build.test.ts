@@ -3,6 +3,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { createTestDatabase } from '../support/database';
 import { ROOT, startChild, stopChildren } from '../support/service';
+import { smokeCheck } from '../../scripts/smoke/checks';
 
 /** `npm run build` emits JavaScript that production starts with plain node (`npm run start:prod`). */
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -22,6 +23,10 @@ test('the build starts with node (no tsx), finds its documents and schema files,
   );
   expect(fs.existsSync(path.join(ROOT, 'dist', 'src', 'main.js'))).toBe(true);
   expect(fs.existsSync(path.join(ROOT, 'dist', 'src', 'rest', 'common.rest.graphql'))).toBe(true);
+  // The pages' files: the store finder's bundle (dist/ has no browser sources), the start-up scripts.
+  for (const file of ['locator-widget/widget.bundle.js', 'graphiql/public/ide.js', 'graphiql/public/favicon.svg', 'rest/public/docs.js']) {
+    expect([file, fs.existsSync(path.join(ROOT, 'dist', 'src', file))]).toEqual([file, true]);
+  }
 
   const service = startChild({ DATABASE_URL: db.url }, [process.execPath, 'dist/src/main.js']);
   const url = await service.ready();
@@ -39,6 +44,17 @@ test('the build starts with node (no tsx), finds its documents and schema files,
   expect(graphql.status).toBe(401);
   expect(await graphql.json()).toEqual({ errors: [{ message: 'Unauthorized', extensions: { code: 'UNAUTHENTICATED' } }] });
 
+
+  // Every page and asset as a person meets them, in Chromium (what `npm run smoke:prod` runs in CI).
+  const seed = await new Promise<{ company: { id: string }; users: Array<{ role: string; api_key: string }> }>((resolve, reject) =>
+    execFile(process.execPath, ['bin/leadnet.js', 'seed-demo', '--json'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url } }, (error, out, stderr) =>
+      error ? reject(new Error(`seed-demo failed: ${stderr}`)) : resolve(JSON.parse(out)),
+    ),
+  );
+  const report = await smokeCheck({ url, companyId: seed.company.id, apiKey: seed.users.find((u) => u.role === 'company_admin')!.api_key });
+  expect(report.failures).toEqual([]);
+  expect(report.passed.length).toBeGreaterThan(30);
+
   service.child.kill('SIGTERM');
   expect(await service.exited).toMatchObject({ code: 0 });
-}, 300_000);
+}, 420_000);

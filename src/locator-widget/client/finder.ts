@@ -2,6 +2,7 @@ import * as L from 'leaflet';
 import leafletCss from 'leaflet/dist/leaflet.css';
 import css from './styles.css';
 import { MESSAGES, type Lang, type Messages } from './i18n';
+import { Clusters, type Pin } from './clusters';
 
 /** What a host element's data attributes (and the server's configuration) set. */
 export interface FinderOptions {
@@ -52,12 +53,54 @@ interface Page {
 
 type Place = { kind: 'text'; text: string } | { kind: 'point'; latitude: number; longitude: number };
 
-// Leaflet's UMD build also sets `window.L`: give the host page back its own (or none).
-(L as unknown as { noConflict(): unknown }).noConflict();
+// Leaflet leaves no global (`window.L`, `_leaflet_events`): its source is patched when bundled (../bundle.ts).
 
 const RADII = [5, 10, 25, 50, 100, 250, 500];
 const PAGE_SIZE = 25;
+/** Markers are 28 px: closer than that, they overlap and are clustered. */
+const CLUSTER_RADIUS = 30;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 let instances = 0;
+
+/** A link's address only when it is a web address (never `javascript:` or `data:`), whatever the API sent. */
+export function webUrl(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A `tel:` link of a phone number: its digits and a leading `+` only. */
+export function telUrl(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const digits = value.replace(/[^\d+]/g, '').replace(/(?!^)\+/g, '');
+  return /\d{3,}/.test(digits) ? `tel:${digits}` : null;
+}
+
+/**
+ * The finder's styles as stylesheets built by script (`adoptedStyleSheets`), shared by every finder of
+ * the page: a page whose Content Security Policy forbids inline styles still shows the finder. Browsers
+ * without them get `<style>` elements.
+ */
+let sheets: CSSStyleSheet[] | null | undefined;
+function adoptStyles(root: ShadowRoot): void {
+  if (sheets === undefined) {
+    try {
+      sheets = [leafletCss, css].map((text) => {
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync(text);
+        return sheet;
+      });
+    } catch {
+      sheets = null;
+    }
+  }
+  if (sheets && 'adoptedStyleSheets' in root) root.adoptedStyleSheets = sheets;
+  else root.append(el('style', {}, leafletCss), el('style', {}, css));
+}
 
 /** `el('p', { class: 'x' }, 'text', child)`: DOM without HTML strings, so store data is never markup. */
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -101,7 +144,10 @@ export class Finder {
   private readonly list: HTMLOListElement;
   private readonly mapEl: HTMLDivElement;
   private map!: L.Map;
+  private clusters!: Clusters;
   private markers = new Map<string, L.Marker>();
+  private selected: string | null = null;
+  private storeNumbers = new Map<string, string>();
   private originMarker: L.Marker | null = null;
   /** What the map last showed, fitted again when the container changes size (layout settling, rotation). */
   private view: L.LatLngExpression[] = [];
@@ -163,7 +209,8 @@ export class Finder {
       this.status,
       el('div', { class: 'ln-body' }, el('div', { class: 'ln-list-wrap' }, this.list), this.mapEl),
     );
-    this.root.append(el('style', {}, leafletCss), el('style', {}, css), finder);
+    adoptStyles(this.root);
+    this.root.append(finder);
     if (options.color && CSS.supports('color', options.color)) {
       finder.style.setProperty('--ln-brand', options.color);
       finder.style.setProperty('--ln-on-brand', textOn(options.color, this.status));
@@ -185,12 +232,28 @@ export class Finder {
       filter.addEventListener('change', () => void (this.place ? this.search() : this.overview()));
     }
     this.initMap();
+    if (!UUID.test(options.company)) {
+      this.unknownCompany();
+      return;
+    }
     void this.overview();
   }
 
+  /** A `data-company` that is no company: said in the finder, and to the site's developer in the console. */
+  private unknownCompany(): void {
+    this.say(this.t.unavailable, true);
+    this.form.querySelectorAll<HTMLInputElement | HTMLButtonElement | HTMLSelectElement>('input, button, select').forEach((c) => (c.disabled = true));
+    console.error(`leadnet locator: no store finder for data-company="${this.options.company}"`);
+  }
+
   private initMap(): void {
-    this.map = L.map(this.mapEl, { zoomControl: true, scrollWheelZoom: false, keyboard: true }).setView([45, -100], 3);
+    // trackResize off: the ResizeObserver below follows the container (no listener on the page's window).
+    this.map = L.map(this.mapEl, { zoomControl: true, scrollWheelZoom: false, keyboard: true, trackResize: false, maxZoom: 18 }).setView([45, -100], 3);
     L.tileLayer(this.options.tileUrl, { attribution: this.options.tileAttribution, maxZoom: 18 }).addTo(this.map);
+    this.clusters = new Clusters(this.map, {
+      radius: CLUSTER_RADIUS,
+      label: (pins) => this.t.cluster(pins.map((p) => this.numberOf(p.id))),
+    });
     new ResizeObserver(() => {
       this.map.invalidateSize();
       this.fit();
@@ -227,6 +290,10 @@ export class Finder {
       const result = await this.fetchPage(
         this.url({ top_left_latitude: '85', top_left_longitude: '-180', bottom_right_latitude: '-85', bottom_right_longitude: '180' }),
       );
+      if (!result.ok && result.status === 404) {
+        this.unknownCompany();
+        return;
+      }
       if (!result.ok) throw new Error(String(result.status));
       const { page } = result;
       if (this.place) return; // a search started meanwhile
@@ -308,19 +375,25 @@ export class Finder {
   private render(page: Page | null, withDistance: boolean): void {
     const t = this.t;
     this.list.replaceChildren();
-    for (const m of this.markers.values()) m.remove();
+    this.clusters.set([]);
     this.markers.clear();
+    this.storeNumbers.clear();
+    this.selected = null;
     this.originMarker?.remove();
     this.originMarker = null;
     if (!page) return;
     const bounds: L.LatLngExpression[] = [];
+    const pins: Pin[] = [];
     page.results.forEach((store, i) => {
       const name = store.full_name ?? store.name ?? '';
       const number = String(i + 1);
+      this.storeNumbers.set(store.id, number);
       const nameButton = el('button', { type: 'button', class: 'ln-name', 'aria-label': t.showOnMap(name) }, name);
       nameButton.addEventListener('click', () => this.select(store.id, false));
+      const phone = telUrl(store.phone_number?.phone_number);
+      const directions = webUrl(store.directions_url);
       const distance =
-        withDistance && store.distance !== undefined ? `${this.numbers.format(store.distance)} ${page.meta.distance_unit}` : null;
+        withDistance && typeof store.distance === 'number' ? `${this.numbers.format(store.distance)} ${page.meta.distance_unit}` : null;
       const item = el(
         'li',
         { class: 'ln-store', 'data-store-id': store.id, 'aria-current': 'false' },
@@ -337,27 +410,31 @@ export class Finder {
         el(
           'p',
           { class: 'ln-line ln-links' },
-          store.phone_number
-            ? el('a', { href: `tel:${store.phone_number.phone_number}`, 'aria-label': t.call(name) }, store.phone_number.formatted)
-            : null,
-          store.directions_url
-            ? el('a', { href: store.directions_url, target: '_blank', rel: 'noopener', 'aria-label': t.directionsTo(name) }, t.directions)
+          phone ? el('a', { href: phone, 'aria-label': t.call(name) }, store.phone_number!.formatted ?? store.phone_number!.phone_number) : null,
+          directions
+            ? el('a', { href: directions, target: '_blank', rel: 'noopener noreferrer', 'aria-label': t.directionsTo(name) }, t.directions)
             : null,
         ),
       );
       this.list.append(item);
       const { latitude, longitude } = store.address ?? {};
-      if (latitude == null || longitude == null) return;
+      if (typeof latitude !== 'number' || typeof longitude !== 'number' || !Number.isFinite(latitude) || !Number.isFinite(longitude)) return;
       const marker = L.marker([latitude, longitude], {
         icon: L.divIcon({ className: 'ln-marker', html: number, iconSize: [28, 28] }),
         title: name,
         alt: name,
         keyboard: true,
         riseOnHover: true,
-      }).addTo(this.map);
-      marker.getElement()?.setAttribute('data-store-id', store.id);
+      });
+      // The clusters add and remove markers as the zoom changes; each time Leaflet makes a new element.
+      marker.on('add', () => {
+        const icon = marker.getElement();
+        icon?.setAttribute('data-store-id', store.id);
+        icon?.classList.toggle('ln-marker--selected', this.selected === store.id);
+      });
       marker.on('click', () => this.select(store.id, true));
       this.markers.set(store.id, marker);
+      pins.push({ id: store.id, latlng: L.latLng(latitude, longitude), marker });
       bounds.push([latitude, longitude]);
     });
     if (!page.results.length) this.list.append(el('li', { class: 'ln-empty' }, this.status.textContent ?? ''));
@@ -374,10 +451,17 @@ export class Finder {
     this.view = bounds;
     this.map.invalidateSize();
     this.fit();
+    this.clusters.set(pins);
+  }
+
+  /** The number of store `id` in the list (and on its marker). */
+  private numberOf(id: string): string {
+    return this.storeNumbers.get(id) ?? '?';
   }
 
   /** One store, in the list and on the map; from the map, the list item takes the focus. */
   private select(id: string, fromMap: boolean): void {
+    this.selected = id;
     for (const item of this.list.querySelectorAll<HTMLLIElement>('.ln-store')) {
       item.setAttribute('aria-current', String(item.dataset.storeId === id));
     }
@@ -386,8 +470,8 @@ export class Finder {
       marker.getElement()?.classList.toggle('ln-marker--selected', on);
       marker.setZIndexOffset(on ? 1000 : 0);
     }
-    const marker = this.markers.get(id);
-    if (marker && !this.map.getBounds().contains(marker.getLatLng())) this.map.panTo(marker.getLatLng());
+    // Out of its cluster (zooming in) and into view.
+    this.clusters.reveal(id);
     const item = this.list.querySelector<HTMLLIElement>(`.ln-store[data-store-id="${CSS.escape(id)}"]`);
     if (fromMap && item) {
       item.scrollIntoView({ block: 'nearest' });

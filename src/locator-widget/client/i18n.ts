@@ -1,3 +1,8 @@
+/** `1, 2 and 5`. */
+function list(items: string[], and: string): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} ${and} ${items[items.length - 1]}`;
+}
+
 /** The finder's words. English and French (stores are in the US and Canada); `data-lang` picks one. */
 export const MESSAGES = {
   en: {
@@ -22,6 +27,8 @@ export const MESSAGES = {
     none: (place: string) => `No stores found near ${place}. Try a larger distance or fewer filters.`,
     unknownPlace: 'We could not find that place. Try a city or a postal code.',
     failed: 'The store list could not be loaded. Please try again.',
+    unavailable: 'This store finder is not available.',
+    cluster: (numbers: string[]) => `Stores ${list(numbers, 'and')}: zoom in`,
     locating: 'Finding your location…',
     noLocation: 'Your location is not available. Enter an address instead.',
     yourLocation: 'your location',
@@ -59,6 +66,8 @@ export const MESSAGES = {
     none: (place: string) => `Aucun magasin trouvé près de ${place}. Essayez une plus grande distance ou moins de filtres.`,
     unknownPlace: 'Lieu introuvable. Essayez une ville ou un code postal.',
     failed: 'La liste des magasins n’a pas pu être chargée. Veuillez réessayer.',
+    unavailable: 'Ce localisateur de magasins n’est pas disponible.',
+    cluster: (numbers: string[]) => `Magasins ${list(numbers, 'et')} : zoomer`,
     locating: 'Recherche de votre position…',
     noLocation: 'Votre position n’est pas disponible. Saisissez plutôt une adresse.',
     yourLocation: 'votre position',
