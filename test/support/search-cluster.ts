@@ -42,8 +42,15 @@ export async function startSearchCluster(timeoutMs = 300_000): Promise<SearchClu
   const started = Date.now();
   const child = spawn(path.join(ROOT, 'search-cluster', 'run'), [], {
     cwd: ROOT,
-    env: { ...process.env, SEARCH_CLUSTER_PORT: String(port), SEARCH_CLUSTER_TRANSPORT_PORT: String(port + 1000), SEARCH_CLUSTER_NODES: String(NODES) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      SEARCH_CLUSTER_PORT: String(port),
+      SEARCH_CLUSTER_TRANSPORT_PORT: String(port + 1000),
+      SEARCH_CLUSTER_NODES: String(NODES),
+      // The JVM stops when this process's end of its stdin closes, however this process ends.
+      SEARCH_CLUSTER_STOP_ON_EOF: '1',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';

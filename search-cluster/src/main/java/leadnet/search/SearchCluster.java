@@ -31,7 +31,9 @@ import org.opensearch.transport.Netty4Plugin;
  *
  * Environment: SEARCH_CLUSTER_PORT (HTTP of the first node, default 9200), SEARCH_CLUSTER_TRANSPORT_PORT
  * (default HTTP port + 100), SEARCH_CLUSTER_NODES (default 3), SEARCH_CLUSTER_DATA (a directory to keep
- * the data in across runs; by default a temporary one, removed on exit).
+ * the data in across runs; by default a temporary one, removed on exit), SEARCH_CLUSTER_STOP_ON_EOF=1
+ * (also stop when standard input closes: a parent that dies without signalling, e.g. a killed test
+ * runner, takes the cluster with it).
  */
 public final class SearchCluster {
   /** The modules the project's mappings and queries need, loaded from the classpath as plugins. */
@@ -63,6 +65,20 @@ public final class SearchCluster {
     Path home = kept == null || kept.isEmpty() ? Files.createTempDirectory("leadnet-search-cluster-") : Files.createDirectories(Path.of(kept).toAbsolutePath());
     SearchCluster cluster = new SearchCluster(home, kept == null || kept.isEmpty());
     Runtime.getRuntime().addShutdownHook(new Thread(cluster::stop, "search-cluster-stop"));
+    if ("1".equals(System.getenv("SEARCH_CLUSTER_STOP_ON_EOF"))) {
+      Thread watch = new Thread(() -> {
+        try {
+          while (System.in.read() != -1) {
+            // only the end of input matters
+          }
+        } catch (IOException e) {
+          // a broken pipe ends input too
+        }
+        System.exit(0);
+      }, "search-cluster-stdin");
+      watch.setDaemon(true);
+      watch.start();
+    }
 
     long started = System.nanoTime();
     // Every node but the first warns that a JVM-wide logging field (the node and cluster id in log
@@ -125,8 +141,10 @@ public final class SearchCluster {
       nodes.clear();
     }
     Collections.reverse(open);
-    // Nodes closing one after another warn that the others are gone: expected here.
+    // Nodes closing one after another warn that the others are gone, and Netty that its event loops
+    // are: expected here.
     Configurator.setRootLevel(Level.ERROR);
+    Configurator.setLevel("io.netty", Level.OFF);
     for (Node node : open) {
       try {
         node.close();
