@@ -19,13 +19,14 @@ const listening = (port: number) =>
 
 const json = async (url: string, init?: RequestInit) => (await fetch(url, { ...init, headers: { 'content-type': 'application/json' } })).json() as Promise<any>;
 
-/** Resolves with everything written to stdout once `text` appears in it. */
-const waitForOutput = (child: ChildProcess, text: string) =>
+/** Resolves with the whole line of stdout that starts with `text`. */
+const waitForLine = (child: ChildProcess, text: string) =>
   new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
-      if (out.includes(text)) resolve(out);
+      const line = out.split('\n').slice(0, -1).find((l) => l.startsWith(text));
+      if (line) resolve(line);
     });
     child.once('exit', (code) => reject(new Error(`exited (${code}) before "${text}":\n${out}`)));
   });
@@ -48,8 +49,8 @@ run('npm run search:cluster', () => {
     });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const out = await waitForOutput(child, 'search cluster green');
-    const dataDir = /data in (\S+),/.exec(out)![1];
+    const line = await waitForLine(child, 'search cluster green');
+    const dataDir = /data in (\S+),/.exec(line)![1];
     expect(fs.existsSync(dataDir)).toBe(true);
 
     const url = `http://127.0.0.1:${port}`;

@@ -59,7 +59,7 @@ export async function startSearchCluster(timeoutMs = 300_000): Promise<SearchClu
     let stdout = '';
     child.stdout!.on('data', (d) => {
       stdout += d;
-      if (stdout.includes('search cluster green')) resolve();
+      if (/^search cluster green.*\n/m.test(stdout)) resolve();
     });
     exited.then((code) => reject(new Error(`search cluster exited (${code}) before it was green:\n${output}`)));
   });

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -104,10 +105,11 @@ public final class SearchCluster {
       e.printStackTrace();
       System.exit(1);
     }
-    System.out.printf("search cluster green: %d nodes, HTTP on http://127.0.0.1:%d (nodes on ports %d-%d), data in %s, started in %.1f s%n",
-        count, httpPort, httpPort, httpPort + count - 1, home, (System.nanoTime() - started) / 1e9);
+    // One write, so that a reader never sees half the line.
+    System.out.print(String.format("search cluster green: %d nodes, HTTP on http://127.0.0.1:%d (nodes on ports %d-%d), data in %s, started in %.1f s%n",
+        count, httpPort, httpPort, httpPort + count - 1, home, (System.nanoTime() - started) / 1e9));
     System.out.flush();
-    new java.util.concurrent.CountDownLatch(1).await();
+    new CountDownLatch(1).await();
   }
 
   private Settings nodeSettings(String name, int httpPort, int transportPort, String seeds, List<String> names) {
