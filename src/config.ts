@@ -20,6 +20,9 @@ const distance = (fallback: string) =>
 
 /** The levels LOG_LEVEL accepts (pino's). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** Where lists and the store locator search: PostgreSQL itself, or an Elasticsearch or OpenSearch cluster. */
+export const SEARCH_BACKENDS = ['postgres', 'elasticsearch', 'opensearch'] as const;
+export type SearchBackendKind = (typeof SEARCH_BACKENDS)[number];
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -31,7 +34,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   STRICT_PARAMS: bool.default(false),
   SEED_DEMO: bool.default(true),
-  SEARCH_BACKEND: z.enum(['postgres', 'elasticsearch']).default('postgres'),
+  SEARCH_BACKEND: z.enum(SEARCH_BACKENDS).default('postgres'),
+  SEARCH_URL: z.string().url().optional(),
   ELASTICSEARCH_URL: z.string().url().optional(),
   ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/).default('leadnet_'),
   SEARCH_INDEXER: bool.default(true),
@@ -112,11 +116,12 @@ export interface Config {
   /** Unpermitted attributes give 422 `unpermitted` instead of being dropped. */
   strictParams: boolean;
   seedDemo: boolean;
-  searchBackend: 'postgres' | 'elasticsearch';
-  elasticsearchUrl?: string;
-  /** Prefix of the Elasticsearch aliases and indexes (`leadnet_products`...). */
+  searchBackend: SearchBackendKind;
+  /** The Elasticsearch or OpenSearch cluster: `SEARCH_URL`, else `ELASTICSEARCH_URL`. */
+  searchUrl?: string;
+  /** Prefix of the search engine's aliases and indexes (`leadnet_products`...). */
   elasticsearchIndexPrefix: string;
-  /** With Elasticsearch: drain the search outbox in this process (off when a standalone indexer runs). */
+  /** With a search engine: drain the search outbox in this process (off when a standalone indexer runs). */
   searchIndexer: boolean;
   /** PRODUCT.md section 8: `offline` (gazetteer data in packages), `http` (Nominatim-compatible) or `none`. */
   geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
@@ -195,8 +200,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const e = result.data;
-  if (e.SEARCH_BACKEND === 'elasticsearch' && !e.ELASTICSEARCH_URL) {
-    throw new ConfigError('Invalid configuration: ELASTICSEARCH_URL is required when SEARCH_BACKEND=elasticsearch');
+  const searchUrl = e.SEARCH_URL ?? e.ELASTICSEARCH_URL;
+  if (e.SEARCH_BACKEND !== 'postgres' && !searchUrl) {
+    throw new ConfigError(`Invalid configuration: SEARCH_URL is required when SEARCH_BACKEND=${e.SEARCH_BACKEND}`);
   }
   if (e.GEOCODER === 'http' && !e.GEOCODER_URL) {
     throw new ConfigError('Invalid configuration: GEOCODER_URL is required when GEOCODER=http');
@@ -215,7 +221,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     strictParams: e.STRICT_PARAMS,
     seedDemo: e.SEED_DEMO,
     searchBackend: e.SEARCH_BACKEND,
-    elasticsearchUrl: e.ELASTICSEARCH_URL,
+    searchUrl,
     elasticsearchIndexPrefix: e.ELASTICSEARCH_INDEX_PREFIX,
     searchIndexer: e.SEARCH_INDEXER,
     geocoder: { kind: e.GEOCODER, url: e.GEOCODER_URL, timeoutMs: e.GEOCODER_TIMEOUT_MS },

@@ -1,25 +1,31 @@
-import type { Client } from '@elastic/elasticsearch';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import { searchDocuments } from './documents';
 import { ElasticsearchSearchBackend, type ElasticsearchOptions } from './elasticsearch/backend';
+import { openSearchClient, type EngineClient } from './elasticsearch/client';
 import { PostgresSearchBackend } from './postgres';
 import type { SearchBackend, SearchDocument } from './types';
 
 /**
- * A client of the Elasticsearch at `node`. The package is loaded here, only when Elasticsearch is
- * configured: loading it costs about 30 MB of memory, which the default PostgreSQL search never needs.
+ * A client of the search engine at `config.searchUrl`: `@elastic/elasticsearch` for Elasticsearch (it
+ * refuses to talk to OpenSearch), `@opensearch-project/opensearch` for OpenSearch. A package is loaded
+ * here, only when its engine is configured: each costs tens of MB of memory, which the default
+ * PostgreSQL search never needs.
  */
-export function elasticsearchClient(node: string): Client {
-  const { Client: ElasticsearchClient } = require('@elastic/elasticsearch') as typeof import('@elastic/elasticsearch');
-  return new ElasticsearchClient({ node });
+export function searchEngineClient(config: Config): EngineClient {
+  if (!config.searchUrl) throw new Error('SEARCH_URL is not set');
+  const node = config.searchUrl;
+  if (config.searchBackend === 'opensearch') {
+    const { Client } = require('@opensearch-project/opensearch') as typeof import('@opensearch-project/opensearch');
+    return openSearchClient(new Client({ node }));
+  }
+  const { Client } = require('@elastic/elasticsearch') as typeof import('@elastic/elasticsearch');
+  return new Client({ node });
 }
 
-/** The Elasticsearch backend over `config.elasticsearchUrl` (also for the CLI and the standalone indexer). */
+/** The search engine backend over `config.searchUrl` (also for the CLI and the standalone indexer). */
 export function createElasticsearchBackend(config: Config, orm: MikroORM, options: Partial<ElasticsearchOptions> & { documents?: SearchDocument[] } = {}): ElasticsearchSearchBackend {
-  if (!config.elasticsearchUrl) throw new Error('ELASTICSEARCH_URL is not set');
-  const client = elasticsearchClient(config.elasticsearchUrl);
-  return new ElasticsearchSearchBackend(client, orm, options.documents ?? searchDocuments, {
+  return new ElasticsearchSearchBackend(searchEngineClient(config), orm, options.documents ?? searchDocuments, {
     prefix: config.elasticsearchIndexPrefix,
     runIndexer: config.searchIndexer,
     leader: { retryMs: config.workerLockRetryMs },
@@ -33,6 +39,7 @@ export function createSearchBackend(config: Config, orm: MikroORM): SearchBacken
     case 'postgres':
       return new PostgresSearchBackend(() => orm.em as EntityManager);
     case 'elasticsearch':
+    case 'opensearch':
       return createElasticsearchBackend(config, orm);
   }
 }

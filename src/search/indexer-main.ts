@@ -1,5 +1,5 @@
 // The search outbox indexer on its own (SEARCH_INDEXER=false on the web processes):
-//   ELASTICSEARCH_URL=... node --import tsx src/search/indexer-main.ts
+//   SEARCH_BACKEND=elasticsearch|opensearch SEARCH_URL=... node --import tsx src/search/indexer-main.ts
 import 'reflect-metadata';
 import { config, ConfigError } from '../config';
 import { logger } from '../logger';

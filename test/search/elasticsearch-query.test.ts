@@ -1,6 +1,6 @@
-// The translation of search requests to Elasticsearch request bodies, checked on the bodies themselves
-// (no Elasticsearch server runs here; `elasticsearch.test.ts` runs the conformance suite against one
-// when ELASTICSEARCH_URL is set).
+// The translation of search requests to Elasticsearch and OpenSearch request bodies, checked on the
+// bodies themselves (`elasticsearch.test.ts` runs the conformance suite against a live engine when there
+// is one: test/support/search-engine.ts).
 import { conditionToQuery, likeToWildcard, searchBody, searchResult } from '../../src/search/elasticsearch/query';
 import { indexDefinition } from '../../src/search/elasticsearch/mapping';
 import { parseWhere } from '../../src/search/where';

@@ -1,26 +1,27 @@
-// The conformance suite against a live Elasticsearch: runs only when ELASTICSEARCH_URL is set (no
-// Elasticsearch server can run on the machine this was written on, so it has not run there).
+// The conformance suite against a live Elasticsearch or OpenSearch (test/support/search-engine.ts says
+// which): `SEARCH_CLUSTER=1` starts the project's OpenSearch cluster for the run; `SEARCH_URL` (or
+// ELASTICSEARCH_URL) with SEARCH_BACKEND uses one already running. Without either it skips.
 import { randomBytes } from 'node:crypto';
-import { Client } from '@elastic/elasticsearch';
 import { createTestApp } from '../support/app';
-import { createElasticsearchBackend } from '../../src/search/factory';
+import { engineUnderTest } from '../support/search-engine';
+import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
 import { searchDocuments } from '../../src/search/documents';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { searchConformance } from './conformance';
 
-const url = process.env.ELASTICSEARCH_URL;
+const engine = engineUnderTest();
 
-if (!url) {
-  describe('search conformance: Elasticsearch', () => {
-    test.skip('needs ELASTICSEARCH_URL', () => undefined);
+if (!engine) {
+  describe('search conformance: Elasticsearch or OpenSearch', () => {
+    test.skip('needs SEARCH_CLUSTER=1, or SEARCH_URL / ELASTICSEARCH_URL', () => undefined);
   });
 } else {
   const prefix = `leadnet_test_${randomBytes(4).toString('hex')}_`;
   const es = (backend: unknown) => backend as ElasticsearchSearchBackend;
   searchConformance({
-    name: 'Elasticsearch',
+    name: engine.backend === 'opensearch' ? 'OpenSearch' : 'Elasticsearch',
     // The harness drains the outbox itself (settle), so the app runs no indexer of its own.
-    createApp: () => createTestApp({ SEARCH_BACKEND: 'elasticsearch', ELASTICSEARCH_URL: url, ELASTICSEARCH_INDEX_PREFIX: prefix, SEARCH_INDEXER: 'false' }),
+    createApp: () => createTestApp({ SEARCH_BACKEND: engine.backend, SEARCH_URL: engine.url, ELASTICSEARCH_INDEX_PREFIX: prefix, SEARCH_INDEXER: 'false' }),
     backend: (t, extra) => createElasticsearchBackend(t.config, t.orm, { documents: [...searchDocuments, ...extra], runIndexer: false }),
     settle: async (_t, backend) => {
       await es(backend).indexer.drain();
@@ -32,8 +33,8 @@ if (!url) {
       await es(backend).refresh(doc);
     },
     countsStatements: false,
-    cleanup: async () => {
-      await new Client({ node: url }).indices.delete({ index: `${prefix}*`, ignore_unavailable: true });
+    cleanup: async (t) => {
+      await searchEngineClient(t.config).indices.delete({ index: `${prefix}*`, ignore_unavailable: true });
     },
   });
 }

@@ -233,7 +233,7 @@ describe('reindex', () => {
       action: (command: Command, work: (session: any, opts: any, args: string[]) => Promise<{ json: unknown; text: string }>) =>
         command.action(async (...received: unknown[]) => {
           const cmd = received[received.length - 1] as Command;
-          const session = { config: { ...t.config, elasticsearchUrl: 'http://elasticsearch.test:9200' }, orm: async () => t.orm };
+          const session = { config: { ...t.config, searchUrl: 'http://elasticsearch.test:9200' }, orm: async () => t.orm };
           await work(session, cmd.opts(), cmd.processedArgs).then((r) => outcomes.push(r.text), (e: Error) => outcomes.push(`error: ${e.message}`));
         }),
     };

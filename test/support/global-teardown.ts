@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { withDatabase } from './global-setup';
 
 export default async function globalTeardown(): Promise<void> {
+  await (globalThis as any).__leadnetSearchCluster?.stop();
   const db = (globalThis as any).__leadnetDb;
   if (db) {
     await db.stop();

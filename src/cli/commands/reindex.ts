@@ -26,9 +26,9 @@ const defaults: ReindexDeps = {
 };
 
 /**
- * `leadnet reindex [resource]`: rebuilds Elasticsearch indexes from PostgreSQL with zero downtime
+ * `leadnet reindex [resource]`: rebuilds the search engine's indexes from PostgreSQL with zero downtime
  * (a new index, a bulk load, an atomic alias swap), with a progress bar on stderr. Needs
- * ELASTICSEARCH_URL.
+ * SEARCH_URL (or ELASTICSEARCH_URL).
  */
 export function register(program: Command, runtime: ReindexRuntime, deps: Partial<ReindexDeps> = {}): void {
   const { backend, stream } = { ...defaults, ...deps };
@@ -40,7 +40,7 @@ export function register(program: Command, runtime: ReindexRuntime, deps: Partia
   runtime.action<{ batchSize: string }>(command, async (session, opts, args) => {
     const batchSize = Number(opts.batchSize);
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('--batch-size must be a positive integer');
-    if (!session.config.elasticsearchUrl) throw new Error('ELASTICSEARCH_URL must be set to reindex');
+    if (!session.config.searchUrl) throw new Error('SEARCH_URL must be set to reindex');
     const es = backend(session.config, await session.orm());
     const results = await reindexWithProgress(es, await session.orm(), args[0], { batchSize, stream });
     return {

@@ -63,6 +63,8 @@ export interface StoreTypeBoost {
 
 const geoPoint = (p: LatLng) => ({ lat: p.latitude, lon: p.longitude });
 const metres = (m: number) => `${m}m`;
+/** The smallest `geo_distance` sent. */
+const MIN_RADIUS_M = 0.01;
 
 /**
  * The search request for a store locator query (PRODUCT.md section 7). Point: `geo_distance` filter and a
@@ -87,7 +89,9 @@ export function elasticsearchRequest(
   if (geo.kind === 'point') {
     centre = geo.origin;
     if (geo.radius < MAX_DISTANCE_M) {
-      filter.push({ geo_distance: { distance: metres(geo.radius), distance_type: 'arc', location: geoPoint(geo.origin) } });
+      // The engines refuse a distance of 0 (400 "distance must be greater than zero"): a radius of 0 is
+      // the stores at the point itself, within the centimetre a geo_point is stored to.
+      filter.push({ geo_distance: { distance: metres(Math.max(geo.radius, MIN_RADIUS_M)), distance_type: 'arc', location: geoPoint(geo.origin) } });
     }
   } else {
     centre = boxCentre(geo.box);

@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import { elasticsearchClient } from '../../search/factory';
+import { searchEngineClient } from '../../search/factory';
 import { ElasticsearchStoreLocatorSearch, esClient } from './store-locator.elasticsearch';
 import { PostgresStoreLocatorSearch } from './store-locator.postgres';
 import { STORE_LOCATOR_DOCUMENT } from './store-locator.search';
@@ -12,9 +12,10 @@ export function createStoreLocatorSearch(config: Config, execute: Execute): Stor
     case 'postgres':
       return new PostgresStoreLocatorSearch(execute, { scaleMeters, offsetMeters, decay });
     case 'elasticsearch':
+    case 'opensearch':
       // The alias the search outbox keeps in step (`store-locator.search.ts`), like every list index.
       return new ElasticsearchStoreLocatorSearch(
-        esClient(elasticsearchClient(config.elasticsearchUrl!)),
+        esClient(searchEngineClient(config)),
         execute,
         { scaleMeters, offsetMeters, decay },
         `${config.elasticsearchIndexPrefix}${STORE_LOCATOR_DOCUMENT}`,

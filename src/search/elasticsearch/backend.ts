@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Client, estypes } from '@elastic/elasticsearch';
+import type { estypes } from '@elastic/elasticsearch';
+import type { EngineClient } from './client';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { badRequest } from '../../errors';
 import { logger } from '../../logger';
@@ -38,7 +39,7 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   private readonly warned = new Set<string>();
 
   constructor(
-    readonly client: Client,
+    readonly client: EngineClient,
     private readonly orm: MikroORM,
     readonly documents: SearchDocument[],
     readonly options: ElasticsearchOptions,

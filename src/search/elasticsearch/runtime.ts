@@ -19,7 +19,7 @@ export interface SearchRuntime {
  * indexer. The backend's own indexer is not started.
  */
 export async function openSearchRuntime(config: Config): Promise<SearchRuntime> {
-  if (!config.elasticsearchUrl) throw new Error('ELASTICSEARCH_URL must be set');
+  if (!config.searchUrl) throw new Error('SEARCH_URL must be set');
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {

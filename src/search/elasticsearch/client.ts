@@ -1,0 +1,42 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { Client as OpenSearchClient } from '@opensearch-project/opensearch';
+
+/**
+ * The calls leadnet makes to a search engine, in the request and response shapes of the Elasticsearch
+ * client (`@elastic/elasticsearch`), which implements it as it is. OpenSearch's client takes request
+ * bodies under `body` and wraps responses in `{ body }`: `openSearchClient` adapts it.
+ */
+export interface EngineClient {
+  search(request: estypes.SearchRequest): Promise<estypes.SearchResponse>;
+  bulk(request: { operations: unknown[]; refresh?: boolean | 'wait_for' }): Promise<estypes.BulkResponse>;
+  indices: {
+    create(request: estypes.IndicesCreateRequest): Promise<unknown>;
+    exists(request: { index: string }): Promise<boolean>;
+    existsAlias(request: { name: string }): Promise<boolean>;
+    getAlias(request: { name: string }): Promise<Record<string, unknown>>;
+    updateAliases(request: { actions: estypes.IndicesUpdateAliasesAction[] }): Promise<unknown>;
+    putSettings(request: { index: string; settings: estypes.IndicesIndexSettings }): Promise<unknown>;
+    refresh(request: { index: string | string[]; ignore_unavailable?: boolean; allow_no_indices?: boolean }): Promise<unknown>;
+    delete(request: { index: string | string[]; ignore_unavailable?: boolean }): Promise<unknown>;
+  };
+}
+
+const body = async <T>(response: Promise<{ body: unknown }>): Promise<T> => (await response).body as T;
+
+/** `EngineClient` over the OpenSearch client: the same JSON, the body moved under `body` and back out. */
+export function openSearchClient(client: OpenSearchClient): EngineClient {
+  return {
+    search: ({ index, ...request }) => body(client.search({ index: index as string | string[], body: request as never })),
+    bulk: ({ operations, refresh }) => body(client.bulk({ body: operations as never, refresh })),
+    indices: {
+      create: ({ index, ...request }) => body(client.indices.create({ index, body: request as never })),
+      exists: (request) => body(client.indices.exists(request)),
+      existsAlias: (request) => body(client.indices.existsAlias(request)),
+      getAlias: (request) => body(client.indices.getAlias(request)),
+      updateAliases: (request) => body(client.indices.updateAliases({ body: request as never })),
+      putSettings: ({ index, settings }) => body(client.indices.putSettings({ index, body: settings as never })),
+      refresh: (request) => body(client.indices.refresh(request)),
+      delete: (request) => body(client.indices.delete(request)),
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// Keeping a live engine in step (test/support/search-engine.ts: SEARCH_CLUSTER=1, or SEARCH_URL): the
+// app's start creates the index behind its alias, the indexer fills it, and the zero-downtime reindex
+// moves the alias to a new index, deletes the old one, and the REST list answers the same before and after;
+// so does `leadnet reindex` run as a process.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { api, createTestApp, type TestApp } from '../support/app';
+import * as f from '../support/factories';
+import { engineUnderTest } from '../support/search-engine';
+import { Role } from '../../src/modules/user/role';
+import { productSearch } from '../../src/modules/product/product.search';
+import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
+import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
+import { reindex } from '../../src/search/elasticsearch/reindex';
+
+const engine = engineUnderTest();
+const run = engine ? describe : describe.skip;
+
+run(`a live ${engine?.backend ?? 'search engine'}: index, indexer and reindex`, () => {
+  const prefix = `leadnet_live_${randomBytes(4).toString('hex')}_`;
+  let t: TestApp;
+  let backend: ElasticsearchSearchBackend;
+  let key: string;
+
+  const client = () => searchEngineClient(t.config);
+  const aliased = async () => Object.keys(await client().indices.getAlias({ name: `${prefix}products` }));
+  const listed = async (q: string) => {
+    const res = await api(t, 'get', `/v1/products?q=${encodeURIComponent(q)}&per_page=100`, { key });
+    expect(res.status).toBe(200);
+    return res.body.products.map((p: { sku: string }) => p.sku).sort();
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp({ SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix, SEARCH_INDEXER: 'false' });
+    backend = createElasticsearchBackend(t.config, t.orm, { runIndexer: false });
+    const acme = await f.company(t.em(), 'Acme');
+    key = (await f.userWithKey(t.em(), Role.CompanyAdmin, acme)).key;
+    for (let i = 1; i <= 7; i++) await f.product(t.em(), acme, { sku: `LIVE-${i}`, name: i % 2 ? `Anvil ${i}` : `Hammer ${i}` });
+  });
+  afterAll(async () => {
+    await backend?.stop();
+    if (t) await client().indices.delete({ index: `${prefix}*`, ignore_unavailable: true });
+    await t?.close();
+  });
+
+  test('start creates the index behind its alias, with a replica, and the indexer fills it', async () => {
+    await backend.start();
+    const [index] = await aliased();
+    expect(index).toMatch(new RegExp(`^${prefix}products_`));
+    await backend.indexer.drain();
+    await backend.refresh();
+    expect(await listed('anvil')).toEqual(['LIVE-1', 'LIVE-3', 'LIVE-5', 'LIVE-7']);
+    const settings: any = await fetch(`${engine!.url}/${index}/_settings`).then((r) => r.json());
+    expect(settings[index].settings.index).toMatchObject({ number_of_shards: '1', number_of_replicas: '1' });
+  });
+
+  test('reindex: a new index behind the alias, the old one deleted, the same answers', async () => {
+    const [before] = await aliased();
+    const result = await reindex(backend, t.orm, productSearch, { batchSize: 3 });
+    expect(result).toMatchObject({ documents: 7, previous: [before] });
+    expect(await aliased()).toEqual([result.index]);
+    expect(await client().indices.exists({ index: before })).toBe(false);
+    expect(await listed('anvil')).toEqual(['LIVE-1', 'LIVE-3', 'LIVE-5', 'LIVE-7']);
+    expect(await listed('hamer')).toEqual(['LIVE-2', 'LIVE-4', 'LIVE-6']);
+    // The new index reads its refresh interval from the default again (reindex turned it off, then back).
+    const settings: any = await fetch(`${engine!.url}/${result.index}/_settings`).then((r) => r.json());
+    expect(settings[result.index].settings.index.refresh_interval).toBeUndefined();
+  });
+
+  test('`leadnet reindex products` as a process, configured by SEARCH_BACKEND and SEARCH_URL', async () => {
+    const [before] = await aliased();
+    const env = { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix };
+    const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'leadnet.js'), 'reindex', 'products'], { env, timeout: 120_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) || 1 : 0, stdout, stderr }),
+      ),
+    );
+    expect(out).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^${prefix}products_\\S+: 7 documents \\(replaced ${before}\\)`)) });
+    expect(await aliased()).not.toEqual([before]);
+    expect(await listed('anvil')).toEqual(['LIVE-1', 'LIVE-3', 'LIVE-5', 'LIVE-7']);
+  }, 150_000);
+});

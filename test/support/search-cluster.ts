@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+const NODES = 3;
+
+export interface SearchCluster {
+  url: string;
+  child: ChildProcess;
+  /** Seconds from spawning the launcher to a green cluster (the launcher builds itself first if it changed). */
+  startSeconds: number;
+  stop(): Promise<void>;
+}
+
+/** Whether `port` can be bound on 127.0.0.1 now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A base port with room for every node's HTTP port and, 1000 above, its transport port. */
+async function basePort(): Promise<number> {
+  for (;;) {
+    // Below Linux's ephemeral range, where outgoing connections take their local ports.
+    const port = 22000 + Math.floor(Math.random() * 2000);
+    const ports = Array.from({ length: NODES }, (_, i) => [port + i, port + 1000 + i]).flat();
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return port;
+  }
+}
+
+/**
+ * Starts the project's three-node OpenSearch cluster (`npm run search:cluster`, search-cluster/) on free
+ * loopback ports and resolves once it is green. `stop` sends SIGTERM and resolves when the JVM has
+ * exited (it removes its data directory itself).
+ */
+export async function startSearchCluster(timeoutMs = 300_000): Promise<SearchCluster> {
+  const port = await basePort();
+  const started = Date.now();
+  const child = spawn(path.join(ROOT, 'search-cluster', 'run'), [], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      SEARCH_CLUSTER_PORT: String(port),
+      SEARCH_CLUSTER_TRANSPORT_PORT: String(port + 1000),
+      SEARCH_CLUSTER_NODES: String(NODES),
+      // The JVM stops when this process's end of its stdin closes, however this process ends.
+      SEARCH_CLUSTER_STOP_ON_EOF: '1',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let output = '';
+  child.stderr!.on('data', (d) => (output = (output + d).slice(-20_000)));
+  const green = new Promise<void>((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      if (/^search cluster green.*\n/m.test(stdout)) resolve();
+    });
+    exited.then((code) => reject(new Error(`search cluster exited (${code}) before it was green:\n${output}`)));
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      green,
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`search cluster not green within ${timeoutMs} ms:\n${output}`)), timeoutMs))),
+    ]);
+  } catch (e) {
+    await stop();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  return { url: `http://127.0.0.1:${port}`, child, startSeconds: (Date.now() - started) / 1000, stop };
+}
