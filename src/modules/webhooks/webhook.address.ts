@@ -32,20 +32,25 @@ export class RefusedAddressError extends Error {
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+/** `dns.lookup` with every address (`all: true`). */
+export type LookupFunction = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
 
 /**
  * `dns.lookup` for the delivery's connection that fails when any address of the host is not public:
  * the connection goes to an address this check saw, so a name cannot resolve to a public address here
  * and to a private one at connect time (DNS rebinding).
  */
-function publicLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused) return callback(new RefusedAddressError(`${hostname} resolves to a non-public address (${refused.address})`), []);
-    if (options.all) return callback(null, addresses);
-    return callback(null, addresses[0].address, addresses[0].family);
-  });
+function publicLookup(resolve: LookupFunction) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const refused = addresses.find((a) => !isPublicAddress(a.address));
+      if (refused) return callback(new RefusedAddressError(`${hostname} resolves to a non-public address (${refused.address})`), []);
+      if (!addresses.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
 }
 
 export interface PostResult {
@@ -57,7 +62,12 @@ export interface PostResult {
  * One POST that follows no redirect, reads no response body and gives up after `timeoutMs`; unless
  * `allowPrivate`, only to public addresses (an address in the URL, or what its host name resolves to).
  */
-export function post(url: string, body: string, headers: Record<string, string>, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
+export function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; allowPrivate: boolean; lookup?: LookupFunction },
+): Promise<PostResult> {
   const target = new URL(url);
   // A name is checked by what it resolves to (`publicLookup`); an address is never looked up.
   const literal = target.hostname.replace(/^\[|\]$/g, '');
@@ -72,7 +82,7 @@ export function post(url: string, body: string, headers: Record<string, string>,
         method: 'POST',
         headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
         signal: AbortSignal.timeout(options.timeoutMs),
-        ...(options.allowPrivate ? {} : { lookup: publicLookup as typeof dns.lookup }),
+        ...(options.allowPrivate ? {} : { lookup: publicLookup(options.lookup ?? (dns.lookup as LookupFunction)) as unknown as typeof dns.lookup }),
       },
       (res) => {
         res.resume();
