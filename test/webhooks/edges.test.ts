@@ -1,5 +1,6 @@
 // The edges of webhook delivery (docs/webhooks.md): whose event it is, fairness between organisations,
 // what an endpoint hears of the past, where requests may go, and what hostile receivers can do.
+import type dns from 'node:dns';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
@@ -10,7 +11,8 @@ import { createSearchBackend } from '../../src/search/factory';
 import { createGeocoder } from '../../src/geo/factory';
 import { initOrm } from '../../src/db/orm';
 import type { Config } from '../../src/config';
-import { createWebhookWorker, type WebhookWorker } from '../../src/modules/webhooks/webhook.worker';
+import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from '../../src/modules/webhooks/webhook.worker';
+import { REPLAY_WINDOW_SECONDS, verifySignature } from '../../src/modules/webhooks/webhook.signature';
 import { startHostile, startReceiver, until } from './receiver';
 
 const schema = buildSchema();
@@ -22,9 +24,10 @@ let t: TestApp;
 let worker: WebhookWorker;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-function workerFor(orm: MikroORM, config: Config = t.config): WebhookWorker {
-  return createWebhookWorker(orm, { orm, config, search: createSearchBackend(config, orm), geocoder: createGeocoder(config) }, schema);
+function workerFor(orm: MikroORM, config: Config = t.config, options: WebhookWorkerOptions = {}): WebhookWorker {
+  return createWebhookWorker(orm, { orm, config, search: createSearchBackend(config, orm), geocoder: createGeocoder(config) }, schema, options);
 }
+const strictConfig = (webhooks: Partial<Config['webhooks']> = {}): Config => ({ ...t.config, webhooks: { ...t.config.webhooks, allowPrivateUrls: false, ...webhooks } });
 
 beforeAll(async () => {
   t = await createTestApp({ ...SETTINGS, WEBHOOK_WORKER: 'false' });
@@ -147,5 +150,91 @@ describe('what an endpoint hears', () => {
     } finally {
       await live.close();
     }
+  });
+});
+
+describe('where requests may go (WEBHOOK_ALLOW_PRIVATE_URLS unset)', () => {
+  let strict: TestApp;
+  beforeAll(async () => {
+    strict = await createTestApp({ GEOCODER: 'none', WEBHOOK_WORKER: 'false' });
+  });
+  afterAll(() => strict.close());
+
+  const EMBEDDING_PRIVATE = [
+    'http://[::7f00:1]/', // IPv4-compatible ::/96: 127.0.0.1
+    'http://[::a00:1]/', // 10.0.0.1
+    'http://[::ffff:127.0.0.1]/', // IPv4-mapped
+    'http://[::ffff:a9fe:a9fe]/', // 169.254.169.254
+    'http://[::ffff:0:7f00:1]/', // IPv4-translated
+    'http://[64:ff9b::7f00:1]/', // NAT64
+    'http://[64:ff9b:1::a00:1]/', // local-use NAT64
+    'http://[2002:7f00:1::1]/', // 6to4 of 127.0.0.1
+    'http://[2002:c0a8:101::1]/', // 6to4 of 192.168.1.1
+    'http://[2001:0:a9fe:a9fe::f7f7:f7f7]/', // Teredo via a link-local server
+    'http://[2001:0:808:808::80ff:fffe]/', // Teredo to a loopback client
+  ];
+
+  test('every IPv6 spelling embedding a non-public IPv4 address is refused on create; one embedding a public address is accepted', async () => {
+    const { admin } = await organisation(strict);
+    const create = (url: string) =>
+      gql(strict, admin, `mutation($input: WebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id url } } }`, {
+        input: { url, events: ['LeadCreated'] },
+      });
+    for (const url of EMBEDDING_PRIVATE) {
+      const res = await create(url);
+      expect([url, res.body.errors?.[0]?.extensions?.code, res.body.errors?.[0]?.extensions?.details?.[0]?.field]).toEqual([url, 'BAD_USER_INPUT', 'url']);
+    }
+    for (const url of ['http://[2002:808:808::1]/', 'http://[64:ff9b::808:808]/', 'http://[2001:0:808:808::f7f7:f7f7]/', 'http://[2606:4700::1111]/']) {
+      const res = await create(url);
+      expect([url, res.body.errors]).toEqual([url, undefined]);
+    }
+  });
+
+  /** A resolver standing in for DNS: answers `answers` in turn (the last one from then on) and counts its calls. */
+  function resolver(...answers: string[][]) {
+    const calls: string[] = [];
+    const lookup = (hostname: string, _options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => {
+      calls.push(hostname);
+      const answer = answers[Math.min(calls.length - 1, answers.length - 1)];
+      setImmediate(() => callback(null, answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))));
+    };
+    return { lookup, calls };
+  }
+
+  test('at connect time: a name resolving to an address that embeds a private one gets no request, nor does a stored literal one', async () => {
+    const { admin } = await organisation(t);
+    const named = await endpoint(t, admin, receiver.url('/named'), ['LeadCreated']);
+    const literal = await endpoint(t, admin, receiver.url('/literal'), ['LeadCreated']);
+    const port = new URL(receiver.url()).port;
+    const db = t.em().getConnection();
+    // Stored while allowed: delivery checks again.
+    await db.execute(`update webhook_endpoints set url = ? where id = ?`, [`http://hooks.example.com:${port}/named`, named.endpoint.id]);
+    await db.execute(`update webhook_endpoints set url = ? where id = ?`, [`http://[::ffff:7f00:1]:${port}/literal`, literal.endpoint.id]);
+    for (const answer of [['::7f00:1'], ['64:ff9b::7f00:1'], ['2002:7f00:1::1'], ['3ffe:ffff::1', '::ffff:127.0.0.1']]) {
+      const dns = resolver(answer);
+      await createLead(t, admin);
+      await workerFor(t.orm, strictConfig(), { lookup: dns.lookup }).drain(1);
+      const [last] = (await deliveriesOf(t, named.endpoint.id)).slice(-1);
+      expect([answer, last.status, last.last_error]).toEqual([answer, 'pending', expect.stringMatching(/^refused: hooks.example.com resolves to a non-public address/)]);
+      expect(dns.calls).toEqual(['hooks.example.com']);
+    }
+    expect(at('/named')).toEqual([]);
+    expect(at('/literal')).toEqual([]);
+    expect((await deliveriesOf(t, literal.endpoint.id)).every((d: any) => /^refused: .* is not a public address/.test(d.last_error))).toBe(true);
+  });
+
+  test('DNS that changes between check and connect: the request goes to the address that was checked, resolved once', async () => {
+    const { admin } = await organisation(t);
+    const ep = await endpoint(t, admin, receiver.url('/rebind'), ['LeadCreated']);
+    const port = new URL(receiver.url()).port;
+    await t.em().getConnection().execute(`update webhook_endpoints set url = ? where id = ?`, [`http://rebind.example.com:${port}/rebind`, ep.endpoint.id]);
+    // Public when checked (an unannounced global address: no request leaves), this machine at any later lookup.
+    const dns = resolver(['3ffe:ffff::1'], ['127.0.0.1']);
+    await createLead(t, admin);
+    await workerFor(t.orm, strictConfig({ timeoutMs: 300 }), { lookup: dns.lookup }).drain(1);
+    expect(at('/rebind')).toEqual([]);
+    expect(dns.calls).toEqual(['rebind.example.com']);
+    const [d] = await deliveriesOf(t, ep.endpoint.id);
+    expect(d.status).toBe('pending');
   });
 });

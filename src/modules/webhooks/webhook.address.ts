@@ -8,12 +8,35 @@ import ipaddr from 'ipaddr.js';
  * Where webhooks may go (SSRF protection). A receiver must be on the public internet: an address in a
  * private, loopback, link-local (cloud metadata at 169.254.169.254), unique-local, carrier-grade NAT,
  * multicast, reserved or unspecified range is refused, whether the URL names it or a host name
- * resolves to it. `WEBHOOK_ALLOW_PRIVATE_URLS=true` lifts this for development and tests.
+ * resolves to it, and so is an IPv6 address embedding such an IPv4 address (`embeddedIPv4`). `WEBHOOK_ALLOW_PRIVATE_URLS=true` lifts this for development and tests.
  * Address ranges are ipaddr.js's (`range()`), not a hand-written list.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') return ip.range() === 'unicast';
+  const embedded = embeddedIPv4(ip as ipaddr.IPv6);
+  if (embedded) return embedded.length > 0 && embedded.every((v4) => v4.range() === 'unicast');
+  return ip.range() === 'unicast';
+}
+
+const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/**
+ * The IPv4 addresses an IPv6 address carries and reaches through a translator or a tunnel, whatever
+ * its spelling: IPv4-compatible `::/96`, IPv4-mapped `::ffff:0:0/96`, IPv4-translated
+ * `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16` and Teredo `2001::/32` (its server and
+ * its client). An empty list refuses (local-use NAT64 `64:ff9b:1::/48` names no address to check);
+ * null: none embedded.
+ */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const p = ip.parts;
+  const zero = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  if (zero(0, 6) || (zero(0, 5) && p[5] === 0xffff) || (zero(0, 4) && p[4] === 0xffff && p[5] === 0)) return [v4(p[6], p[7])];
+  if (p[0] === 0x64 && p[1] === 0xff9b) return zero(2, 6) ? [v4(p[6], p[7])] : [];
+  if (p[0] === 0x2002) return [v4(p[1], p[2])];
+  if (p[0] === 0x2001 && p[1] === 0) return [v4(p[2], p[3]), v4(~p[6] & 0xffff, ~p[7] & 0xffff)];
+  return null;
 }
 
 /** Names that always mean this machine, whatever a resolver says. */
