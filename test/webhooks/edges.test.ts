@@ -14,6 +14,7 @@ import type { Config } from '../../src/config';
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from '../../src/modules/webhooks/webhook.worker';
 import { REPLAY_WINDOW_SECONDS, verifySignature } from '../../src/modules/webhooks/webhook.signature';
 import { startHostile, startReceiver, until } from './receiver';
+import { startChild, stopChildren } from '../support/service';
 
 const schema = buildSchema();
 const SETTINGS = { GEOCODER: 'none', WEBHOOK_SECRET_KEY: 'k'.repeat(40), WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
@@ -35,6 +36,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
 });
 afterAll(async () => {
+  await stopChildren();
   await receiver.close();
   await t.close();
 });
@@ -236,5 +238,205 @@ describe('where requests may go (WEBHOOK_ALLOW_PRIVATE_URLS unset)', () => {
     expect(dns.calls).toEqual(['rebind.example.com']);
     const [d] = await deliveriesOf(t, ep.endpoint.id);
     expect(d.status).toBe('pending');
+  });
+});
+
+describe('abuse', () => {
+  const create = (key: string, input: Record<string, unknown>) =>
+    gql(t, key, `mutation($input: WebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id } } }`, { input });
+
+  test("another organisation's endpoints, deliveries and log are out of reach (404), whatever the id", async () => {
+    const mine = await organisation(t);
+    const stranger = await organisation(t);
+    const { endpoint: ep } = await endpoint(t, mine.admin, receiver.url('/tenant'), ['LeadCreated']);
+    await createLead(t, mine.admin);
+    await worker.drain();
+    const [{ id: deliveryId }] = await t.em().getConnection().execute(`select id from webhook_deliveries where endpoint_id = ?`, [ep.id]);
+    for (const [query, vars] of [
+      [`query($id: ID!) { webhookDeliveries(endpointId: $id) { id } }`, { id: ep.id }],
+      [`mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id } }`, { id: deliveryId }],
+      [`mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {url: "https://evil.example.com/"}) { id } }`, { id: ep.id }],
+      [`mutation($id: ID!) { disableWebhookEndpoint(id: $id) { id } }`, { id: ep.id }],
+    ] as const) {
+      const res = await gql(t, stranger.admin, query, vars);
+      expect([query, res.body.errors?.[0]?.extensions?.code]).toEqual([query, 'NOT_FOUND']);
+    }
+    expect(at('/tenant')).toHaveLength(1);
+  });
+
+  test('a giant URL, description or event list, a control character in a URL or too many endpoints is BAD_USER_INPUT naming the field, never a 5xx', async () => {
+    const { admin } = await organisation(t);
+    const fieldOf = (res: any) => [res.status, res.body.errors?.[0]?.extensions?.code, res.body.errors?.[0]?.extensions?.details?.[0]?.field];
+    expect(fieldOf(await create(admin, { url: `https://example.com/${'a'.repeat(100_000)}`, events: ['LeadCreated'] }))).toEqual([200, 'BAD_USER_INPUT', 'url']);
+    expect(fieldOf(await create(admin, { url: 'https://exa\u0000mple.com/', events: ['LeadCreated'] }))).toEqual([200, 'BAD_USER_INPUT', 'url']);
+    expect(fieldOf(await create(admin, { url: 'https://example.com/a\r\nX-Injected: 1', events: ['LeadCreated'] }))).toEqual([200, 'BAD_USER_INPUT', 'url']);
+    expect(fieldOf(await create(admin, { url: 'https://example.com/', description: 'd'.repeat(100_000), events: ['LeadCreated'] }))).toEqual([200, 'BAD_USER_INPUT', 'description']);
+    const many = await create(admin, { url: 'https://example.com/', events: Array(20_000).fill('LeadCreated') });
+    expect(many.status).toBeLessThan(500);
+    const huge = await gql(t, admin, `mutation($input: WebhookEndpointInput!) { createWebhookEndpoint(input: $input) { secret } }`, {
+      input: { url: 'https://example.com/', description: 'x'.repeat(5_000_000), events: ['LeadCreated'] },
+    });
+    expect(huge.status).toBe(413);
+    // Each enabled endpoint holds its own requests in flight: an organisation has a bounded number.
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await create(admin, { url: `https://example.com/${i}`, events: ['LeadCreated'] });
+      if (res.body.data?.createWebhookEndpoint) ids.push(res.body.data.createWebhookEndpoint.endpoint.id);
+    }
+    expect(ids.length).toBeGreaterThanOrEqual(19);
+    expect(fieldOf(await create(admin, { url: 'https://example.com/21', events: ['LeadCreated'] }))).toEqual([200, 'BAD_USER_INPUT', 'base']);
+    await gql(t, admin, `mutation($id: ID!) { disableWebhookEndpoint(id: $id) { id } }`, { id: ids[0] });
+    expect((await create(admin, { url: 'https://example.com/21', events: ['LeadCreated'] })).body.errors).toBeUndefined();
+    const reenabled = await gql(t, admin, `mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {enabled: true}) { id } }`, { id: ids[0] });
+    expect(fieldOf(reenabled)).toEqual([200, 'BAD_USER_INPUT', 'base']);
+  });
+
+  test('hostile receivers: huge, endless or slow bodies are never read, trickled headers time out, huge headers fail; nothing else waits', async () => {
+    const { admin } = await organisation(t);
+    const stops: Array<() => void> = [];
+    const hostile = await startHostile((req, res) => {
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      if (req.url === '/endless') {
+        res.writeHead(200);
+        const write = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', write);
+        };
+        write();
+      } else if (req.url === '/slow-body') {
+        res.writeHead(200);
+        res.flushHeaders();
+        const timer = setInterval(() => res.write('x'), 200);
+        res.on('close', () => clearInterval(timer));
+        stops.push(() => clearInterval(timer));
+      } else if (req.url === '/slow-headers') {
+        res.socket!.write('HTTP/1.1 200 OK\r\n');
+        const timer = setInterval(() => res.socket?.write('X-Slow: y\r\n'), 100);
+        res.socket!.on('close', () => clearInterval(timer));
+        stops.push(() => clearInterval(timer));
+      } else if (req.url === '/huge-headers') {
+        res.writeHead(200, { 'X-Huge': 'h'.repeat(200_000) });
+        res.end();
+      } else if (req.url === '/reset') {
+        req.socket.destroy();
+      }
+    });
+    try {
+      const paths = ['/endless', '/slow-body', '/slow-headers', '/huge-headers', '/reset'];
+      const ids = new Map<string, string>();
+      for (const p of paths) ids.set(p, (await endpoint(t, admin, hostile.url(p), ['LeadCreated'])).endpoint.id);
+      await endpoint(t, admin, receiver.url('/bystander'), ['LeadCreated']);
+      await createLead(t, admin);
+      const started = Date.now();
+      await workerFor(t.orm, { ...t.config, webhooks: { ...t.config.webhooks, timeoutMs: 1500 } }).drain(1);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(at('/bystander')).toHaveLength(1);
+      const outcome = async (p: string) => {
+        const [d] = await deliveriesOf(t, ids.get(p)!);
+        return [p, d.status, d.last_response_code, d.last_error];
+      };
+      expect(await outcome('/endless')).toEqual(['/endless', 'succeeded', 200, null]);
+      expect(await outcome('/slow-body')).toEqual(['/slow-body', 'succeeded', 200, null]);
+      expect(await outcome('/slow-headers')).toEqual(['/slow-headers', 'pending', null, 'timed out after 1500 ms']);
+      expect(await outcome('/huge-headers')).toEqual(['/huge-headers', 'pending', null, 'HPE_HEADER_OVERFLOW']);
+      expect(await outcome('/reset')).toEqual(['/reset', 'pending', null, 'ECONNRESET']);
+      const durations = await t.em().getConnection().execute(
+        `select w.url, a.duration_ms from webhook_delivery_attempts a join webhook_deliveries d on d.id = a.delivery_id join webhook_endpoints w on w.id = d.endpoint_id where w.id = any(?::uuid[])`,
+        [`{${ids.get('/endless')},${ids.get('/slow-body')}}`],
+      );
+      expect(durations.every((r: any) => r.duration_ms < 1500)).toBe(true);
+    } finally {
+      stops.forEach((stop) => stop());
+      await hostile.close();
+    }
+  });
+
+  test('a redirect, even to the cloud metadata address, is not followed', async () => {
+    const { admin } = await organisation(t);
+    const { endpoint: ep } = await endpoint(t, admin, receiver.url('/to-metadata'), ['LeadCreated']);
+    receiver.replies.push({ status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data/' } });
+    await createLead(t, admin);
+    await workerFor(t.orm, strictConfig({ allowPrivateUrls: true, timeoutMs: 1000 })).drain(1);
+    const [d] = await deliveriesOf(t, ep.id);
+    expect([d.status, d.last_response_code, d.last_error]).toEqual(['pending', 307, 'redirect to http://169.254.169.254/latest/meta-data/ not followed']);
+  });
+
+  test('a captured delivery replayed later fails its signature check; a redelivery repeats the event id for de-duplication', async () => {
+    const { admin } = await organisation(t);
+    const { secret, endpoint: ep } = await endpoint(t, admin, receiver.url('/replay'), ['LeadCreated']);
+    const other = await endpoint(t, admin, receiver.url('/replay-other'), ['LeadCreated']);
+    await createLead(t, admin);
+    await worker.drain();
+    const [sent] = at('/replay');
+    const header = sent.headers['leadnet-signature'] as string;
+    const now = Date.now() / 1000;
+    expect(verifySignature(secret, sent.body, header, now)).toBe(true);
+    expect(verifySignature(secret, sent.body, header, now + REPLAY_WINDOW_SECONDS + 1)).toBe(false);
+    // Another endpoint's secret does not verify it (replayed to another receiver).
+    expect(verifySignature(other.secret, sent.body, header, now)).toBe(false);
+    // A new timestamp cannot be put on the old body without the secret.
+    const later = header.replace(/t=\d+/, `t=${Math.floor(now + 600)}`);
+    expect(verifySignature(secret, sent.body, later, now + 600)).toBe(false);
+    const [{ id }] = await t.em().getConnection().execute(`select id from webhook_deliveries where endpoint_id = ?`, [ep.id]);
+    await gql(t, admin, `mutation($id: ID!) { redeliverWebhook(deliveryId: $id) { id } }`, { id });
+    await worker.drain();
+    const [first, again] = at('/replay');
+    expect(again.json.id).toBe(first.json.id);
+    expect(again.headers['leadnet-event-id']).toBe(first.headers['leadnet-event-id']);
+  });
+});
+
+describe('at least once, once in normal operation', () => {
+  test('two workers running at once send every event once to each endpoint', async () => {
+    const { admin } = await organisation(t);
+    await endpoint(t, admin, receiver.url('/once-a'), ['LeadCreated', 'LeadActivityCreated']);
+    await endpoint(t, admin, receiver.url('/once-b'), ['LeadCreated', 'LeadActivityCreated']);
+    for (let i = 0; i < 15; i++) await createLead(t, admin);
+    const other = await initOrm(t.config.databaseUrl!);
+    try {
+      await Promise.all([workerFor(t.orm).drain(), workerFor(other).drain(), worker.drain()]);
+    } finally {
+      await other.close();
+    }
+    for (const path of ['/once-a', '/once-b']) {
+      const ids = at(path).map((r) => r.json.id);
+      expect([path, ids.length, new Set(ids).size]).toEqual([path, 30, 30]);
+    }
+  });
+
+  test('a worker killed half-way through its requests: what it recorded is not sent again, what it had in flight is sent once more after its lease', async () => {
+    const { admin } = await organisation(t);
+    const { endpoint: ep } = await endpoint(t, admin, receiver.url('/crash'), ['LeadCreated']);
+    // Two answered at once, the third held until the worker is gone.
+    receiver.replies.push({ status: 200 }, { status: 200 }, { status: 200, delayMs: 60_000 });
+    for (let i = 0; i < 3; i++) await createLead(t, admin);
+    const service = startChild({
+      DATABASE_URL: t.config.databaseUrl!,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_SECRET_KEY: t.config.webhooks.secretKey!,
+      WEBHOOK_POLL_MS: '100',
+      WORKER_LOCK_RETRY_MS: '100',
+      GEOCODER: 'none',
+    });
+    await service.ready();
+    const db = t.em().getConnection();
+    const succeeded = async () => (await db.execute(`select count(*)::int as n from webhook_deliveries where endpoint_id = ? and status = 'succeeded'`, [ep.id]))[0].n;
+    await until(async () => at('/crash').length === 3 && (await succeeded()) === 2, 'two deliveries recorded and one in flight', 60_000);
+    service.child.kill('SIGKILL');
+    await service.exited;
+    // The one in flight is leased: no other worker sends it while the dead one's request could still be open.
+    await worker.drain();
+    expect(at('/crash')).toHaveLength(3);
+    const [held] = await db.execute(`select id, event_id, next_attempt_at > now() + interval '30 seconds' as leased from webhook_deliveries where endpoint_id = ? and status = 'pending'`, [ep.id]);
+    expect(held.leased).toBe(true);
+    // Its lease ends (as if WEBHOOK_TIMEOUT_MS and the margin had passed): it is sent once more, then never again.
+    await db.execute(`update webhook_deliveries set next_attempt_at = now() where id = ?`, [held.id]);
+    await worker.drain();
+    await worker.drain();
+    const ids = at('/crash').map((r) => r.json.id);
+    expect(ids).toHaveLength(4);
+    expect(ids.filter((id) => id === held.event_id)).toHaveLength(2);
+    expect(new Set(ids).size).toBe(3);
+    expect((await deliveriesOf(t, ep.id)).map((d: any) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
   });
 });
