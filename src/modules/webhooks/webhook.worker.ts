@@ -29,6 +29,8 @@ const PAYLOAD_CONCURRENCY = 4;
 export const ENDPOINT_CONCURRENCY = 4;
 /** Deliveries claimed by one statement, whatever the number of endpoints. */
 const CLAIM_LIMIT = 1000;
+/** Outcomes recorded at once (each a short transaction): the worker leaves the pool to the API. */
+const RECORD_CONCURRENCY = 2;
 /** A claimed delivery is not claimed again for its request's timeout plus this, unless its outcome is recorded. */
 const LEASE_MARGIN_MS = 60_000;
 
@@ -81,6 +83,8 @@ export class WebhookWorker {
   private readonly sending = new Set<Promise<void>>();
   private claiming: Promise<number> | null = null;
   private claimAgain = false;
+  private recording = 0;
+  private readonly waitingToRecord: Array<() => void> = [];
 
   constructor(
     private readonly orm: MikroORM,
@@ -326,6 +330,19 @@ export class WebhookWorker {
   }
 
   private async record(row: any, outcome: Outcome): Promise<void> {
+    if (this.recording < RECORD_CONCURRENCY) this.recording++;
+    else await new Promise<void>((resolve) => this.waitingToRecord.push(resolve));
+    try {
+      await this.recordNow(row, outcome);
+    } finally {
+      // The slot passes straight to the next waiter.
+      const next = this.waitingToRecord.shift();
+      if (next) next();
+      else this.recording--;
+    }
+  }
+
+  private async recordNow(row: any, outcome: Outcome): Promise<void> {
     const w = this.config.webhooks;
     const attempt = row.attempts + 1;
     await (this.orm.em as EntityManager).fork().transactional(async (em) => {
@@ -395,7 +412,7 @@ export class WebhookWorker {
       );
       const durationMs = Math.round(performance.now() - started);
       const ok = res.status >= 200 && res.status < 300;
-      const error = ok ? null : res.status >= 300 && res.status < 400 ? `redirect to ${res.location ?? '?'} not followed` : `HTTP ${res.status}`;
+      const error = ok ? null : res.status >= 300 && res.status < 400 ? `redirect to ${(res.location ?? '?').slice(0, 300)} not followed` : `HTTP ${res.status}`;
       return { ok, status: res.status, durationMs, error };
     } catch (err) {
       const e = err as Error & { code?: string };
