@@ -23,7 +23,8 @@ export const WEBHOOK_WORKER_LEADER = 7_312_015;
 const DISPATCH_BATCH = 100;
 /** A round stops dispatching after this long (the newest events go first, so a backlog only waits). */
 const DISPATCH_BUDGET_MS = 500;
-/** Leads serialized at once for a batch's payloads. */
+/** Events with listeners a batch serializes the lead of, at most (the rest wait for the next batch). */
+const PAYLOADS_PER_BATCH = 50;
 const PAYLOAD_CONCURRENCY = 4;
 /** Requests in flight per endpoint: a slow or hanging endpoint holds only its own. */
 export const ENDPOINT_CONCURRENCY = 4;
@@ -177,20 +178,21 @@ export class WebhookWorker {
     const started = Date.now();
     let total = 0;
     for (;;) {
-      const n = await withWebhookLock(this.orm, (em) => this.dispatchBatch(em));
-      if (n === null) return total || null;
-      total += n;
-      if (n < DISPATCH_BATCH || Date.now() - started >= DISPATCH_BUDGET_MS) return total;
+      const batch = await withWebhookLock(this.orm, (em) => this.dispatchBatch(em));
+      if (batch === null) return total || null;
+      total += batch.dispatched;
+      if (!batch.more || Date.now() - started >= DISPATCH_BUDGET_MS) return total;
     }
   }
 
-  private async dispatchBatch(em: EntityManager): Promise<number> {
+  /** Dispatches up to `DISPATCH_BATCH` of the newest events, fewer when more than `PAYLOADS_PER_BATCH` have listeners. */
+  private async dispatchBatch(em: EntityManager): Promise<{ dispatched: number; more: boolean }> {
     const events = await em.execute(
       `select id, lead_id, owner_company_id, owner_retailer_id from lead_events where dispatched_at is null order by seq desc limit ? for update skip locked`,
       [DISPATCH_BATCH],
     );
-    if (!events.length) return 0;
-    const eventIds = events.map((e: any) => e.id as string);
+    if (!events.length) return { dispatched: 0, more: false };
+    let eventIds = events.map((e: any) => e.id as string);
     // Who may hear of each event: enabled endpoints subscribed to its type that existed when it happened.
     const pairs: Array<{ endpoint_id: string; owner_company_id: string | null; owner_retailer_id: string | null; event_id: string; lead_id: string }> =
       await em.execute(
@@ -218,6 +220,15 @@ export class WebhookWorker {
       );
       kept.push(...group.filter((p) => visible.has(p.lead_id)));
     }
+    // Serializing leads is the costly part: a batch takes the newest events up to PAYLOADS_PER_BATCH heard ones.
+    const heardIds = new Set(kept.map((p) => p.event_id));
+    let heardCount = 0;
+    const cut = eventIds.findIndex((id) => heardIds.has(id) && ++heardCount > PAYLOADS_PER_BATCH);
+    if (cut >= 0) {
+      eventIds = eventIds.slice(0, cut);
+      const taken = new Set(eventIds);
+      kept.splice(0, kept.length, ...kept.filter((p) => taken.has(p.event_id)));
+    }
     if (kept.length) {
       await em.execute(
         `insert into webhook_deliveries (endpoint_id, event_id, event_seq, next_attempt_at)
@@ -227,31 +238,48 @@ export class WebhookWorker {
       );
       const heard = new Set(kept.map((p) => p.event_id));
       const wanted = events.filter((e: any) => heard.has(e.id));
-      const payloads: Array<[string, string]> = [];
-      for (let i = 0; i < wanted.length; i += PAYLOAD_CONCURRENCY) {
-        const chunk = wanted.slice(i, i + PAYLOAD_CONCURRENCY);
-        const leads = await Promise.all(chunk.map((e: any) => this.leadJson(e)));
-        chunk.forEach((e: any, j: number) => payloads.push([e.id, JSON.stringify(leads[j])]));
-      }
+      const leads = await this.leadJsons(wanted);
+      const payloads = wanted.map((e: any) => [e.id as string, JSON.stringify(leads.get(e.lead_id) ?? null)] as const);
       await em.execute(
         `update lead_events e set payload = p.payload::jsonb from unnest(?::uuid[], ?::text[]) as p(id, payload) where e.id = p.id`,
         [pgArray(payloads.map(([id]) => id)), pgArray(payloads.map(([, json]) => json))],
       );
     }
     await em.execute(`update lead_events set dispatched_at = now() where id = any(?::uuid[])`, [pgArray(eventIds)]);
-    return events.length;
+    return { dispatched: eventIds.length, more: cut >= 0 || events.length === DISPATCH_BATCH };
   }
 
-  /** The lead as `GET /v1/leads/:id` serializes it for its owner's admin; null once it is gone. */
-  private async leadJson(event: any): Promise<unknown> {
-    const em = (this.orm.em as EntityManager).fork();
-    const caller = organisationAdmin({ companyId: event.owner_company_id, retailerId: event.owner_retailer_id });
-    const ctx = { em, caller, loaders: new Loaders(em), config: this.deps.config, search: this.deps.search, geocoder: this.deps.geocoder };
-    try {
-      return await this.executor.run(ctx, 'ShowLead', { id: event.lead_id });
-    } catch {
-      return null;
+  /**
+   * Each event's lead as `GET /v1/leads/:id` serializes it for its owner's admin (absent once it is
+   * gone), once per lead: the leads of one owner share a context, their associations batched by its
+   * loaders.
+   */
+  private async leadJsons(events: any[]): Promise<Map<string, unknown>> {
+    const byOwner = new Map<string, { companyId: string | null; retailerId: string | null; leadIds: Set<string> }>();
+    for (const e of events) {
+      const key = `${e.owner_company_id ?? ''}/${e.owner_retailer_id ?? ''}`;
+      const group = byOwner.get(key) ?? { companyId: e.owner_company_id, retailerId: e.owner_retailer_id, leadIds: new Set<string>() };
+      group.leadIds.add(e.lead_id);
+      byOwner.set(key, group);
     }
+    const leads = new Map<string, unknown>();
+    for (const group of byOwner.values()) {
+      const em = (this.orm.em as EntityManager).fork();
+      const ctx = { em, caller: organisationAdmin(group), loaders: new Loaders(em), config: this.deps.config, search: this.deps.search, geocoder: this.deps.geocoder };
+      const ids = [...group.leadIds];
+      // A few at once: each lead is a statement of its own, and the pool is the API's too.
+      for (let i = 0; i < ids.length; i += PAYLOAD_CONCURRENCY) {
+        await Promise.all(
+          ids.slice(i, i + PAYLOAD_CONCURRENCY).map((id) =>
+            this.executor.run(ctx, 'ShowLead', { id }).then(
+              (lead) => leads.set(id, lead),
+              () => undefined,
+            ),
+          ),
+        );
+      }
+    }
+    return leads;
   }
 
   /**
