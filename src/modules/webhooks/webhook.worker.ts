@@ -16,10 +16,12 @@ import { toDate } from './webhook.service';
 import { leadEventEnvelope } from '../lead-events/lead-event.types';
 import { backoffMs, openSecret, SIGNATURE_HEADER, signatureHeader } from './webhook.signature';
 
-/** Advisory lock key of the delivery worker's steps (dispatch, claim): one process at a time takes them. */
+/** Advisory lock key of the worker's dispatch: one process at a time fans events out. */
 export const WEBHOOK_LOCK = 7_312_014;
 /** Held for as long as a process is the one running the webhook worker (src/db/leader.ts). */
 export const WEBHOOK_WORKER_LEADER = 7_312_015;
+/** Advisory lock key of claiming deliveries: one claim at a time, never waiting for a dispatch batch. */
+export const WEBHOOK_CLAIM_LOCK = 7_312_016;
 const DISPATCH_BATCH = 100;
 /** A round stops dispatching after this long (the newest events go first, so a backlog only waits). */
 const DISPATCH_BUDGET_MS = 500;
@@ -40,9 +42,9 @@ const LEASE_MARGIN_MS = 60_000;
  * returns null at once when another process holds it. A crash ends the transaction and frees the lock;
  * whatever it had not committed is done again by the next holder (at-least-once).
  */
-export async function withWebhookLock<T>(orm: MikroORM, work: (em: EntityManager) => Promise<T>): Promise<T | null> {
+export async function withWebhookLock<T>(orm: MikroORM, work: (em: EntityManager) => Promise<T>, key = WEBHOOK_LOCK): Promise<T | null> {
   return (orm.em as EntityManager).fork().transactional(async (em) => {
-    const [{ locked }] = await em.execute('select pg_try_advisory_xact_lock(?) as locked', [WEBHOOK_LOCK]);
+    const [{ locked }] = await em.execute('select pg_try_advisory_xact_lock(?) as locked', [key]);
     return locked ? work(em) : null;
   });
 }
@@ -335,6 +337,7 @@ export class WebhookWorker {
             (w.timeoutMs + LEASE_MARGIN_MS) / 1000,
           ],
         ),
+        WEBHOOK_CLAIM_LOCK,
       )) ?? [];
     rows.sort((a: any, b: any) => Number(a.seq) - Number(b.seq));
     for (const row of rows) this.launch(row);
