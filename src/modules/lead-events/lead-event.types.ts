@@ -55,7 +55,7 @@ export function leadEventOf(row: LeadEventRow): LeadEvent {
   };
 }
 
-/** What a webhook body says of an event besides the lead; the same fields as `leadEventOf`, in the REST style. */
+/** A webhook's body: the fields of `leadEventOf` in the REST style, the event's `data` and the lead. */
 export function leadEventEnvelope(row: LeadEventRow & { data: Record<string, unknown> | null }, lead: unknown): Record<string, unknown> {
   return {
     id: row.id,

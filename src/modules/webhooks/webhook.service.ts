@@ -27,7 +27,7 @@ type Owner = { column: 'owner_company_id'; id: string } | { column: 'owner_retai
 
 const MAX_URL = 2048;
 const MAX_DESCRIPTION = 1000;
-/** Endpoints an organisation may have (each holds its own requests in flight: the worker's fairness). */
+/** Enabled endpoints an organisation may have (each holds its own requests in flight in the worker). */
 export const MAX_ENDPOINTS = 20;
 export const MAX_DELIVERIES_PAGE = 200;
 
