@@ -11,6 +11,10 @@ import { parseConfig } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
 import { buildApp, type App } from '../../src/app';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import * as f from '../support/factories';
+import { Role } from '../../src/modules/user/role';
+import { MAX_SUBSCRIPTIONS_PER_USER } from '../../src/modules/lead-events/lead-events.resolver';
+import { until } from '../webhooks/receiver';
 
 let t: TestApp;
 let r: Awaited<ReturnType<typeof roles>>;
@@ -143,6 +147,63 @@ test('a connection without a valid key is refused; the platform operator may not
   }
   const operator = subscribe(r.users.operator.key);
   await expect(operator.take(1)).rejects.toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })]);
+});
+
+test("a key revoked while subscribed hears nothing more: the next event ends the subscription with UNAUTHENTICATED", async () => {
+  const user = await f.userWithKey(t.em(), Role.CompanyAdmin, r.net.company);
+  const live = subscribe(user.key);
+  const witness = subscribe(r.users.companyAdmin.key, `subscription { leadEvents(types: ["lead.created"]) { leadId } }`);
+  await subscribed(live, witness);
+  const before = await createLead(t, r.users.companyAdmin.key, quoteRequest());
+  expect((await live.take(1))[0].leadId).toBe(before.id);
+  const keys = await gql(t, r.users.companyAdmin.key, `query($id: ID!) { apiKeys(userId: $id) { id } }`, { id: user.user.id });
+  const revoked = await gql(t, r.users.companyAdmin.key, `mutation($id: ID!) { revokeApiKey(id: $id) { revokedAt } }`, { id: keys.body.data.apiKeys[0].id });
+  expect(revoked.body.errors).toBeUndefined();
+  const seen = live.events.length;
+  const after = await createLead(t, r.users.companyAdmin.key, quoteRequest());
+  await until(() => witness.events.some((e) => e.leadId === after.id), 'the witness hears the lead');
+  await until(() => live.errors.length > 0, 'the revoked subscription ends');
+  expect(JSON.stringify(live.errors)).toContain('UNAUTHENTICATED');
+  expect(live.events.slice(seen).some((e) => e.leadId === after.id)).toBe(false);
+  // A new subscription with the revoked key is refused too.
+  const again = subscribe(user.key);
+  await expect(again.take(1)).rejects.toMatchObject({ code: 4403 });
+});
+
+test('one user may hold a bounded number of subscriptions at once; ending one makes room', async () => {
+  const user = await f.userWithKey(t.em(), Role.CompanyAdmin, r.net.company);
+  const query = `subscription { leadEvents(types: ["lead.created"]) { leadId } }`;
+  // Over one connection, as many as a client cares to send.
+  const client = createClient({ url: listener.url, webSocketImpl: WebSocket, connectionParams: { 'X-Api-Key': user.key }, retryAttempts: 0, lazy: false, onNonLazyError: () => undefined });
+  clients.push(client);
+  const outcomes: Array<{ events: any[]; errors: any[] }> = [];
+  const stops: Array<() => void> = [];
+  for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_USER + 5; i++) {
+    const outcome = { events: [] as any[], errors: [] as any[] };
+    outcomes.push(outcome);
+    stops.push(client.subscribe({ query }, { next: (v: any) => (v.errors ? outcome.errors.push(v.errors) : outcome.events.push(v.data.leadEvents)), error: (e) => outcome.errors.push(e), complete: () => undefined }));
+  }
+  await until(() => outcomes.filter((o) => o.errors.length).length === 5, 'the subscriptions over the limit refused');
+  // Which ones were admitted depends on the order the server handled them in.
+  const refused = outcomes.filter((o) => o.errors.length);
+  const admitted = outcomes.filter((o) => !o.errors.length);
+  expect(JSON.stringify(refused.map((o) => o.errors))).toContain('RATE_LIMITED');
+  expect(admitted).toHaveLength(MAX_SUBSCRIPTIONS_PER_USER);
+  const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest());
+  await until(() => admitted.every((o) => o.events.length === 1), 'every admitted subscription hears the lead');
+  expect(admitted.every((o) => o.events[0].leadId === lead.id)).toBe(true);
+  // Another user is not affected; one ended subscription makes room for a new one (on the same connection,
+  // so the server handles the end first).
+  const other = subscribe(r.users.retailerAdmin.key, query);
+  stops[outcomes.indexOf(admitted[0])]();
+  const room = { events: [] as any[], errors: [] as any[] };
+  client.subscribe({ query }, { next: (v: any) => (v.errors ? room.errors.push(v.errors) : room.events.push(v.data.leadEvents)), error: (e) => room.errors.push(e), complete: () => undefined });
+  await subscribed(other);
+  expect(room.errors).toEqual([]);
+  const next = await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeNorth.id }));
+  await until(() => room.events.length > 0 || room.errors.length > 0, 'the new subscription hears the lead');
+  expect(room.events.map((e) => e.leadId)).toEqual([next.id]);
+  expect((await other.take(1))[0].leadId).toBe(next.id);
 });
 
 test('a subscription sent over HTTP is refused with a clear error', async () => {

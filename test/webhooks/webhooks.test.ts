@@ -390,7 +390,7 @@ describe('webhooks: retention', () => {
       `insert into lead_events (type, lead_id, occurred_at, dispatched_at) values ('lead.updated', ?, ${old}, now()) returning id`,
       [lead.id],
     );
-    await db.execute(`insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at) values (?, ?, now() + interval '1 hour')`, [ep.id, pendingEvent]);
+    await db.execute(`insert into webhook_deliveries (endpoint_id, event_id, event_seq, next_attempt_at) select ?, id, seq, now() + interval '1 hour' from lead_events where id = ?`, [ep.id, pendingEvent]);
 
     expect(await worker.prune()).toBeGreaterThanOrEqual(2);
     const left = new Set((await db.execute(`select id from lead_events where id = any(?::uuid[])`, [`{${[delivered, oldDispatched, oldUndispatched, recent, pendingEvent].join(',')}}`])).map((r: any) => r.id));

@@ -29,14 +29,40 @@ export class LeadEvent {
   leadActivityId!: string | null;
 }
 
+/** Who an event is about: the lead's owner when it happened, whoever receives it (PRODUCT.md 11). */
+export interface LeadEventOwner {
+  type: 'Company' | 'Retailer';
+  id: string;
+}
+
+type OwnedRow = Pick<LeadEventRow, 'ownerCompanyId' | 'ownerRetailerId'>;
+
+export function leadEventOwner(row: OwnedRow): LeadEventOwner {
+  return row.ownerCompanyId ? { type: 'Company', id: row.ownerCompanyId } : { type: 'Retailer', id: row.ownerRetailerId! };
+}
+
+/** A lead event as a GraphQL subscriber receives it. */
 export function leadEventOf(row: LeadEventRow): LeadEvent {
+  const owner = leadEventOwner(row);
   return {
     id: row.id,
     type: row.type,
     occurredAt: row.occurredAt,
-    ownerType: row.ownerCompanyId ? 'Company' : 'Retailer',
-    ownerId: (row.ownerCompanyId ?? row.ownerRetailerId)!,
+    ownerType: owner.type,
+    ownerId: owner.id,
     leadId: row.leadId,
     leadActivityId: row.leadActivityId,
+  };
+}
+
+/** A webhook's body: the fields of `leadEventOf` in the REST style, the event's `data` and the lead. */
+export function leadEventEnvelope(row: LeadEventRow & { data: Record<string, unknown> | null }, lead: unknown): Record<string, unknown> {
+  return {
+    id: row.id,
+    type: row.type,
+    occurred_at: row.occurredAt.toISOString(),
+    owner: leadEventOwner(row),
+    data: { ...(row.data ?? {}), ...(row.leadActivityId ? { lead_activity_id: row.leadActivityId } : {}) },
+    lead,
   };
 }

@@ -23,6 +23,10 @@ const OVER_WEBSOCKET = 'Subscriptions are served over WebSocket (graphql-ws prot
 
 /** Events a slow subscriber may have waiting before its subscription is ended. */
 const MAX_QUEUED = 1000;
+/** Subscriptions a user may have open at once in one process (each costs a read per event). */
+export const MAX_SUBSCRIPTIONS_PER_USER = 10;
+/** Open subscriptions per user id, per hub (one hub per app). */
+const open = new WeakMap<LeadEventHub, Map<string, number>>();
 
 type Seen = LeadEvent & { lead?: LeadRow };
 
@@ -66,6 +70,13 @@ function leadEvents(context: Context, types: string[] | null): AsyncIterableIter
   const unknown = (types ?? []).filter((t) => !(LEAD_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length) throw invalid([validationDetail('types', 'inclusion', `has unknown event types: ${unknown.join(', ')}`)]);
   const wanted = types?.length ? new Set(types) : null;
+  const counts = open.get(live.hub) ?? new Map<string, number>();
+  open.set(live.hub, counts);
+  const user = context.caller.userId;
+  if ((counts.get(user) ?? 0) >= MAX_SUBSCRIPTIONS_PER_USER) {
+    throw new AppError('RATE_LIMITED', `At most ${MAX_SUBSCRIPTIONS_PER_USER} lead event subscriptions may be open at once per user; end one first`);
+  }
+  counts.set(user, (counts.get(user) ?? 0) + 1);
 
   const queue: LeadEventRow[] = [];
   let wake: (() => void) | null = null;
@@ -76,6 +87,11 @@ function leadEvents(context: Context, types: string[] | null): AsyncIterableIter
     wake?.();
   });
   const finish = () => {
+    if (!done) {
+      const left = (counts.get(user) ?? 1) - 1;
+      if (left > 0) counts.set(user, left);
+      else counts.delete(user);
+    }
     done = true;
     unsubscribe();
     wake?.();

@@ -26,6 +26,9 @@ export function toDate(v: unknown): Date | null {
 type Owner = { column: 'owner_company_id'; id: string } | { column: 'owner_retailer_id'; id: string };
 
 const MAX_URL = 2048;
+const MAX_DESCRIPTION = 1000;
+/** Enabled endpoints an organisation may have (each holds its own requests in flight in the worker). */
+export const MAX_ENDPOINTS = 20;
 export const MAX_DELIVERIES_PAGE = 200;
 
 /**
@@ -44,7 +47,11 @@ export function checkUrl(url: string | null | undefined, v: Validator, allowPriv
   } catch {
     parsed = null;
   }
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || url.length > MAX_URL || /\s/.test(url.trim())) {
+  if (url.length > MAX_URL) {
+    v.add('url', 'too_long', `is too long (maximum is ${MAX_URL} characters)`);
+    return undefined;
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || /\s/.test(url.trim())) {
     v.add('url', 'invalid', 'must be an http or https URL');
     return undefined;
   }
@@ -96,7 +103,9 @@ export class WebhookService {
     const v = new Validator();
     const url = checkUrl(input.url, v, this.ctx.config.webhooks.allowPrivateUrls);
     const events = checkEvents(input.events, v, true);
+    checkDescription(input.description, v);
     if (input.enabled === false) v.add('enabled', 'invalid', 'a new endpoint starts enabled');
+    await this.checkRoom(owner, v);
     v.throwIfAny();
     const secret = generateSecret();
     const [row] = await this.em.execute(
@@ -112,8 +121,10 @@ export class WebhookService {
     const v = new Validator();
     const url = input.url !== undefined ? checkUrl(input.url, v, this.ctx.config.webhooks.allowPrivateUrls) : current.url;
     const events = input.events !== undefined ? checkEvents(input.events, v, true) : current.events;
-    v.throwIfAny();
+    checkDescription(input.description, v);
     const enable = input.enabled === true && !current.enabled;
+    if (enable) await this.checkRoom(this.owner(), v);
+    v.throwIfAny();
     const disable = input.enabled === false && current.enabled;
     const [row] = await this.em.execute(
       `update webhook_endpoints set url = ?, events = ?::text[], description = ?, updated_at = now(),
@@ -124,6 +135,12 @@ export class WebhookService {
       [url!, pgArray(events!), input.description !== undefined ? input.description : current.description, enable, disable, enable, disable, enable, id],
     );
     return endpointOf(row);
+  }
+
+  /** Room for one more enabled endpoint of the organisation (at most `MAX_ENDPOINTS`). */
+  private async checkRoom(owner: Owner, v: Validator): Promise<void> {
+    const [{ n }] = await this.em.execute(`select count(*)::int as n from webhook_endpoints where ${owner.column} = ? and enabled`, [owner.id]);
+    if (n >= MAX_ENDPOINTS) v.add('base', 'invalid', `an organisation has at most ${MAX_ENDPOINTS} enabled webhook endpoints; disable or reuse one`);
   }
 
   disable(id: string): Promise<WebhookEndpoint> {
@@ -187,6 +204,10 @@ export async function loadAttempts(em: EntityManager, deliveryIds: readonly stri
     by.set(r.delivery_id, [...(by.get(r.delivery_id) ?? []), a]);
   }
   return deliveryIds.map((id) => by.get(id) ?? []);
+}
+
+function checkDescription(description: string | null | undefined, v: Validator): void {
+  if (description && description.length > MAX_DESCRIPTION) v.add('description', 'too_long', `is too long (maximum is ${MAX_DESCRIPTION} characters)`);
 }
 
 function checkEvents(events: WebhookEvent[] | null | undefined, v: Validator, required: boolean): WebhookEvent[] | undefined {

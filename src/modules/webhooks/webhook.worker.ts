@@ -1,4 +1,4 @@
-import { post, RefusedAddressError } from './webhook.address';
+import { post, RefusedAddressError, type LookupFunction } from './webhook.address';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../../config';
@@ -10,28 +10,41 @@ import { OperationRegistry } from '../../rest/operations';
 import { RestExecutor } from '../../rest/executor';
 import { compileScope } from '../../search/where';
 import { fromClause } from '../../search/types';
-import { query } from '../../db/sql';
+import { pgArray, query } from '../../db/sql';
 import { leadScope, leadSearch } from '../lead/lead.search';
-import { pgArray } from '../../db/sql';
 import { toDate } from './webhook.service';
+import { leadEventEnvelope } from '../lead-events/lead-event.types';
 import { backoffMs, openSecret, SIGNATURE_HEADER, signatureHeader } from './webhook.signature';
 
-/** Advisory lock key of the delivery worker: one process delivers at a time, whatever runs. */
+/** Advisory lock key of the worker's dispatch: one process at a time fans events out. */
 export const WEBHOOK_LOCK = 7_312_014;
 /** Held for as long as a process is the one running the webhook worker (src/db/leader.ts). */
 export const WEBHOOK_WORKER_LEADER = 7_312_015;
+/** Advisory lock key of claiming deliveries: one claim at a time, never waiting for a dispatch batch. */
+export const WEBHOOK_CLAIM_LOCK = 7_312_016;
 const DISPATCH_BATCH = 100;
-const DELIVERY_BATCH = 20;
-const CONCURRENCY = 5;
+/** A round stops dispatching after this long (the newest events go first, so a backlog only waits). */
+const DISPATCH_BUDGET_MS = 500;
+/** Events with listeners a batch serializes the lead of, at most (the rest wait for the next batch). */
+const PAYLOADS_PER_BATCH = 50;
+const PAYLOAD_CONCURRENCY = 4;
+/** Requests in flight per endpoint: a slow or hanging endpoint holds only its own. */
+export const ENDPOINT_CONCURRENCY = 4;
+/** Deliveries claimed by one statement, whatever the number of endpoints. */
+const CLAIM_LIMIT = 1000;
+/** Outcomes recorded at once (each a short transaction): the worker leaves the pool to the API. */
+const RECORD_CONCURRENCY = 2;
+/** A claimed delivery is not claimed again for its request's timeout plus this, unless its outcome is recorded. */
+const LEASE_MARGIN_MS = 60_000;
 
 /**
  * Runs `work` in a transaction holding the webhook worker's transaction-scoped advisory lock, or
  * returns null at once when another process holds it. A crash ends the transaction and frees the lock;
  * whatever it had not committed is done again by the next holder (at-least-once).
  */
-export async function withWebhookLock<T>(orm: MikroORM, work: (em: EntityManager) => Promise<T>): Promise<T | null> {
+export async function withWebhookLock<T>(orm: MikroORM, work: (em: EntityManager) => Promise<T>, key = WEBHOOK_LOCK): Promise<T | null> {
   return (orm.em as EntityManager).fork().transactional(async (em) => {
-    const [{ locked }] = await em.execute('select pg_try_advisory_xact_lock(?) as locked', [WEBHOOK_LOCK]);
+    const [{ locked }] = await em.execute('select pg_try_advisory_xact_lock(?) as locked', [key]);
     return locked ? work(em) : null;
   });
 }
@@ -48,24 +61,40 @@ const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 1000;
 const PRUNE_MAX_BATCHES = 100;
 
+export interface WebhookWorkerOptions {
+  /** How delivery host names are resolved (tests stand in a resolver; the result is still checked). */
+  lookup?: LookupFunction;
+}
+
 /**
- * Delivers lead events to webhook endpoints from PostgreSQL: dispatch fans each new `lead_events` row out
- * to the enabled endpoints subscribed to its type whose owner may see the lead (the lead read scope of the
- * owner's admin), with the lead as its REST show serializes it then; delivery POSTs due deliveries,
- * signed, and retries failures with backoff for `retryHours`, disabling an endpoint failing for
- * `disableAfterHours`.
+ * Delivers lead events to webhook endpoints from PostgreSQL. Dispatch fans each new `lead_events` row
+ * out, newest first, to the enabled endpoints created before it that subscribe to its type and whose
+ * owner may see the lead (the lead read scope of the owner's admin), with the lead as its REST show
+ * serializes it then. Delivery keeps one queue per endpoint: at most `ENDPOINT_CONCURRENCY` signed POSTs
+ * in flight each, the next one claimed as soon as one ends, so a slow endpoint only ever delays itself and
+ * a round never waits for a request. Failures are retried with backoff for `retryHours`; an endpoint
+ * failing for `disableAfterHours` is disabled. A claimed delivery is leased (its `next_attempt_at` moved
+ * past its timeout) until its outcome is recorded: at least once, and once in normal operation.
  */
 export class WebhookWorker {
   private timer: NodeJS.Timeout | null = null;
   private prunedAt = 0;
   private running: Promise<unknown> | null = null;
   private readonly executor: RestExecutor;
+  /** Requests in flight per endpoint id, and their promises. */
+  private readonly busy = new Map<string, number>();
+  private readonly sending = new Set<Promise<void>>();
+  private claiming: Promise<number> | null = null;
+  private claimAgain = false;
+  private recording = 0;
+  private readonly waitingToRecord: Array<() => void> = [];
 
   constructor(
     private readonly orm: MikroORM,
     private readonly config: Config,
     private readonly deps: ContextDeps,
     schema: GraphQLSchema,
+    private readonly options: WebhookWorkerOptions = {},
   ) {
     this.executor = new RestExecutor(schema, new OperationRegistry(schema), deps);
   }
@@ -74,24 +103,38 @@ export class WebhookWorker {
     if (this.timer) return;
     this.timer = setInterval(() => {
       if (this.running) return;
-      this.running = this.tick()
-        .catch((err) => logger.error({ err }, 'webhook worker tick failed'))
+      this.running = this.round()
+        .catch((err) => logger.error({ err }, 'webhook worker round failed'))
         .finally(() => (this.running = null));
     }, this.config.webhooks.pollMs);
     this.timer.unref();
   }
 
+  /** Stops taking work and waits for the requests in flight (each ends by its timeout). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
+    await this.claiming?.catch(() => undefined);
+    await Promise.allSettled([...this.sending]);
   }
 
-  /** One round: dispatch new events, then attempt the due deliveries; now and then prune old events. */
+  /** The service's round: dispatch, then start the due deliveries without waiting for them. */
+  private async round(): Promise<void> {
+    if ((await this.dispatch()) === null) return;
+    await this.claim();
+    if (Date.now() - this.prunedAt >= PRUNE_INTERVAL_MS) {
+      this.prunedAt = Date.now();
+      await this.prune();
+    }
+  }
+
+  /** One round that also waits for the requests it started (tests, shutdown); now and then prunes old events. */
   async tick(): Promise<TickResult> {
-    const dispatched = await withWebhookLock(this.orm, (em) => this.dispatch(em));
+    const dispatched = await this.dispatch();
     if (dispatched === null) return { locked: false, dispatched: 0, attempted: 0 };
-    const attempted = (await withWebhookLock(this.orm, (em) => this.deliver(em))) ?? 0;
+    const attempted = await this.claim();
+    await Promise.allSettled([...this.sending]);
     if (Date.now() - this.prunedAt >= PRUNE_INTERVAL_MS) {
       this.prunedAt = Date.now();
       await this.prune();
@@ -132,74 +175,208 @@ export class WebhookWorker {
     }
   }
 
-  private async dispatch(em: EntityManager): Promise<number> {
+  /** Dispatches batches, newest first, for up to `DISPATCH_BUDGET_MS`; null when another process holds the lock. */
+  private async dispatch(): Promise<number | null> {
+    const started = Date.now();
+    let total = 0;
+    for (;;) {
+      const batch = await withWebhookLock(this.orm, (em) => this.dispatchBatch(em));
+      if (batch === null) return total || null;
+      total += batch.dispatched;
+      if (!batch.more || Date.now() - started >= DISPATCH_BUDGET_MS) return total;
+    }
+  }
+
+  /** Dispatches up to `DISPATCH_BATCH` of the newest events, fewer when more than `PAYLOADS_PER_BATCH` have listeners. */
+  private async dispatchBatch(em: EntityManager): Promise<{ dispatched: number; more: boolean }> {
     const events = await em.execute(
-      `select * from lead_events where dispatched_at is null order by seq limit ? for update skip locked`,
+      `select id, lead_id, owner_company_id, owner_retailer_id from lead_events where dispatched_at is null order by seq desc limit ? for update skip locked`,
       [DISPATCH_BATCH],
     );
-    if (!events.length) return 0;
-    const types = [...new Set(events.map((e: any) => e.type as string))];
-    const endpoints = await em.execute(`select * from webhook_endpoints where enabled and events && ?::text[]`, [pgArray(types)]);
-    const payloads = new Map<string, unknown>();
-    for (const endpoint of endpoints) {
-      const wanted = events.filter((e: any) => endpoint.events.includes(e.type));
-      if (!wanted.length) continue;
-      const cond = compileScope(leadSearch, leadScope(organisationAdmin({ companyId: endpoint.owner_company_id, retailerId: endpoint.owner_retailer_id })));
+    if (!events.length) return { dispatched: 0, more: false };
+    let eventIds = events.map((e: any) => e.id as string);
+    // Who may hear of each event: enabled endpoints subscribed to its type that existed when it happened.
+    const pairs: Array<{ endpoint_id: string; owner_company_id: string | null; owner_retailer_id: string | null; event_id: string; lead_id: string }> =
+      await em.execute(
+        `select w.id as endpoint_id, w.owner_company_id, w.owner_retailer_id, e.id as event_id, e.lead_id
+           from lead_events e join webhook_endpoints w on w.enabled and e.type = any(w.events) and w.created_at <= e.occurred_at
+          where e.id = any(?::uuid[])`,
+        [pgArray(eventIds)],
+      );
+    const byOwner = new Map<string, typeof pairs>();
+    for (const p of pairs) {
+      const key = `${p.owner_company_id ?? ''}/${p.owner_retailer_id ?? ''}`;
+      byOwner.set(key, [...(byOwner.get(key) ?? []), p]);
+    }
+    const kept: typeof pairs = [];
+    for (const group of byOwner.values()) {
+      const { owner_company_id: companyId, owner_retailer_id: retailerId } = group[0];
+      const cond = compileScope(leadSearch, leadScope(organisationAdmin({ companyId, retailerId })));
       const visible = new Set(
         (
           await query(em, `select l.id from ${fromClause(leadSearch, cond.sql)} where l.id = any(?::uuid[]) and (${cond.sql})`, [
-            [...new Set(wanted.map((e: any) => e.lead_id as string))],
+            [...new Set(group.map((p) => p.lead_id))],
             ...cond.bindings,
           ])
         ).map((r: any) => r.id),
       );
-      const mine = wanted.filter((e: any) => visible.has(e.lead_id));
-      for (const e of mine) if (!payloads.has(e.id)) payloads.set(e.id, await this.leadJson(e));
-      if (mine.length) {
-        await em.execute(
-          `insert into webhook_deliveries (endpoint_id, event_id) select ?, unnest(?::uuid[]) on conflict do nothing`,
-          [endpoint.id, pgArray(mine.map((e: any) => e.id))],
+      kept.push(...group.filter((p) => visible.has(p.lead_id)));
+    }
+    // Serializing leads is the costly part: a batch takes the newest events up to PAYLOADS_PER_BATCH heard ones.
+    const heardIds = new Set(kept.map((p) => p.event_id));
+    let heardCount = 0;
+    const cut = eventIds.findIndex((id) => heardIds.has(id) && ++heardCount > PAYLOADS_PER_BATCH);
+    if (cut >= 0) {
+      eventIds = eventIds.slice(0, cut);
+      const taken = new Set(eventIds);
+      kept.splice(0, kept.length, ...kept.filter((p) => taken.has(p.event_id)));
+    }
+    if (kept.length) {
+      await em.execute(
+        `insert into webhook_deliveries (endpoint_id, event_id, event_seq, next_attempt_at)
+         select p.endpoint_id, e.id, e.seq, e.occurred_at from unnest(?::uuid[], ?::uuid[]) as p(endpoint_id, event_id) join lead_events e on e.id = p.event_id
+         on conflict do nothing`,
+        [pgArray(kept.map((p) => p.endpoint_id)), pgArray(kept.map((p) => p.event_id))],
+      );
+      const heard = new Set(kept.map((p) => p.event_id));
+      const wanted = events.filter((e: any) => heard.has(e.id));
+      const leads = await this.leadJsons(wanted);
+      const payloads = wanted.map((e: any) => [e.id as string, JSON.stringify(leads.get(e.lead_id) ?? null)] as const);
+      await em.execute(
+        `update lead_events e set payload = p.payload::jsonb from unnest(?::uuid[], ?::text[]) as p(id, payload) where e.id = p.id`,
+        [pgArray(payloads.map(([id]) => id)), pgArray(payloads.map(([, json]) => json))],
+      );
+    }
+    await em.execute(`update lead_events set dispatched_at = now() where id = any(?::uuid[])`, [pgArray(eventIds)]);
+    return { dispatched: eventIds.length, more: cut >= 0 || events.length === DISPATCH_BATCH };
+  }
+
+  /**
+   * Each event's lead as `GET /v1/leads/:id` serializes it for its owner's admin (absent once it is
+   * gone), once per lead: the leads of one owner share a context, their associations batched by its
+   * loaders.
+   */
+  private async leadJsons(events: any[]): Promise<Map<string, unknown>> {
+    const byOwner = new Map<string, { companyId: string | null; retailerId: string | null; leadIds: Set<string> }>();
+    for (const e of events) {
+      const key = `${e.owner_company_id ?? ''}/${e.owner_retailer_id ?? ''}`;
+      const group = byOwner.get(key) ?? { companyId: e.owner_company_id, retailerId: e.owner_retailer_id, leadIds: new Set<string>() };
+      group.leadIds.add(e.lead_id);
+      byOwner.set(key, group);
+    }
+    const leads = new Map<string, unknown>();
+    for (const group of byOwner.values()) {
+      const em = (this.orm.em as EntityManager).fork();
+      const ctx = { em, caller: organisationAdmin(group), loaders: new Loaders(em), config: this.deps.config, search: this.deps.search, geocoder: this.deps.geocoder };
+      const ids = [...group.leadIds];
+      // A few at once: each lead is a statement of its own, and the pool is the API's too.
+      for (let i = 0; i < ids.length; i += PAYLOAD_CONCURRENCY) {
+        await Promise.all(
+          ids.slice(i, i + PAYLOAD_CONCURRENCY).map((id) =>
+            this.executor.run(ctx, 'ShowLead', { id }).then(
+              (lead) => leads.set(id, lead),
+              () => undefined,
+            ),
+          ),
         );
       }
     }
-    for (const [id, lead] of payloads) await em.execute(`update lead_events set payload = ?::jsonb where id = ?`, [JSON.stringify(lead), id]);
-    await em.execute(`update lead_events set dispatched_at = now() where id = any(?::uuid[])`, [pgArray(events.map((e: any) => e.id))]);
-    return events.length;
+    return leads;
   }
 
-  /** The lead as `GET /v1/leads/:id` serializes it for its owner's admin; null once it is gone. */
-  private async leadJson(event: any): Promise<unknown> {
-    const em = (this.orm.em as EntityManager).fork();
-    const caller = organisationAdmin({ companyId: event.owner_company_id, retailerId: event.owner_retailer_id });
-    const ctx = { em, caller, loaders: new Loaders(em), config: this.deps.config, search: this.deps.search, geocoder: this.deps.geocoder };
+  /**
+   * Claims and starts the due deliveries of every endpoint with a free slot, oldest event first, without
+   * waiting for the requests. Single flight: a call during a claim runs one more claim after it.
+   * Returns how many it started.
+   */
+  private claim(): Promise<number> {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
+    }
+    const run = async () => {
+      let started = 0;
+      do {
+        this.claimAgain = false;
+        started += await this.claimOnce();
+      } while (this.claimAgain);
+      return started;
+    };
+    this.claiming = run().finally(() => (this.claiming = null));
+    return this.claiming;
+  }
+
+  private async claimOnce(): Promise<number> {
+    const w = this.config.webhooks;
+    const busy = [...this.busy];
+    const rows =
+      (await withWebhookLock(this.orm, (em) =>
+        em.execute(
+          `with busy as (select * from unnest(?::uuid[], ?::int[]) as b(endpoint_id, n)),
+                due as (
+                  select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq) as rank, coalesce(b.n, 0) as in_flight
+                    from webhook_endpoints w
+                    cross join lateral (
+                      select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq from webhook_deliveries d
+                       where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
+                       order by d.next_attempt_at, d.event_seq limit ?) d
+                    left join busy b on b.endpoint_id = w.id
+                   where w.enabled),
+                claimed as (select id from due where rank <= ? - in_flight limit ?)
+           update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => ?)
+             from claimed c, webhook_endpoints w, lead_events e
+            where d.id = c.id and w.id = d.endpoint_id and e.id = d.event_id
+           returning d.id, d.attempts, d.created_at, d.endpoint_id, w.url, w.secret, e.id as event_id, e.type, e.occurred_at, e.lead_id,
+                     e.lead_activity_id, e.owner_company_id, e.owner_retailer_id, e.data, e.payload, e.seq`,
+          [
+            pgArray(busy.map(([id]) => id)),
+            pgArray(busy.map(([, n]) => String(n))),
+            ENDPOINT_CONCURRENCY,
+            ENDPOINT_CONCURRENCY,
+            CLAIM_LIMIT,
+            (w.timeoutMs + LEASE_MARGIN_MS) / 1000,
+          ],
+        ),
+        WEBHOOK_CLAIM_LOCK,
+      )) ?? [];
+    rows.sort((a: any, b: any) => Number(a.seq) - Number(b.seq));
+    for (const row of rows) this.launch(row);
+    return rows.length;
+  }
+
+  /** Sends one claimed delivery and records its outcome; its endpoint's next due delivery follows at once. */
+  private launch(row: any): void {
+    this.busy.set(row.endpoint_id, (this.busy.get(row.endpoint_id) ?? 0) + 1);
+    const done: Promise<void> = this.send(row)
+      .then((outcome) => this.record(row, outcome))
+      .catch((err) => logger.error({ err, delivery: row.id }, 'webhook delivery could not be recorded; it is sent again when its lease ends'))
+      .finally(() => {
+        const n = (this.busy.get(row.endpoint_id) ?? 1) - 1;
+        if (n > 0) this.busy.set(row.endpoint_id, n);
+        else this.busy.delete(row.endpoint_id);
+        this.sending.delete(done);
+        if (this.timer) void this.claim().catch((err) => logger.error({ err }, 'webhook worker claim failed'));
+      });
+    this.sending.add(done);
+  }
+
+  private async record(row: any, outcome: Outcome): Promise<void> {
+    if (this.recording < RECORD_CONCURRENCY) this.recording++;
+    else await new Promise<void>((resolve) => this.waitingToRecord.push(resolve));
     try {
-      return await this.executor.run(ctx, 'ShowLead', { id: event.lead_id });
-    } catch {
-      return null;
+      await this.recordNow(row, outcome);
+    } finally {
+      // The slot passes straight to the next waiter.
+      const next = this.waitingToRecord.shift();
+      if (next) next();
+      else this.recording--;
     }
   }
 
-  private async deliver(em: EntityManager): Promise<number> {
-    const due = await em.execute(
-      `select d.id, d.attempts, d.created_at, d.endpoint_id, w.url, w.secret, w.failing_since, w.owner_company_id, w.owner_retailer_id,
-              e.id as event_id, e.type, e.occurred_at, e.lead_id, e.lead_activity_id, e.data, e.payload
-         from webhook_deliveries d
-         join webhook_endpoints w on w.id = d.endpoint_id and w.enabled
-         join lead_events e on e.id = d.event_id
-        where d.status = 'pending' and d.next_attempt_at <= now()
-        order by d.next_attempt_at, d.id limit ? for update of d skip locked`,
-      [DELIVERY_BATCH],
-    );
-    const queue = [...due];
-    const results: Array<{ row: any; outcome: Outcome }> = [];
-    await Promise.all(
-      Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-        for (let row = queue.shift(); row; row = queue.shift()) results.push({ row, outcome: await this.send(row) });
-      }),
-    );
+  private async recordNow(row: any, outcome: Outcome): Promise<void> {
     const w = this.config.webhooks;
-    for (const { row, outcome } of results) {
-      const attempt = row.attempts + 1;
+    const attempt = row.attempts + 1;
+    await (this.orm.em as EntityManager).fork().transactional(async (em) => {
       await em.execute(
         `insert into webhook_delivery_attempts (delivery_id, attempt, succeeded, response_code, duration_ms, error) values (?, ?, ?, ?, ?, ?)`,
         [row.id, attempt, outcome.ok, outcome.status, outcome.durationMs, outcome.error],
@@ -210,7 +387,7 @@ export class WebhookWorker {
           [attempt, outcome.status, row.id],
         );
         await em.execute(`update webhook_endpoints set failing_since = null where id = ? and failing_since is not null`, [row.endpoint_id]);
-        continue;
+        return;
       }
       const giveUp = Date.now() - toDate(row.created_at)!.getTime() >= w.retryHours * 3_600_000;
       await em.execute(
@@ -225,22 +402,26 @@ export class WebhookWorker {
           where id = ?`,
         [w.disableAfterHours * 3600, w.disableAfterHours * 3600, String(w.disableAfterHours), row.endpoint_id],
       );
-    }
-    return results.length;
+    });
   }
 
   /** One signed POST (`post`): no redirects followed, a timeout, the response body never read, public addresses only. */
   private async send(row: any): Promise<Outcome> {
     const w = this.config.webhooks;
-    const owner = row.owner_company_id ? { type: 'Company', id: row.owner_company_id } : { type: 'Retailer', id: row.owner_retailer_id };
-    const event: Record<string, unknown> = {
-      id: row.event_id,
-      type: row.type,
-      occurred_at: toDate(row.occurred_at)!.toISOString(),
-      owner,
-      data: { ...(row.data ?? {}), ...(row.lead_activity_id ? { lead_activity_id: row.lead_activity_id } : {}) },
-      lead: row.payload ?? null,
-    };
+    const event = leadEventEnvelope(
+      {
+        id: row.event_id,
+        seq: String(row.seq),
+        type: row.type,
+        leadId: row.lead_id,
+        leadActivityId: row.lead_activity_id,
+        ownerCompanyId: row.owner_company_id,
+        ownerRetailerId: row.owner_retailer_id,
+        occurredAt: toDate(row.occurred_at)!,
+        data: row.data,
+      },
+      row.payload ?? null,
+    );
     let body = JSON.stringify(event);
     if (Buffer.byteLength(body) > w.maxBodyBytes) body = JSON.stringify({ ...event, lead: { id: row.lead_id }, truncated: true });
     const started = performance.now();
@@ -258,11 +439,11 @@ export class WebhookWorker {
           'Leadnet-Delivery-Attempt': String(row.attempts + 1),
           [SIGNATURE_HEADER]: signatureHeader(secret, body, Math.floor(Date.now() / 1000)),
         },
-        { timeoutMs: w.timeoutMs, allowPrivate: w.allowPrivateUrls },
+        { timeoutMs: w.timeoutMs, allowPrivate: w.allowPrivateUrls, lookup: this.options.lookup },
       );
       const durationMs = Math.round(performance.now() - started);
       const ok = res.status >= 200 && res.status < 300;
-      const error = ok ? null : res.status >= 300 && res.status < 400 ? `redirect to ${res.location ?? '?'} not followed` : `HTTP ${res.status}`;
+      const error = ok ? null : res.status >= 300 && res.status < 400 ? `redirect to ${(res.location ?? '?').slice(0, 300)} not followed` : `HTTP ${res.status}`;
       return { ok, status: res.status, durationMs, error };
     } catch (err) {
       const e = err as Error & { code?: string };
@@ -285,6 +466,6 @@ interface Outcome {
 }
 
 /** The worker for an app's schema and context dependencies (started by `buildApp` unless WEBHOOK_WORKER=false). */
-export function createWebhookWorker(orm: MikroORM, deps: ContextDeps, schema: GraphQLSchema): WebhookWorker {
-  return new WebhookWorker(orm, deps.config, deps, schema);
+export function createWebhookWorker(orm: MikroORM, deps: ContextDeps, schema: GraphQLSchema, options: WebhookWorkerOptions = {}): WebhookWorker {
+  return new WebhookWorker(orm, deps.config, deps, schema, options);
 }
