@@ -179,6 +179,31 @@ describe('the receiving flag by role', () => {
   });
 });
 
+describe("the retailer's own switch", () => {
+  test("a retailer admin turning off its company retailer's receiving_leads takes all its stores out of routing, by every rule", async () => {
+    const b = await brand();
+    const near = await storeAt(b, ORIGIN, { radius: 10 });
+    const otherDealer = await f.companyRetailer(em(), b.company, await f.retailer(em()));
+    const far = await store(em(), otherDealer, { ...north(ORIGIN, 30 * MILE) });
+    await enable(b, { strategies: ['DeliveryArea', 'DeliveryRadius', 'Nearest'], nearestMaxDistanceMiles: 100 });
+    const area = await api(t, 'patch', `/v1/company_retailer_locations/${near.id}`, { key: b.admin, body: { delivery_areas: [{ postal_code: '97205', country: 'US' }] } });
+    expect(area.status).toBe(200);
+    const routedTo = async (postal: string) => (await createLead(t, b.admin, quoteRequest({ location: at('Springfield', { postal_code: postal }) }))).assignee?.id;
+    expect(await routedTo('97205')).toBe(near.id);
+
+    const dealer = await f.userWithKey(em(), Role.RetailerAdmin, b.retailer);
+    const off = await api(t, 'patch', `/v1/company_retailers/${b.companyRetailer.id}`, { key: dealer.key, body: { company_retailer: { receiving_leads: false } } });
+    expect(off.body.receiving_leads).toBe(false);
+    expect(await routedTo('97205')).toBe(far.id); // not by its delivery area
+    expect(await routedTo('11111')).toBe(far.id); // not by its radius nor as the nearest
+    const dry = await gql(t, b.admin, '{ routeAddress(address: {postalCode: "97205", country: "US", latitude: 45, longitude: -100}) { assigneeId } }');
+    expect(dry.body.data.routeAddress.assigneeId).toBe(far.id);
+
+    await api(t, 'patch', `/v1/company_retailers/${b.companyRetailer.id}`, { key: dealer.key, body: { company_retailer: { receiving_leads: true } } });
+    expect(await routedTo('97205')).toBe(near.id);
+  });
+});
+
 describe('replays', () => {
   test('replaying a routed create merges into the lead: same store, one Assignment, round robin not advanced', async () => {
     const b = await brand();
