@@ -83,7 +83,8 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: graphqlLimits.maxTokens },
-    maxRecursiveSelections: true,
+    // The same bound as graphqlDocumentLimits' expanded selections (src/graphql/cost.ts), inside validation.
+    maxRecursiveSelections: graphqlLimits.maxSelections,
     validationRules: costValidationRules(graphqlLimits),
     // Browsers get the locally served GraphiQL (`graphiqlRouter`), never Apollo's CDN-loaded Sandbox.
     // Cache-control hints are not used: without this, Apollo's default plugin wraps every field's

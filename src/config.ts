@@ -61,6 +61,7 @@ const schema = z.object({
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(100),
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(20),
+  GRAPHQL_MAX_SELECTIONS: z.coerce.number().int().min(100).default(5000),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50000),
   GRAPHQL_LIST_FACTOR: z.coerce.number().int().min(1).default(10),
   GRAPHQL_INTROSPECTION: bool.default(true),
@@ -179,6 +180,11 @@ export interface GraphqlLimits {
   maxDepth: number;
   maxAliases: number;
   maxDirectives: number;
+  /**
+   * Selections of the document with every fragment spread expanded (fragment sizes memoized), counted
+   * before any validation rule or cost estimate walks it.
+   */
+  maxSelections: number;
   /** Estimated cost: each object 1, each list multiplied by its page size (or `listFactor`). */
   maxCost: number;
   /** Assumed length of a list field that takes no page size (`Lead.leadActivities`...). */
@@ -252,6 +258,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDepth: e.GRAPHQL_MAX_DEPTH,
       maxAliases: e.GRAPHQL_MAX_ALIASES,
       maxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
+      maxSelections: e.GRAPHQL_MAX_SELECTIONS,
       maxCost: e.GRAPHQL_MAX_COST,
       listFactor: e.GRAPHQL_LIST_FACTOR,
       introspection: e.GRAPHQL_INTROSPECTION,

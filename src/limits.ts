@@ -38,6 +38,81 @@ export const LIMITS = {
   maxJsonNodes: 10_000,
 } as const;
 
+/** Inclusive bounds of one numeric input. */
+export interface NumericBound {
+  min: number;
+  max: number;
+}
+
+const INT4 = { min: -2_147_483_647 - 1, max: 2_147_483_647 };
+/** Any finite double: what PostgreSQL compares and Elasticsearch's `double` holds. */
+const FINITE = { min: -Number.MAX_VALUE, max: Number.MAX_VALUE };
+/** A `smallint` column. */
+const INT2 = { min: -32_768, max: 32_767 };
+const LATITUDE = { min: -90, max: 90 };
+const LONGITUDE = { min: -180, max: 180 };
+
+/** A CRL's `delivery_radius` in miles; routing computes with it in metres (src/modules/routing). */
+export const MAX_DELIVERY_RADIUS_MILES = 1_000_000;
+/** A store type's `boost`: added to a 0-1 distance score, and an Elasticsearch `function_score` weight (a float). */
+export const MAX_BOOST = 1_000_000;
+
+/**
+ * Every Int and Float a client can send, by `InputType.field` or `Type.field(argument)` (a test checks
+ * that the schema has no other), with the range checked here, before any resolver works: NaN and
+ * Infinity (a JSON or GraphQL literal `1e400`) never pass, and out of range is refused on the field, 422
+ * on a write, 400 on a list argument. `FINITE` marks a field whose service checks the narrower range the
+ * product gives it, together with the write's other attributes: latitude and longitude, `delivery_radius`
+ * (0 to MAX_DELIVERY_RADIUS_MILES), `boost` (0 to MAX_BOOST), `position`, the nearest rule's distance.
+ */
+export const NUMERIC_INPUTS: Readonly<Record<string, NumericBound>> = {
+  'AddressInput.latitude': FINITE,
+  'AddressInput.longitude': FINITE,
+  'RoutingAddressInput.latitude': LATITUDE,
+  'RoutingAddressInput.longitude': LONGITUDE,
+  'CompanyRetailerLocationInput.deliveryRadius': FINITE,
+  'CompanyStoreTypeInput.boost': FINITE,
+  // The columns are smallints; a closed day's hours are not otherwise checked (hours.ts checks open ones).
+  'HourInput.openAtHour': INT2,
+  'HourInput.openAtMinute': INT2,
+  'HourInput.closeAtHour': INT2,
+  'HourInput.closeAtMinute': INT2,
+  'ProductImageInput.position': INT4,
+  'RoutingSettingsInput.nearestMaxDistanceMiles': FINITE,
+  'FloatFilter.eq': FINITE,
+  'FloatFilter.not': FINITE,
+  'FloatFilter.in': FINITE,
+  'FloatFilter.notIn': FINITE,
+  'FloatFilter.gt': FINITE,
+  'FloatFilter.gte': FINITE,
+  'FloatFilter.lt': FINITE,
+  'FloatFilter.lte': FINITE,
+  '*FacetInput.limit': INT4,
+  '*FacetInput.minDocCount': INT4,
+  'Query.*(page)': INT4,
+  'Query.*(perPage)': INT4,
+  'Query.*(first)': INT4,
+  'Query.*(last)': INT4,
+  'Query.webhookDeliveries(limit)': INT4,
+};
+
+/** The bound of a numeric input named `Type.field` or `Type.field(argument)`, wildcards included. */
+export function numericBound(name: string): NumericBound | undefined {
+  return (
+    NUMERIC_INPUTS[name] ??
+    NUMERIC_INPUTS[name.replace(/^\w+FacetInput\./, '*FacetInput.')] ??
+    NUMERIC_INPUTS[name.replace(/^Query\.\w+\((page|perPage|first|last)\)$/, 'Query.*($1)')]
+  );
+}
+
+/** Why a number is out of its bound, or null. Integers need no check here: GraphQL's Int is already 32-bit. */
+function numberProblem(value: number, bound: NumericBound | undefined): string | null {
+  if (!Number.isFinite(value)) return 'must be a finite number';
+  if (!bound || (value >= bound.min && value <= bound.max)) return null;
+  if (bound === FINITE) return 'must be a finite number';
+  return `must be between ${bound.min} and ${bound.max}`;
+}
+
 /** A problem with a bounded value; the road it came by decides the status. */
 export class LimitViolation extends Error {}
 
@@ -53,6 +128,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * included) that PostgreSQL could not store (unless `text` is false). Throws LimitViolation.
  */
 export function checkJson(value: unknown, { maxDepth = LIMITS.maxJsonDepth, text = true }: { maxDepth?: number; text?: boolean } = {}): void {
+  // `text` also decides numbers: a stored JSON value keeps only finite ones (JSON.stringify writes
+  // Infinity, from a JSON `1e400`, as null).
   const stack: Array<[unknown, number]> = [[value, 1]];
   let nodes = 0;
   while (stack.length) {
@@ -60,6 +137,10 @@ export function checkJson(value: unknown, { maxDepth = LIMITS.maxJsonDepth, text
     if (++nodes > LIMITS.maxJsonNodes) throw new LimitViolation(`holds more than ${LIMITS.maxJsonNodes} values`);
     if (typeof v === 'string') {
       if (text && !isStorableText(v)) throw new LimitViolation('is not valid Unicode text (lone surrogate)');
+      continue;
+    }
+    if (typeof v === 'number') {
+      if (text && !Number.isFinite(v)) throw new LimitViolation('holds a number out of range');
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
@@ -119,8 +200,28 @@ function checkWhere(where: unknown, name: string): void {
  */
 export function checkRootArgs(info: GraphQLResolveInfo, args: Record<string, unknown>): void {
   const field = info.parentType.getFields()[info.fieldName];
-  if (field.args.some((a) => a.name === 'perPage' || a.name === 'first')) checkListArgs(args);
-  if (info.parentType === info.schema.getMutationType()) checkWriteArgs(field.args, args);
+  const list = field.args.some((a) => a.name === 'perPage' || a.name === 'first');
+  if (list) checkListArgs(args);
+  if (info.parentType === info.schema.getMutationType()) checkWriteArgs(field.args, args, `${info.parentType.name}.${info.fieldName}`);
+  else checkQueryArgs(field.args, args, `${info.parentType.name}.${info.fieldName}`, list);
+}
+
+/**
+ * The numbers of a query's arguments: out of bounds is 400 on a list (`perPage` as `per_page`, like
+ * REST's `opts[...]`), else 422 on the argument (the routing dry run's `address.latitude`).
+ */
+function checkQueryArgs(definitions: readonly GraphQLArgument[], args: Record<string, unknown>, owner: string, list: boolean): void {
+  const details: ErrorDetail[] = [];
+  const report = (field: string, message: string) => {
+    if (!details.some((d) => d.field === field)) details.push(validationDetail(field || 'base', 'invalid', message));
+  };
+  for (const arg of definitions) {
+    const value = args[arg.name];
+    if (value !== undefined) walk(value, arg.type, [snake(arg.name)], report, `${owner}(${arg.name})`, { numbersOnly: true });
+  }
+  if (!details.length) return;
+  if (list) throw badRequest(`${details[0].field} ${details[0].message}`);
+  throw invalid(details);
 }
 
 // ---- write inputs ---------------------------------------------------------------------------------
@@ -132,37 +233,54 @@ const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
  * PostgreSQL can store. Problems are 422 on the attribute in REST's snake_case (`emails`,
  * `lead_activities.data`); the top-level `input` is not part of the name.
  */
-export function checkWriteArgs(definitions: readonly GraphQLArgument[], args: Record<string, unknown>): void {
+export function checkWriteArgs(definitions: readonly GraphQLArgument[], args: Record<string, unknown>, owner = 'Mutation'): void {
   const details: ErrorDetail[] = [];
   const report = (field: string, message: string) => {
     if (!details.some((d) => d.field === field)) details.push(validationDetail(field || 'base', 'invalid', message));
   };
   for (const arg of definitions) {
     const value = args[arg.name];
-    if (value !== undefined) walk(value, arg.type, arg.name === 'input' ? [] : [snake(arg.name)], report);
+    if (value !== undefined) walk(value, arg.type, arg.name === 'input' ? [] : [snake(arg.name)], report, `${owner}(${arg.name})`);
   }
   if (details.length) throw invalid(details);
 }
 
-function walk(value: unknown, type: GraphQLInputType, path: string[], report: (field: string, message: string) => void): void {
+/**
+ * `name` is the value's place in the schema (`Type.field` or `Type.field(argument)`), for its numeric
+ * bound. Lists are bounded only in writes; `numbersOnly` checks nothing but numbers (query arguments).
+ */
+function walk(
+  value: unknown,
+  type: GraphQLInputType,
+  path: string[],
+  report: (field: string, message: string) => void,
+  name: string,
+  options: { numbersOnly?: boolean } = {},
+): void {
   if (value === null || value === undefined) return;
   const inner = getNullableType(type);
   const field = path.join('.');
   if (isListType(inner)) {
-    if (!Array.isArray(value)) return walk(value, inner.ofType, path, report);
+    if (!Array.isArray(value)) return walk(value, inner.ofType, path, report, name, options);
     const objects = isInputObjectType(getNamedType(inner.ofType));
     const max = objects ? LIMITS.maxInputObjects : LIMITS.maxInputValues;
-    if (value.length > max) return report(field, `must have at most ${max} items`);
-    for (const item of value) walk(item, inner.ofType, path, report);
+    if (!options.numbersOnly && value.length > max) return report(field, `must have at most ${max} items`);
+    for (const item of value) walk(item, inner.ofType, path, report, name, options);
     return;
   }
   if (isInputObjectType(inner)) {
     const fields = inner.getFields();
-    for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
-      if (fields[name]) walk(v, fields[name].type, [...path, snake(name)], report);
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      if (fields[key]) walk(v, fields[key].type, [...path, snake(key)], report, `${inner.name}.${key}`, options);
     }
     return;
   }
+  if (typeof value === 'number') {
+    const problem = numberProblem(value, numericBound(name));
+    if (problem) report(field, problem);
+    return;
+  }
+  if (options.numbersOnly) return;
   if (isScalarType(inner)) {
     if (typeof value === 'string' && !isStorableText(value)) report(field, 'is not valid Unicode text');
     else if (typeof value === 'object') {

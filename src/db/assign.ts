@@ -36,14 +36,14 @@ export class Assign<T extends object> {
     else this.target[key] = value as T[K];
   }
 
-  /** A number at or above `min`; null clears it unless `required`. */
-  number<K extends keyof T>(key: K, value: number | null | undefined, field: string, min: number, required = false): void {
+  /** A number at or above `min` (and at most `max`); null clears it unless `required`. */
+  number<K extends keyof T>(key: K, value: number | null | undefined, field: string, min: number, required = false, max = Infinity): void {
     if (value === undefined) return;
     if (value === null) {
       if (required) this.v.add(field, 'blank');
       else this.target[key] = null as T[K];
-    } else if (!Number.isFinite(value) || value < min) {
-      this.v.add(field, 'invalid', `must be greater than or equal to ${min}`);
+    } else if (!Number.isFinite(value) || value < min || value > max) {
+      this.v.add(field, 'invalid', max === Infinity ? `must be greater than or equal to ${min}` : `must be between ${min} and ${max}`);
     } else {
       this.target[key] = value as T[K];
     }

@@ -1,22 +1,32 @@
+import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
   GraphQLError,
+  Kind,
   Lexer,
   Source,
   TokenKind,
+  TypeInfo,
+  ValidationContext,
   getNamedType,
   getNullableType,
   isCompositeType,
   isListType,
+  parse,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type FragmentDefinitionNode,
   type GraphQLSchema,
-  type ValidationContext,
+  type SelectionSetNode,
   type ValidationRule,
 } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
+import { LRUCache } from 'lru-cache';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
-import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { createComplexityRule, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { GraphqlLimits } from '../config';
 import { AppError, queryTooComplex } from '../errors';
 import { checkJson, LimitViolation } from '../limits';
@@ -31,15 +41,21 @@ import type { Caller } from '../auth/caller';
  *    is refused with 401 UNAUTHENTICATED before its document is parsed or validated: no parsing,
  *    introspection or "Did you mean" suggestions for anonymous callers.
  * 2. `graphqlDocumentLimits` (express, after the JSON body): the document's bytes and lexical tokens,
- *    counted without building a syntax tree; the variables' depth and size.
+ *    counted without building a syntax tree; the variables' depth and size; then the selections of
+ *    the document with every fragment spread expanded (`expandedSelections`: each fragment's size is
+ *    computed once, so a document of fragments that each spread the previous one twice costs what its
+ *    text costs to read, not 2^n). Nothing after this step walks more than that many selections.
  * 3. `costValidationRules` (Apollo validation, cached per document): depth, aliases and directives,
- *    with graphql-armor's rules.
+ *    with graphql-armor's rules (each memoizes per fragment too); Apollo's `maxRecursiveSelections`
+ *    repeats step 2's bound inside validation.
  * 4. `costPlugin` (Apollo `didResolveOperation`, with the request's variables): the estimated cost from
  *    graphql-query-complexity, where a page field multiplies by its `perPage` and a list field without
  *    one by `listFactor`; so the cycle `Lead.leadActivities -> LeadActivity.lead` grows by that factor
- *    on every turn and a deep one is refused.
+ *    on every turn and a deep one is refused. Each fragment's cost is computed once (`operationCost`).
  *
- * Every refusal is a QUERY_TOO_COMPLEX error naming the limit, its value and its configuration key.
+ * Subscriptions (WebSocket, src/modules/lead-events/lead-events.ws.ts) run the same steps through
+ * `checkDocumentText`. Every refusal is a QUERY_TOO_COMPLEX error naming the limit, its value and its
+ * configuration key. docs/graphql-limits.md lists the limits and what each costs to check.
  */
 
 const CONFIG_KEYS = {
@@ -48,6 +64,7 @@ const CONFIG_KEYS = {
   depth: 'GRAPHQL_MAX_DEPTH',
   aliases: 'GRAPHQL_MAX_ALIASES',
   directives: 'GRAPHQL_MAX_DIRECTIVES',
+  selections: 'GRAPHQL_MAX_SELECTIONS',
   cost: 'GRAPHQL_MAX_COST',
 } as const;
 
@@ -96,19 +113,47 @@ export function countTokens(query: string, max: number): number | null {
   }
 }
 
-/** The document's size and token count, checked before Apollo parses it. */
+/**
+ * The checks of a document's text, cheapest first: bytes, tokens (lexed, no syntax tree), then the
+ * expanded selections of its parsed form. Null when it passes (or does not parse: the parser's error is
+ * reported where the document is parsed again).
+ */
+export function checkDocumentText(query: string, limits: GraphqlLimits, accepted?: AcceptedDocuments): AppError | null {
+  const bytes = Buffer.byteLength(query, 'utf8');
+  if (bytes > limits.maxDocumentBytes) {
+    return queryTooComplex('document size in bytes', limits.maxDocumentBytes, bytes, CONFIG_KEYS.documentBytes);
+  }
+  const key = accepted && createHash('sha256').update(query).digest('base64');
+  if (key && accepted.has(key)) return null;
+  const tokens = countTokens(query, limits.maxTokens);
+  if (tokens !== null && tokens > limits.maxTokens) {
+    return queryTooComplex('token count', limits.maxTokens, null, CONFIG_KEYS.tokens);
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: limits.maxTokens });
+  } catch {
+    return null;
+  }
+  const selections = expandedSelections(document);
+  if (selections > limits.maxSelections) {
+    return queryTooComplex('selection count', limits.maxSelections, Number.isSafeInteger(selections) ? selections : null, CONFIG_KEYS.selections);
+  }
+  if (key) accepted.set(key, true);
+  return null;
+}
+
+/** Hashes of documents that passed `checkDocumentText`: a dashboard's repeated query is parsed once. */
+export type AcceptedDocuments = LRUCache<string, true>;
+
+/** The document's size, tokens and expanded selections, and the variables' size, checked before Apollo parses it. */
 export function graphqlDocumentLimits(limits: GraphqlLimits): RequestHandler {
+  const accepted: AcceptedDocuments = new LRUCache({ max: ACCEPTED_DOCUMENTS });
   return (req: Request, res: Response, next: NextFunction) => {
     const query = req.method === 'GET' ? req.query.query : (req.body as any)?.query;
     if (typeof query !== 'string') return next();
-    const bytes = Buffer.byteLength(query, 'utf8');
-    if (bytes > limits.maxDocumentBytes) {
-      return errorResponse(res, 400, queryTooComplex('document size in bytes', limits.maxDocumentBytes, bytes, CONFIG_KEYS.documentBytes));
-    }
-    const tokens = countTokens(query, limits.maxTokens);
-    if (tokens !== null && tokens > limits.maxTokens) {
-      return errorResponse(res, 400, queryTooComplex('token count', limits.maxTokens, null, CONFIG_KEYS.tokens));
-    }
+    const refused = checkDocumentText(query, limits, accepted);
+    if (refused) return errorResponse(res, 400, refused);
     // Variables of a bounded depth and size: graphql-js coerces a value of a recursive input type
     // (`LeadWhere`) by recursion, which a value thousands of levels deep overflows. Text is checked
     // where it is used, with the field's name (src/limits.ts).
@@ -121,6 +166,44 @@ export function graphqlDocumentLimits(limits: GraphqlLimits): RequestHandler {
     }
     next();
   };
+}
+
+/** Documents remembered as accepted (by hash), least recently used dropped first. */
+const ACCEPTED_DOCUMENTS = 1000;
+
+/**
+ * The selections (fields, inline fragments and fragment spreads) of every operation of `document` with
+ * each fragment spread replaced by the fragment's selections, as Apollo's `maxRecursiveSelections` counts
+ * them. Each fragment's size is computed once and remembered, so this walks the document's text once
+ * whatever the expanded count (which may be astronomically large, or Infinity). A spread of an unknown
+ * fragment, or of one on its own spread path (a cycle), adds nothing: validation refuses both.
+ */
+export function expandedSelections(document: DocumentNode): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(d.name.value)) fragments.set(d.name.value, d);
+  }
+  const sizes = new Map<string, number>();
+  const onPath = new Set<string>();
+  const fragmentSize = (name: string): number => {
+    const known = sizes.get(name);
+    if (known !== undefined) return known;
+    const fragment = fragments.get(name);
+    if (!fragment || onPath.has(name)) return 0;
+    onPath.add(name);
+    const size = setSize(fragment.selectionSet);
+    onPath.delete(name);
+    sizes.set(name, size);
+    return size;
+  };
+  const setSize = (set: SelectionSetNode | undefined): number => {
+    let size = 0;
+    for (const s of set?.selections ?? []) size += 1 + (s.kind === Kind.FRAGMENT_SPREAD ? fragmentSize(s.name.value) : setSize(s.selectionSet));
+    return size;
+  };
+  let total = 0;
+  for (const d of document.definitions) if (d.kind === Kind.OPERATION_DEFINITION) total += setSize(d.selectionSet);
+  return total;
 }
 
 /** Deeper than any input of the schema needs (a `where` of 10 nested `_or`s is about 25). */
@@ -179,15 +262,53 @@ export function costEstimator(listFactor: number): ComplexityEstimator {
   };
 }
 
-/** The estimated cost of an operation with its variables (graphql-query-complexity). */
+/** graphql-query-complexity's visitor (its class is not exported; `createComplexityRule` builds one). */
+type ComplexityVisitor = ReturnType<ReturnType<typeof createComplexityRule>>;
+
+/**
+ * Has the visitor compute each fragment's cost once per document: the library walks a fragment again at
+ * every spread, 2^n times for n fragments that each spread the previous one twice. A fragment's cost
+ * depends only on its own selections, its type condition and the variables, all fixed for one
+ * computation, so the remembered cost is the one the walk would find again. The visitor's recursion goes
+ * through `this.nodeComplexity`, which the instance property below shadows.
+ */
+function memoizeFragments(visitor: ComplexityVisitor): ComplexityVisitor {
+  const walk = visitor.nodeComplexity.bind(visitor);
+  const fragmentCosts = new Map<FragmentDefinitionNode, number>();
+  visitor.nodeComplexity = (node, typeDef, activeFragments) => {
+    if (node.kind !== Kind.FRAGMENT_DEFINITION) return walk(node, typeDef, activeFragments);
+    let cost = fragmentCosts.get(node);
+    if (cost === undefined) {
+      cost = walk(node, typeDef, activeFragments);
+      fragmentCosts.set(node, cost);
+    }
+    return cost;
+  };
+  return visitor;
+}
+
+/**
+ * The estimated cost of an operation with its variables (graphql-query-complexity's estimate, with
+ * fragments memoized). It never throws for the request's input: variables that do not fit the operation
+ * leave it at 0 (execution refuses the whole operation), and a field whose arguments do not coerce adds
+ * nothing (execution answers that field with an error and resolves nothing under it). graphql-query-
+ * complexity's own `getComplexity` throws in both cases, and a cost check that let such an operation
+ * through unmeasured would run the rest of it whatever its cost.
+ */
 export function operationCost(
   schema: GraphQLSchema,
-  document: Parameters<typeof getComplexity>[0]['query'],
+  document: DocumentNode,
   variables: Record<string, unknown> | undefined,
   operationName: string | undefined,
   listFactor: number,
 ): number {
-  return getComplexity({ schema, query: document, variables, operationName, estimators: [costEstimator(listFactor)], maxQueryNodes: Infinity });
+  const typeInfo = new TypeInfo(schema);
+  const context = new ValidationContext(schema, document, typeInfo, () => undefined);
+  const visitor = memoizeFragments(
+    createComplexityRule({ maximumComplexity: Infinity, estimators: [costEstimator(listFactor)], variables, operationName, maxQueryNodes: Infinity })(context),
+  );
+  visit(document, visitWithTypeInfo(typeInfo, visitor as any));
+  return visitor.complexity;
 }
 
 /** Refuses an operation whose estimated cost is over the limit, before it executes. */
@@ -196,13 +317,7 @@ export function costPlugin(limits: GraphqlLimits): ApolloServerPlugin {
     async requestDidStart() {
       return {
         async didResolveOperation({ schema, document, request, operationName }) {
-          let cost: number;
-          try {
-            cost = operationCost(schema, document, request.variables, operationName ?? undefined, limits.listFactor);
-          } catch {
-            // Variables that do not fit the operation: execution refuses them with BAD_USER_INPUT.
-            return;
-          }
+          const cost = operationCost(schema, document, request.variables, operationName ?? undefined, limits.listFactor);
           if (cost > limits.maxCost) throw queryTooComplex('cost', limits.maxCost, cost, CONFIG_KEYS.cost);
         },
       };

@@ -78,7 +78,10 @@ export function normalizeAggs(aggs: Aggs | null | undefined | unknown): AggReque
     const limit = o.limit === undefined || o.limit === null || o.limit === '' ? 1000 : Number(o.limit);
     const minDocCount = o.min_doc_count === undefined || o.min_doc_count === null || o.min_doc_count === '' ? 1 : Number(o.min_doc_count);
     if (!Number.isInteger(limit) || limit < 1) throw badRequest(`opts[aggs][${field}][limit] must be a positive integer`);
-    if (!Number.isInteger(minDocCount) || minDocCount < 0) throw badRequest(`opts[aggs][${field}][min_doc_count] must be a non-negative integer`);
+    // PostgreSQL compares it with a bigint count: a larger number would not bind.
+    if (!Number.isInteger(minDocCount) || minDocCount < 0 || minDocCount > MAX_MIN_DOC_COUNT) {
+      throw badRequest(`opts[aggs][${field}][min_doc_count] must be an integer between 0 and ${MAX_MIN_DOC_COUNT}`);
+    }
     const [[orderKey, direction] = ['_count', 'desc'] as [string, 'asc' | 'desc']] = normalizeOrder(o.order ?? null);
     const byKey = orderKey === '_key' || orderKey === '_term';
     if (!byKey && orderKey !== '_count') throw badRequest(`opts[aggs][${field}][order] must be on _count or _key`);
@@ -96,6 +99,7 @@ export function normalizeAggs(aggs: Aggs | null | undefined | unknown): AggReque
 }
 
 const MAX_AGG_LIMIT = 10000;
+const MAX_MIN_DOC_COUNT = 2_147_483_647;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

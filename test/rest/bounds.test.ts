@@ -1,7 +1,10 @@
 import request from 'supertest';
+import fc from 'fast-check';
+import { getNamedType, isInputObjectType, isObjectType, type GraphQLInputType } from 'graphql';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
-import { LIMITS } from '../../src/limits';
+import { LIMITS, MAX_BOOST, MAX_DELIVERY_RADIUS_MILES, numericBound } from '../../src/limits';
+import { buildSchema } from '../../src/graphql/schema';
 
 /** Issue 9 items 5 and 6: every client number and collection is bounded; no input gives a 5xx. */
 let t: TestApp;
@@ -168,4 +171,150 @@ test('nested items beyond the bound are 422 on the list', async () => {
   const areas = Array.from({ length: LIMITS.maxInputObjects + 1 }, (_, i) => ({ postal_code: String(10000 + i), country: 'US' }));
   const crl = await api(t, 'patch', `/v1/company_retailer_locations/${r.net.storeNorth.id}`, { key, body: { delivery_areas: areas } });
   expect({ status: crl.status, details: details(crl) }).toEqual({ status: 422, details: [{ field: 'delivery_areas', code: 'invalid' }] });
+});
+
+/**
+ * Numbers the database computes with (issue 20): every Int and Float a client sends has a bound the whole
+ * pipeline carries, NaN and Infinity included (a JSON or GraphQL `1e400` is Infinity), and out of it is
+ * 422 on the field (GraphQL: BAD_USER_INPUT with the field in `details`), 400 on a list argument.
+ */
+describe('numeric inputs', () => {
+  const crlPath = () => `/v1/company_retailer_locations/${r.net.storeNorth.id}`;
+  const placedCrl = async () => {
+    const res = await api(t, 'post', '/v1/company_retailer_locations', {
+      key,
+      body: { company_retailer_location: { company_retailer_id: r.net.companyRetailer.id, name: `Placed ${Math.random()}`, physical_address: { city: 'Portland', province: 'OR', country: 'US', postal_code: '97205' } } },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const rawCrl = (method: 'post' | 'patch', path: string, json: string) =>
+    request(t.app)[method](path).set('Content-Type', 'application/json').set('X-Api-Key', key).send(json);
+
+  test('every Int and Float input of the schema has a bound', () => {
+    const schema = buildSchema();
+    const missing: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith('__')) continue;
+      const numeric = (inputType: GraphQLInputType) => ['Int', 'Float'].includes(getNamedType(inputType).name);
+      if (isInputObjectType(type)) for (const f of Object.values(type.getFields())) if (numeric(f.type) && !numericBound(`${type.name}.${f.name}`)) missing.push(`${type.name}.${f.name}`);
+      if (isObjectType(type)) for (const f of Object.values(type.getFields())) for (const a of f.args) if (numeric(a.type) && !numericBound(`${type.name}.${f.name}(${a.name})`)) missing.push(`${type.name}.${f.name}(${a.name})`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  // [JSON text, the number it parses to]
+  const HOSTILE: Array<[string, number]> = [
+    ['1e305', 1e305],
+    ['1.7976931348623157e308', Number.MAX_VALUE],
+    ['1e400', Infinity],
+    ['-1e400', -Infinity],
+    ['-1e305', -1e305],
+    ['2147483648', 2 ** 31],
+    ['9007199254740993', 2 ** 53],
+    ['18446744073709551616', 2 ** 64],
+  ];
+
+  test.each(HOSTILE)('CRL delivery_radius %s over REST (create with an address, update, and an address added later): 422 on the field, never 500', async (text) => {
+    const created = await rawCrl(
+      'post',
+      '/v1/company_retailer_locations',
+      `{"company_retailer_location": {"company_retailer_id": "${r.net.companyRetailer.id}", "name": "Far", "delivery_radius": ${text}, "physical_address": {"city": "Portland", "province": "OR", "country": "US", "postal_code": "97205"}}}`,
+    );
+    expect({ status: created.status, details: details(created) }).toEqual({ status: 422, details: [{ field: 'delivery_radius', code: 'invalid' }] });
+    const id = await placedCrl();
+    const updated = await rawCrl('patch', `/v1/company_retailer_locations/${id}`, `{"company_retailer_location": {"delivery_radius": ${text}}}`);
+    expect({ status: updated.status, details: details(updated) }).toEqual({ status: 422, details: [{ field: 'delivery_radius', code: 'invalid' }] });
+    const unplaced = await rawCrl('patch', crlPath(), `{"company_retailer_location": {"delivery_radius": ${text}}}`);
+    expect(unplaced.status).toBe(422);
+    const g = await gql(t, key, `mutation { updateCompanyRetailerLocation(id: "${id}", input: {deliveryRadius: ${text}}) { id } }`);
+    expect({ code: gqlCode(g), details: g.body.errors[0].extensions.details?.map((d: any) => d.field) }).toEqual({ code: 'BAD_USER_INPUT', details: ['delivery_radius'] });
+  });
+
+  test('a delivery_radius at the bound is stored, and routing computes with it (the routing trigger, a lead routed by it)', async () => {
+    const id = await placedCrl();
+    const res = await api(t, 'patch', `/v1/company_retailer_locations/${id}`, { key, body: { company_retailer_location: { delivery_radius: MAX_DELIVERY_RADIUS_MILES } } });
+    expect(res.status).toBe(200);
+    expect(res.body.delivery_radius).toBe(MAX_DELIVERY_RADIUS_MILES);
+    const over = await api(t, 'patch', `/v1/company_retailer_locations/${id}`, { key, body: { company_retailer_location: { delivery_radius: MAX_DELIVERY_RADIUS_MILES + 1 } } });
+    expect(over.body.details).toEqual([expect.objectContaining({ field: 'delivery_radius', message: `must be between 0 and ${MAX_DELIVERY_RADIUS_MILES}` })]);
+  });
+
+  test('a radius near the largest double already stored (another writer, an older version) routes leads and takes an address without a 500', async () => {
+    const id = await placedCrl();
+    await t.em().getConnection().execute(`update company_retailer_locations set delivery_radius = 1.7e308 where id = ?`, [id]);
+    const enabled = await gql(t, key, 'mutation { updateRoutingSettings(input: {enabled: true, strategies: [DeliveryRadius]}) { enabled } }');
+    expect(enabled.body.errors).toBeUndefined();
+    const dry = await gql(t, key, '{ routeAddress(address: {latitude: 45.52, longitude: -122.68}) { assigneeId rule } }');
+    expect(dry.body.errors).toBeUndefined();
+    expect(dry.body.data.routeAddress.rule).toBe('DeliveryRadius');
+    const moved = await api(t, 'patch', `/v1/company_retailer_locations/${id}`, { key, body: { company_retailer_location: { physical_address: { city: 'Seattle', province: 'WA', country: 'US', postal_code: '98101' } } } });
+    expect(moved.status).toBe(200);
+    const lead = await createLead(t, key, quoteRequest({ location: { city: 'Portland', province: 'OR', country: 'US', postal_code: '97205' } }));
+    expect(lead.assignee?.id).toBeDefined();
+    await gql(t, key, 'mutation { updateRoutingSettings(input: {enabled: false}) { enabled } }');
+  });
+
+  test('hours beyond a smallint are 422 on the field, on a closed day too', async () => {
+    const res = await rawCrl(
+      'patch',
+      crlPath(),
+      `{"retailer_location_hours": [{"day": "monday", "open": false, "open_at_hour": 40000, "open_at_minute": 0, "close_at_hour": 0, "close_at_minute": 0}]}`,
+    );
+    expect({ status: res.status, details: details(res) }).toEqual({ status: 422, details: [{ field: 'retailer_location_hours.open_at_hour', code: 'invalid' }] });
+  });
+
+  test.each(HOSTILE)('store type boost %s over GraphQL is BAD_USER_INPUT naming boost', async (text, value) => {
+    const res = await gql(t, key, `mutation { createCompanyStoreType(input: {name: "Tier ${Math.random()}", boost: ${text}}) { id boost } }`);
+    if (value >= 0 && value <= MAX_BOOST) return expect(res.body.errors).toBeUndefined();
+    expect({ code: gqlCode(res), details: res.body.errors[0].extensions.details?.map((d: any) => d.field) }).toEqual({ code: 'BAD_USER_INPUT', details: ['boost'] });
+  });
+
+  test.each(HOSTILE)('routeAddress latitude %s is BAD_USER_INPUT naming address.latitude, not an unplaced address', async (text) => {
+    const res = await gql(t, key, `{ routeAddress(address: {latitude: ${text}, longitude: 1}) { reason } }`);
+    expect({ code: gqlCode(res), details: res.body.errors?.[0].extensions.details?.map((d: any) => d.field) }).toEqual({ code: 'BAD_USER_INPUT', details: ['address.latitude'] });
+  });
+
+  test('a GraphQL Float literal of 1e400 (Infinity) in a where is 400, and in routing settings 422', async () => {
+    const where = await gql(t, key, '{ companyRetailerLocations(where: {deliveryRadius: {gt: 1e400}}) { meta { total } } }');
+    expect({ code: gqlCode(where), message: where.body.errors[0].message }).toEqual({ code: 'BAD_REQUEST', message: 'where.delivery_radius.gt must be a finite number' });
+    const settings = await gql(t, key, 'mutation { updateRoutingSettings(input: {nearestMaxDistanceMiles: 1e400}) { enabled } }');
+    expect(settings.body.errors[0].extensions.details).toEqual([expect.objectContaining({ field: 'nearest_max_distance_miles' })]);
+  });
+
+  test('numbers in JSON values (activity data) that overflow a double are 422, not stored as null', async () => {
+    const body = JSON.stringify(quoteRequest()).replace('"quantity":1', '"quantity":1e400');
+    const res = await api(t, 'post', '/v1/leads', { key, raw: body });
+    expect({ status: res.status, details: details(res) }).toEqual({ status: 422, details: [{ field: 'lead_activities.data', code: 'invalid' }] });
+    const fine = await api(t, 'post', '/v1/leads', { key, raw: JSON.stringify(quoteRequest()).replace('"quantity":1', '"quantity":1e305') });
+    expect(fine.status).toBe(201);
+  });
+
+  test('opts[aggs][...][min_doc_count] beyond a 32-bit integer is 400, not a 500', async () => {
+    for (const v of ['1e305', '2147483648', '18446744073709551616']) {
+      const res = await api(t, 'get', `/v1/leads?opts[aggs][status][min_doc_count]=${v}`, { key });
+      expect({ v, body: res.body }).toEqual({ v, body: { status: 400, error: 'Bad Request', message: 'opts[aggs][status][min_doc_count] must be an integer between 0 and 2147483647' } });
+    }
+    expect((await api(t, 'get', '/v1/leads?opts[aggs][status][min_doc_count]=2147483647', { key })).status).toBe(200);
+  });
+
+  test('property: any double as delivery_radius is stored when within 0..bound, else 422 on the field; never a 5xx', async () => {
+    const id = await placedCrl();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.double({ noNaN: true }), fc.double({ min: -10, max: 2 * MAX_DELIVERY_RADIUS_MILES, noNaN: true }), fc.constantFrom(0, -0, MAX_DELIVERY_RADIUS_MILES, 5e-324)),
+        async (value) => {
+          const text = value === Infinity ? '1e400' : value === -Infinity ? '-1e400' : JSON.stringify(value);
+          const res = await rawCrl('patch', `/v1/company_retailer_locations/${id}`, `{"company_retailer_location": {"delivery_radius": ${text}}}`);
+          if (value >= 0 && value <= MAX_DELIVERY_RADIUS_MILES) {
+            expect({ value, status: res.status }).toEqual({ value, status: 200 });
+            expect(res.body.delivery_radius).toBe(value === 0 ? 0 : value);
+          } else {
+            expect({ value, status: res.status, details: details(res) }).toEqual({ value, status: 422, details: [{ field: 'delivery_radius', code: 'invalid' }] });
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });

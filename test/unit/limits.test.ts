@@ -68,6 +68,7 @@ test('GraphQL limits come from the environment', () => {
     maxDepth: 10,
     maxAliases: 100,
     maxDirectives: 20,
+    maxSelections: 5000,
     maxCost: 50000,
     listFactor: 10,
     introspection: true,
@@ -76,4 +77,6 @@ test('GraphQL limits come from the environment', () => {
   expect(parseConfig({ GRAPHQL_MAX_DEPTH: '4', GRAPHQL_INTROSPECTION: 'false' }).graphql).toMatchObject({ maxDepth: 4, introspection: false });
   expect(() => parseConfig({ GRAPHQL_MAX_COST: 'lots' })).toThrow(ConfigError);
   expect(() => parseConfig({ GRAPHQL_MAX_COST: 'lots' })).toThrow(/GRAPHQL_MAX_COST/);
+  expect(parseConfig({ GRAPHQL_MAX_SELECTIONS: '20000' }).graphql.maxSelections).toBe(20000);
+  expect(() => parseConfig({ GRAPHQL_MAX_SELECTIONS: '10' })).toThrow(/GRAPHQL_MAX_SELECTIONS/);
 });

@@ -5,6 +5,7 @@ import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
 import { destroyHalted, forbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
+import { MAX_DELIVERY_RADIUS_MILES } from '../../limits';
 import { Assign } from '../../db/assign';
 import { authorize } from '../../auth/policy';
 import { permit } from '../../auth/permit';
@@ -174,7 +175,7 @@ export class CompanyRetailerLocationService {
       if (zone && !isTimeZone(zone)) v.add('timezone', 'invalid', 'is not an IANA time zone');
       else crl.timezone = zone;
     }
-    set.number('deliveryRadius', data.deliveryRadius, 'delivery_radius', 0);
+    set.number('deliveryRadius', data.deliveryRadius, 'delivery_radius', 0, false, MAX_DELIVERY_RADIUS_MILES);
     set.flag('sendingLeads', data.sendingLeads, 'sending_leads');
     set.flag('receivingLeads', data.receivingLeads, 'receiving_leads');
     set.flag('recordCalls', data.recordCalls, 'record_calls');

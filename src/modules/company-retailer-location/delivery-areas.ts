@@ -6,6 +6,11 @@ import type { CompanyRetailerLocation } from './company-retailer-location.entity
 import type { DeliveryAreaInput } from './company-retailer-location.input';
 
 const FIELD = 'delivery_areas';
+/**
+ * Delivery areas one location may hold (a write sends at most LIMITS.maxInputObjects, so repeated writes
+ * are what this bounds): every show and list of the location embeds them all.
+ */
+export const MAX_DELIVERY_AREAS = 1000;
 
 /** Applies delivery area items to a CRL: `id` changes one (or removes it with `_destroy`), no `id` adds one. */
 export async function writeDeliveryAreas(
@@ -16,6 +21,7 @@ export async function writeDeliveryAreas(
   crlIsNew: boolean,
 ): Promise<void> {
   const current = crlIsNew ? [] : await em.find(DeliveryArea, { companyRetailerLocation: crl.id });
+  let count = current.length;
   for (const item of items) {
     let area: DeliveryArea | undefined;
     if (item.id != null) {
@@ -26,16 +32,19 @@ export async function writeDeliveryAreas(
       }
       if (item._destroy) {
         em.remove(area);
+        count--;
         continue;
       }
     } else if (item._destroy) {
       continue;
     } else {
       area = em.create(DeliveryArea, { companyRetailerLocation: crl, postalCode: '' });
+      count++;
       if (item.postalCode === undefined) v.add(`${FIELD}.postal_code`, 'blank');
     }
     const set = new Assign(area, v);
     set.text('postalCode', item.postalCode, `${FIELD}.postal_code`, true);
     set.text('country', item.country, `${FIELD}.country`);
   }
+  if (count > MAX_DELIVERY_AREAS) v.add(FIELD, 'invalid', `must have at most ${MAX_DELIVERY_AREAS} items per location`);
 }

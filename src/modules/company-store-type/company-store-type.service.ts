@@ -1,4 +1,5 @@
 import type { Context } from '../../context';
+import { MAX_BOOST } from '../../limits';
 import { Assign } from '../../db/assign';
 import { CompanyOwnedService, companyOwnedSearch } from '../company/company-owned';
 import { CompanyStoreType } from './company-store-type.entity';
@@ -13,6 +14,6 @@ export function companyStoreTypeService(ctx: Context) {
     typeName: 'CompanyStoreType',
     search: companyStoreTypeSearch,
     uniqueName: 'company_store_types_company_id_name_unique',
-    extra: (record, input, v) => new Assign(record, v).number('boost', input.boost, 'boost', 0, true),
+    extra: (record, input, v) => new Assign(record, v).number('boost', input.boost, 'boost', 0, true, MAX_BOOST),
   });
 }

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, parse, specifiedRules, validate, type GraphQLSchema } from 'graphql';
-import { costValidationRules, operationCost } from '../../graphql/cost';
+import { checkDocumentText, costValidationRules, operationCost } from '../../graphql/cost';
 import { queryTooComplex } from '../../errors';
 import { authenticate } from '../../auth/api-keys';
 import { buildContext, type ContextDeps } from '../../context';
@@ -31,9 +31,13 @@ export function serveSubscriptions(server: Server, schema: GraphQLSchema, deps: 
   const disposable = useServer<Record<string, unknown>>(
     {
       schema,
-      // The same limits as /graphql over HTTP (src/graphql/cost.ts): tokens, depth, aliases, directives, cost.
+      // The same limits as /graphql over HTTP (src/graphql/cost.ts), in the same order: bytes, tokens and
+      // expanded selections before any validation rule walks the document, then depth, aliases,
+      // directives, then the cost.
       onSubscribe: (_ctx, _id, payload) => {
         const limits = deps.config.graphql;
+        const refused = checkDocumentText(payload.query, limits);
+        if (refused) return [refused];
         let document;
         try {
           document = parse(payload.query, { maxTokens: limits.maxTokens });

@@ -61,7 +61,10 @@ function inBox(alias: string, metresSql: string): string {
  * delivery areas by their postal-code index, the radius and nearest rules by the GiST index of
  * `routing_entries` inside an `earth_box`), then the first rule in the company's order that matched,
  * the nearest of its stores, the higher store-type boost, with round robin the least recently assigned,
- * then the lowest id. Null when no enabled rule can apply to the target.
+ * then the lowest id. Null when no enabled rule can apply to the target. A store is a candidate while it
+ * and its company retailer both have `receiving_leads` (the retailer's switch for all its stores of the
+ * company): `routing_entries` holds only such stores, and the delivery-area rule, which also reaches
+ * unplaced stores, checks both flags itself.
  */
 export function routingSql(target: RoutingTarget, options: RoutingOptions): Sql | null {
   const parts: Sql[] = [];
@@ -75,9 +78,10 @@ export function routingSql(target: RoutingTarget, options: RoutingOptions): Sql 
         sql: `select crl.id, '${rule}'::text as rule, ${point ? haversine('e') : 'null::float8'} as distance, coalesce(st.boost, 0) as boost
                 from delivery_areas da
                 join company_retailer_locations crl on crl.id = da.company_retailer_location_id
+                join company_retailers cr on cr.id = crl.company_retailer_id
                 left join routing_entries e on e.crl_id = crl.id
                 left join company_store_types st on st.id = crl.company_store_type_id
-               where upper(replace(da.postal_code, ' ', '')) = ? and crl.company_id = ?::uuid and crl.receiving_leads
+               where upper(replace(da.postal_code, ' ', '')) = ? and crl.company_id = ?::uuid and crl.receiving_leads and cr.receiving_leads
                  and (da.country is null or btrim(da.country) = '' or cardinality(?::text[]) = 0 or upper(btrim(da.country)) = any(?::text[]))`,
         bindings: [...originBindings, postal, target.companyId, pgArray(target.countries), pgArray(target.countries)],
       });
