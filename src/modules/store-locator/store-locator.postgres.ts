@@ -195,17 +195,16 @@ export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings): S
                         cross join lateral (select ${haversineSql('e.latitude', 'e.longitude')} as distance) d
                         left join company_store_types st on st.id = e.company_store_type_id
                        where d.distance <= ?::float8),
-          kept as (select c.facet, c.key, sum(c.n) as n
-                     from unnest(?::int[], ?::int[]) r(lo, hi)
-                     cross join lateral (select c.facet, c.key, c.n from store_locator_cell_counts c
-                                          where c.company_id = ?::uuid and c.cell between r.lo and r.hi) c
-                    group by c.facet, c.key),
           edge as materialized (
                    select e.city, e.province, e.country, e.company_store_type_id
                      from store_locator_entries e
                     where e.company_id = ?::uuid and e.cell = any(?::int[]) and ${haversineSql('e.latitude', 'e.longitude')} <= ?::float8),
-          counts as (select facet, key as k, sum(n)::int as c from (
-                       select facet, key, n from kept
+          counts as materialized (
+                     select facet, key as k, sum(n)::int as c from (
+                       select c.facet, c.key, c.n
+                         from unnest(?::int[], ?::int[]) r(lo, hi)
+                         cross join lateral (select c.facet, c.key, c.n from store_locator_cell_counts c
+                                              where c.company_id = ?::uuid and c.cell between r.lo and r.hi) c
                        union all
                        select f.facet, f.key, 1 from edge
                         cross join lateral (values ('city', city), ('province', province), ('country', country),
@@ -232,12 +231,12 @@ export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings): S
       query.companyId,
       ...centre,
       geo.radius,
-      ...ranges(cells.inside),
-      query.companyId,
       query.companyId,
       `{${cells.cut.flatMap((r) => Array.from({ length: r.hi - r.lo + 1 }, (_, i) => r.lo + i)).join(',')}}`,
       ...centre,
       geo.radius,
+      ...ranges(cells.inside),
+      query.companyId,
       query.perPage,
       (query.page - 1) * query.perPage,
     ],
