@@ -20,6 +20,7 @@ import { Migration20261124170000_lead_owner_counts } from './Migration2026112417
 import { Migration20261124171000_lead_activity_assignee_keys } from './Migration20261124171000_lead_activity_assignee_keys';
 import { Migration20261125150000_webhook_delivery_lanes } from './Migration20261125150000_webhook_delivery_lanes';
 import { Migration20261125151000_routing_radius_guard } from './Migration20261125151000_routing_radius_guard';
+import { Migration20261125152000_store_locator_cells } from './Migration20261125152000_store_locator_cells';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124171000_lead_activity_assignee_keys', class: Migration20261124171000_lead_activity_assignee_keys },
   { name: 'Migration20261125150000_webhook_delivery_lanes', class: Migration20261125150000_webhook_delivery_lanes },
   { name: 'Migration20261125151000_routing_radius_guard', class: Migration20261125151000_routing_radius_guard },
+  { name: 'Migration20261125152000_store_locator_cells', class: Migration20261125152000_store_locator_cells },
 ];

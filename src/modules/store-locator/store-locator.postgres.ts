@@ -11,6 +11,7 @@ import {
   type StoreLocatorSearch,
 } from './store-locator.types';
 import { pgArray } from '../../db/sql';
+import { circleCells, type CellRange } from './store-locator.cells';
 
 /** A search area this wide (radius, or the circle holding a box) covers much of a network. */
 export const WIDE_SEARCH_M = 250_000;
@@ -30,7 +31,7 @@ export class PostgresStoreLocatorSearch implements StoreLocatorSearch {
   ) {}
 
   async search(query: StoreLocatorQuery): Promise<StoreLocatorHits> {
-    const statement = storeLocatorSql(query, this.settings);
+    const statement = nearestSql(query, this.settings) ?? storeLocatorSql(query, this.settings);
     const [row] = await this.execute(statement.sql, statement.bindings);
     const aggs = {} as Record<Facet, AggResult>;
     for (const facet of FACETS) {
@@ -130,6 +131,112 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
       ...geo.within.bindings,
       ...counts.flatMap((c) => c.filter.bindings),
       ...all.bindings,
+      query.perPage,
+      (query.page - 1) * query.perPage,
+    ],
+  };
+}
+
+/** The widest circle `nearestSql` answers: its cells' corners are far from the antipode. */
+export const NEAREST_MAX_RADIUS_M = 3_000_000;
+
+/** The deepest page `nearestSql` answers (page × per_page): deeper, nearest-neighbour scans cost more than scoring. */
+export const NEAREST_MAX_DEPTH = 1000;
+
+/**
+ * A point search with no filter, as `storeLocatorSql` answers it, without scoring every store in range;
+ * null when it cannot (filters, a box, a deep page, a circle over a pole or the antimeridian, or wider
+ * than NEAREST_MAX_RADIUS_M).
+ *
+ * The page: within one boost value the score only falls with the distance, so each boost value's first
+ * `page × per_page` stores are its nearest ones, found by a nearest-neighbour scan of the GiST index (by
+ * the chord between earth positions, then every store as near as the last one found, so rounding cannot
+ * drop a tie). Their union holds the page; it is ordered by the exact score, distance and id.
+ * The total and the facets: the kept counts of the cells wholly inside the circle
+ * (`store_locator_cell_counts`), plus the stores of the cells its edge cuts, checked one by one.
+ */
+export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings): Sql | null {
+  const geo = query.geo;
+  if (geo.kind !== 'point' || query.ids || query.products.length || FACETS.some((f) => query.facets[f])) return null;
+  const depth = query.page * query.perPage;
+  if (depth > NEAREST_MAX_DEPTH) return null;
+  const cells = circleCells(geo.origin, geo.radius, NEAREST_MAX_RADIUS_M);
+  if (!cells) return null;
+  const { latitude, longitude } = geo.origin;
+  const centre = [latitude, latitude, longitude];
+  const box = earthBox(geo.origin, geo.radius);
+  const position = 'll_to_earth(e.latitude, e.longitude)';
+  // A store of boost group `g` (a store without a type counts as boost 0).
+  const member = '(e.company_store_type_id = any(g.types) or (g.boost = 0 and e.company_store_type_id is null))';
+  const ranges = (list: CellRange[]) => [`{${list.map((r) => r.lo).join(',')}}`, `{${list.map((r) => r.hi).join(',')}}`];
+  const facetRows = FACETS.map(
+    (f) => `b_${f} as (select k, c from ${f === 'store_type' ? 'type_counts where true' : `counts where facet = '${f}'`} and k is not null and c > 0)`,
+  );
+  const facetColumns = FACETS.map(
+    (f) => `json_build_object(
+       'buckets', coalesce((select json_agg(json_build_object('key', k, 'doc_count', c) order by c desc, k collate "C" asc)
+                              from (select k, c from b_${f} order by c desc, k collate "C" asc limit ${FACET_LIMIT}) t), '[]'::json),
+       'all', (select coalesce(sum(c), 0) from b_${f})) as ${f}`,
+  );
+  return {
+    sql: `with origin as (select ll_to_earth(?::float8, ?::float8) as p),
+          groups as (select b.boost, array(select st.id from company_store_types st where st.company_id = ?::uuid and st.boost = b.boost) as types
+                       from (select boost from company_store_types where company_id = ?::uuid union select 0) b),
+          reach as materialized (select g.*, (select max(k.chord) from (
+                                   select ${position} <-> o.p as chord from store_locator_entries e
+                                    where e.company_id = ?::uuid and ${member} and ${box.sql}
+                                    order by ${position} <-> o.p limit ?) k) as chord
+                      from groups g cross join origin o),
+          nearest as (select e.crl_id as id, d.distance,
+                             exp(greatest(-700, ?::float8 * power(greatest(0, d.distance - ?::float8) / ?::float8, 2))) + coalesce(st.boost, 0) as score
+                        from reach g cross join origin o
+                        join store_locator_entries e on e.company_id = ?::uuid and ${member}
+                         and earth_box(o.p, sec_to_gc(g.chord) * (1 + 2e-9) + 0.002) @> ${position} and ${position} <-> o.p <= g.chord * (1 + 1e-9) + 0.001
+                        cross join lateral (select ${haversineSql('e.latitude', 'e.longitude')} as distance) d
+                        left join company_store_types st on st.id = e.company_store_type_id
+                       where d.distance <= ?::float8),
+          edge as materialized (
+                   select e.city, e.province, e.country, e.company_store_type_id
+                     from store_locator_entries e
+                    where e.company_id = ?::uuid and e.cell = any(?::int[]) and ${haversineSql('e.latitude', 'e.longitude')} <= ?::float8),
+          counts as materialized (
+                     select facet, key as k, sum(n)::int as c from (
+                       select c.facet, c.key, c.n
+                         from unnest(?::int[], ?::int[]) r(lo, hi)
+                         cross join lateral (select c.facet, c.key, c.n from store_locator_cell_counts c
+                                              where c.company_id = ?::uuid and c.cell between r.lo and r.hi) c
+                       union all
+                       select f.facet, f.key, 1 from edge
+                        cross join lateral (values ('city', city), ('province', province), ('country', country),
+                                                   ('store_type', company_store_type_id::text)) f(facet, key)) x
+                      group by facet, key),
+          type_counts as (select st.name as k, sum(c.c)::int as c from counts c join company_store_types st on st.id::text = c.k
+                           where c.facet = 'store_type' group by st.name),
+          ${facetRows.join(',\n')}
+          select coalesce((select json_agg(p.id order by p.score desc, p.distance asc, p.id asc)
+                             from (select id, score, distance from nearest order by score desc, distance asc, id asc limit ? offset ?) p), '[]'::json) as ids,
+                 (select coalesce(sum(c), 0)::int from counts where facet = 'store_type') as total,
+                 ${facetColumns.join(',\n')}`,
+    bindings: [
+      latitude,
+      longitude,
+      query.companyId,
+      query.companyId,
+      query.companyId,
+      ...box.bindings,
+      depth,
+      Math.log(settings.decay),
+      settings.offsetMeters,
+      settings.scaleMeters,
+      query.companyId,
+      ...centre,
+      geo.radius,
+      query.companyId,
+      `{${cells.cut.flatMap((r) => Array.from({ length: r.hi - r.lo + 1 }, (_, i) => r.lo + i)).join(',')}}`,
+      ...centre,
+      geo.radius,
+      ...ranges(cells.inside),
+      query.companyId,
       query.perPage,
       (query.page - 1) * query.perPage,
     ],
