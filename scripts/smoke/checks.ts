@@ -154,6 +154,8 @@ async function watch(browser: Browser, origins: string[], viewport = { width: 12
   });
   page.on('pageerror', (e) => w.problems.push(`page error: ${(e as Error).message ?? e}`));
   page.on('requestfailed', (r) => {
+    // The map cancels the tiles it no longer shows when its view changes (Leaflet empties their src).
+    if (r.resourceType() === 'image' && r.failure()?.errorText === 'net::ERR_ABORTED') return;
     if (!w.problems.some((p) => p.endsWith(r.url()))) w.problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`);
   });
   page.on('response', (r) => {
