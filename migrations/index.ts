@@ -18,6 +18,7 @@ import { Migration20261124161000_lead_activity_owner_keys } from './Migration202
 import { Migration20261124162000_crl_retailer_key } from './Migration20261124162000_crl_retailer_key';
 import { Migration20261124170000_lead_owner_counts } from './Migration20261124170000_lead_owner_counts';
 import { Migration20261124171000_lead_activity_assignee_keys } from './Migration20261124171000_lead_activity_assignee_keys';
+import { Migration20261125160000_lead_search_text_statements } from './Migration20261125160000_lead_search_text_statements';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124162000_crl_retailer_key', class: Migration20261124162000_crl_retailer_key },
   { name: 'Migration20261124170000_lead_owner_counts', class: Migration20261124170000_lead_owner_counts },
   { name: 'Migration20261124171000_lead_activity_assignee_keys', class: Migration20261124171000_lead_activity_assignee_keys },
+  { name: 'Migration20261125160000_lead_search_text_statements', class: Migration20261125160000_lead_search_text_statements },
 ];
