@@ -43,27 +43,27 @@ const contactsTrigger = (table: string, column: string) => `create or replace fu
 export class Migration20261125160000_lead_search_text_statements extends Migration {
   async up(): Promise<void> {
     this.addSql(ONE_LEAD);
-    // The texts of the given leads, computed together (joins and aggregates, not a subquery per lead),
-    // stored where they changed. Null and repeated ids are ignored.
+    // The texts of the given leads, computed in one statement (the same expression as
+    // leadnet_lead_search_text, without a function call per lead; each lead's contacts are read through
+    // their lead_id index, whatever the planner estimates), stored where they changed. Null and repeated
+    // ids are ignored.
     this.addSql(String.raw`create or replace function leadnet_lead_search_text_refresh(ids uuid[]) returns void
       language plpgsql as $$
       begin
         if cardinality(ids) = 0 then
           return;
         end if;
-        with k as (select distinct id from unnest(ids) as u(id) where id is not null),
-             e as (select e.lead_id, string_agg(e.email, ' ' order by e.seq) as t from emails e join k on k.id = e.lead_id group by e.lead_id),
-             p as (select p.lead_id, string_agg(substr(d.digits, i), ' ' order by p.seq, i) as t
-                     from phone_numbers p join k on k.id = p.lead_id
-                     cross join lateral (select regexp_replace(p.phone_number, '\D', '', 'g') as digits) d
-                     cross join lateral generate_series(1, length(d.digits) - 3) i
-                    group by p.lead_id),
-             t as (select l.id, leadnet_search_text(coalesce(l.name::text, '') || ' ' || coalesce(l.status::text, '') || ' ' || coalesce(e.t, '') || ' ' || coalesce(p.t, '') || ' ' || coalesce(loc.city::text, '') || ' ' || coalesce(loc.province::text, '') || ' ' || coalesce(loc.country::text, '') || ' ' || coalesce(loc.postal_code::text, '')) as search_text
-                     from k join leads l on l.id = k.id
-                     left join e on e.lead_id = l.id
-                     left join p on p.lead_id = l.id
-                     left join locations loc on loc.id = l.location_id)
-        update leads l set search_text = t.search_text from t where l.id = t.id and l.search_text is distinct from t.search_text;
+        update leads l set search_text = t.search_text
+          from (select l.id, leadnet_search_text(coalesce(l.name::text, '') || ' ' || coalesce(l.status::text, '') || ' '
+                  || coalesce((select string_agg(e.email, ' ' order by e.seq) from emails e where e.lead_id = l.id), '') || ' '
+                  || coalesce((select string_agg(substr(d.digits, i), ' ' order by p.seq, i) from phone_numbers p
+                                 cross join lateral (select regexp_replace(p.phone_number, '\D', '', 'g') as digits) d
+                                 cross join lateral generate_series(1, length(d.digits) - 3) i
+                                where p.lead_id = l.id), '') || ' '
+                  || coalesce(loc.city::text, '') || ' ' || coalesce(loc.province::text, '') || ' ' || coalesce(loc.country::text, '') || ' ' || coalesce(loc.postal_code::text, '')) as search_text
+                  from leads l left join locations loc on loc.id = l.location_id
+                 where l.id in (select unnest(ids))) t
+         where l.id = t.id and l.search_text is distinct from t.search_text;
       end $$;`);
 
     this.addSql(`create or replace function leadnet_lead_search_text_own() returns trigger
