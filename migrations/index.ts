@@ -19,6 +19,7 @@ import { Migration20261124162000_crl_retailer_key } from './Migration20261124162
 import { Migration20261124170000_lead_owner_counts } from './Migration20261124170000_lead_owner_counts';
 import { Migration20261124171000_lead_activity_assignee_keys } from './Migration20261124171000_lead_activity_assignee_keys';
 import { Migration20261125160000_lead_search_text_statements } from './Migration20261125160000_lead_search_text_statements';
+import { Migration20261125161000_lead_search_text_pending_list } from './Migration20261125161000_lead_search_text_pending_list';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124170000_lead_owner_counts', class: Migration20261124170000_lead_owner_counts },
   { name: 'Migration20261124171000_lead_activity_assignee_keys', class: Migration20261124171000_lead_activity_assignee_keys },
   { name: 'Migration20261125160000_lead_search_text_statements', class: Migration20261125160000_lead_search_text_statements },
+  { name: 'Migration20261125161000_lead_search_text_pending_list', class: Migration20261125161000_lead_search_text_pending_list },
 ];
