@@ -7,6 +7,8 @@
 //   BENCH_RESOURCE=leads BENCH_LEADS=20000 BENCH_REQUESTS=100 BENCH_CONCURRENCY=4 npm run bench:search
 //
 // BENCH_RESOURCE is products, leads or all (the default); BENCH_PRODUCTS and BENCH_LEADS set the sizes.
+// BENCH_DATABASE_URL seeds and measures an existing empty database (e.g. the system PostgreSQL) instead
+// of a temporary embedded one, and leaves the data there. BENCH_ROLES=none only seeds (and times it).
 import 'reflect-metadata';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -217,7 +219,8 @@ async function seedLeads(em: EntityManager, url: string): Promise<SeededLeads> {
          from seed_leads s`,
       [FIRST_NAMES, LAST_NAMES, STATUSES],
     );
-    // Bulk load: the leads' search text is refreshed once at the end, not per email and phone row.
+    // Bulk load: the leads' search text is computed once at the end, for all of them in one set-based
+    // statement, not by the contacts' statement triggers (each would rewrite every lead).
     for (const table of ['emails', 'phone_numbers']) await pg.query(`alter table ${table} disable trigger leadnet_lead_search_text`);
     // Email: first letter and last name, folded to ASCII, and the lead number (olivia + garcia -> ogarcia123@...).
     await pg.query(
@@ -239,7 +242,7 @@ async function seedLeads(em: EntityManager, url: string): Promise<SeededLeads> {
       [LEAD_ACTIVITY_TYPES],
     );
     for (const table of ['emails', 'phone_numbers']) await pg.query(`alter table ${table} enable trigger leadnet_lead_search_text`);
-    await pg.query('update leads l set search_text = leadnet_lead_search_text(l) where l.id in (select id from seed_leads)');
+    await pg.query('select leadnet_lead_search_text_refresh(array(select id from seed_leads))');
     await pg.query('commit');
     await pg.query('vacuum analyze');
 
@@ -354,8 +357,9 @@ async function main(): Promise<void> {
   if (!['products', 'leads', 'all'].includes(RESOURCE)) throw new Error(`BENCH_RESOURCE must be products, leads or all, not ${RESOURCE}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-bench-'));
   const port = 56000 + Math.floor(Math.random() * 2000);
-  process.stderr.write(`starting PostgreSQL in ${dir} on port ${port}\n`);
-  const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, false);
+  const external = process.env.BENCH_DATABASE_URL;
+  process.stderr.write(external ? `using ${external}\n` : `starting PostgreSQL in ${dir} on port ${port}\n`);
+  const db = external ? { url: external, stop: async () => undefined } : await startEmbeddedPostgres(path.join(dir, 'pg'), port, false);
   const orm = await initOrm(db.url, { debug: false });
   // No rate limits: the benchmark sends thousands of requests a minute with one key.
   const config = parseConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', RATE_LIMIT_API: '0', RATE_LIMIT_API_PER_IP: '0' });

@@ -21,6 +21,8 @@ import { Migration20261124171000_lead_activity_assignee_keys } from './Migration
 import { Migration20261125150000_webhook_delivery_lanes } from './Migration20261125150000_webhook_delivery_lanes';
 import { Migration20261125151000_routing_radius_guard } from './Migration20261125151000_routing_radius_guard';
 import { Migration20261125152000_store_locator_cells } from './Migration20261125152000_store_locator_cells';
+import { Migration20261125160000_lead_search_text_statements } from './Migration20261125160000_lead_search_text_statements';
+import { Migration20261125161000_lead_search_text_pending_list } from './Migration20261125161000_lead_search_text_pending_list';
 
 /** Every migration in order. A new migration file is added here too. */
 export const migrationsList: MigrationObject[] = [
@@ -46,4 +48,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125150000_webhook_delivery_lanes', class: Migration20261125150000_webhook_delivery_lanes },
   { name: 'Migration20261125151000_routing_radius_guard', class: Migration20261125151000_routing_radius_guard },
   { name: 'Migration20261125152000_store_locator_cells', class: Migration20261125152000_store_locator_cells },
+  { name: 'Migration20261125160000_lead_search_text_statements', class: Migration20261125160000_lead_search_text_statements },
+  { name: 'Migration20261125161000_lead_search_text_pending_list', class: Migration20261125161000_lead_search_text_pending_list },
 ];

@@ -74,7 +74,7 @@ export const leadSearch: SearchDocument = {
   from: 'leads l',
   alias: 'l',
   joins: [{ alias: 'loc', sql: 'left join locations loc on loc.id = l.location_id' }],
-  // Kept equal to textExpression(leadSearch) by triggers (Migration20261122014000_lead_search_text).
+  // Kept equal to textExpression(leadSearch) by triggers (Migration20261125160000_lead_search_text_statements).
   textSql: 'l.search_text',
   // Kept by triggers (Migration20261124170000_lead_owner_counts): an admin's own leads are counted there.
   counts: { table: 'lead_counts', fields: ['owner_company_id', 'owner_retailer_id'] },
@@ -82,7 +82,7 @@ export const leadSearch: SearchDocument = {
     id: { sql: 'l.id', type: 'uuid' },
     name: { sql: 'l.name', type: 'string', text: true },
     status: { sql: 'l.status', type: 'string', text: true },
-    emails: { sql: 'array(select e.email from emails e where e.lead_id = l.id)', type: 'string', array: true, text: true },
+    emails: { sql: 'array(select e.email from emails e where e.lead_id = l.id order by e.seq)', type: 'string', array: true, text: true },
     phone_numbers: { sql: 'array(select p.phone_number from phone_numbers p where p.lead_id = l.id)', type: 'string', array: true },
     // What `q` reads of the phone numbers: every tail of 4+ digits of each E.164 number, so a number
     // matches as people type it (`503-555-0100`, `(503) 555-0100`, `+1 503 555 0100`, `5550`).
