@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import zlib from 'node:zlib';
+import { tilePng } from '../../scripts/smoke/checks';
 import express, { type Express } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config';
@@ -64,37 +64,6 @@ export async function finderWorld(em: EntityManager) {
 
 /** Saturday 2026-06-06, 20:30 in Portland (PDT). */
 export const EVENING = new Date('2026-06-07T03:30:00Z');
-
-/** A 256x256 PNG of one flat colour: a map tile. */
-export function tilePng(rgb: [number, number, number] = [226, 232, 236]): Buffer {
-  const size = 256;
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, sum]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(size, 0);
-  header.writeUInt32BE(size, 4);
-  header[8] = 8; // bit depth
-  header[9] = 2; // RGB
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(size * 3).fill(Buffer.from(rgb))]);
-  const raw = Buffer.concat(Array.from({ length: size }, () => row));
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 /** A stand-in tile server on 127.0.0.1: every `/tiles/{z}/{x}/{y}.png` is a flat tile; requests are counted. */
 export async function startTileServer(): Promise<{ url: string; template: string; hits: string[]; close(): Promise<void> }> {
