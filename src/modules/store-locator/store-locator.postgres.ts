@@ -19,6 +19,12 @@ export const WIDE_SEARCH_M = 250_000;
 /** Buckets per facet, as the list endpoints' default `limit` (PRODUCT.md section 6). */
 export const FACET_LIMIT = 1000;
 
+/** A facet's JSON column, read from the CTE `b_<facet>` of its buckets (`k`, `c`). */
+const facetColumn = (f: string) => `json_build_object(
+       'buckets', coalesce((select json_agg(json_build_object('key', k, 'doc_count', c) order by c desc, k collate "C" asc)
+                              from (select k, c from b_${f} order by c desc, k collate "C" asc limit ${FACET_LIMIT}) t), '[]'::json),
+       'all', (select coalesce(sum(c), 0) from b_${f})) as ${f}`;
+
 /**
  * The store locator on PostgreSQL, in one statement: the listed stores in range (`store_locator_entries`,
  * GiST index on their earth position, `earth_box` prefilter, exact haversine recheck) are materialized
@@ -106,12 +112,7 @@ export function storeLocatorSql(query: StoreLocatorQuery, settings: ScoreSetting
   const facetBuckets = FACETS.map(
     (f) => `b_${f} as (select ${FACET_COLUMN[f]} as k, c_${f} as c from g where g_${f} = 0 and ${FACET_COLUMN[f]} is not null and c_${f} > 0)`,
   );
-  const facetColumns = FACETS.map(
-    (f) => `json_build_object(
-       'buckets', coalesce((select json_agg(json_build_object('key', k, 'doc_count', c) order by c desc, k collate "C" asc)
-                              from (select k, c from b_${f} order by c desc, k collate "C" asc limit ${FACET_LIMIT}) t), '[]'::json),
-       'all', (select coalesce(sum(c), 0) from b_${f})) as ${f}`,
-  );
+  const facetColumns = FACETS.map(facetColumn);
   return {
     // The radius applies outside the materialized candidates, so the distance is computed once a row.
     sql: `with ${productSets.map((p) => `${p.sql},`).join('\n')}
@@ -172,12 +173,7 @@ export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings): S
   const facetRows = FACETS.map(
     (f) => `b_${f} as (select k, c from ${f === 'store_type' ? 'type_counts where true' : `counts where facet = '${f}'`} and k is not null and c > 0)`,
   );
-  const facetColumns = FACETS.map(
-    (f) => `json_build_object(
-       'buckets', coalesce((select json_agg(json_build_object('key', k, 'doc_count', c) order by c desc, k collate "C" asc)
-                              from (select k, c from b_${f} order by c desc, k collate "C" asc limit ${FACET_LIMIT}) t), '[]'::json),
-       'all', (select coalesce(sum(c), 0) from b_${f})) as ${f}`,
-  );
+  const facetColumns = FACETS.map(facetColumn);
   return {
     sql: `with origin as (select ll_to_earth(?::float8, ?::float8) as p),
           groups as (select b.boost, array(select st.id from company_store_types st where st.company_id = ?::uuid and st.boost = b.boost) as types
