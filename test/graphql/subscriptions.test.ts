@@ -52,10 +52,21 @@ function subscribe(key: string | null, query = `subscription { leadEvents { ${EV
   return received;
 }
 
-/** Waits until every subscription is registered on the server (the hub has listeners). */
-async function subscribed(...subscriptions: Received[]): Promise<void> {
-  // A lead of another owner nobody here sees would not prove it; wait for the acknowledged sockets instead.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+/** Waits for a condition, generously bounded (a busy machine slows it, not the outcome). */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Waits until these subscriptions are registered on the server (its hub has a listener for each, on
+ * top of the `before` it had): from then on they hear every event. A condition, not a delay.
+ */
+async function subscribed(before: number, ...subscriptions: Received[]): Promise<void> {
+  await until(() => listener.app.subscriptions() >= before + subscriptions.length || subscriptions.some((s) => s.errors.length > 0), 'subscriptions registered');
   for (const s of subscriptions) expect(s.errors).toEqual([]);
 }
 
@@ -80,12 +91,13 @@ afterAll(async () => {
 });
 
 test('events reach the subscribers who may see the lead, and no one else', async () => {
+  const before = listener.app.subscriptions();
   const admin = subscribe(r.users.companyAdmin.key);
   const north = subscribe(r.users.locationUser.key); // sees storeNorth's leads
   const south = subscribe(r.users.salesAssociate.key); // sees storeSouth's leads
   const other = subscribe(r.users.otherAdmin.key); // another company
   const retailer = subscribe(r.users.retailerAdmin.key); // the retailer of both stores
-  await subscribed(admin, north, south, other, retailer);
+  await subscribed(before, admin, north, south, other, retailer);
 
   const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ name: 'Live Lead', assignee_id: r.net.storeNorth.id }));
   const created = await admin.take(3);
@@ -119,9 +131,11 @@ test('events reach the subscribers who may see the lead, and no one else', async
 });
 
 test('types narrows the events; an unknown type is BAD_USER_INPUT', async () => {
+  const before = listener.app.subscriptions();
   const statusOnly = subscribe(r.users.companyAdmin.key, `subscription { leadEvents(types: ["lead.status_changed"]) { type leadId lead { status } } }`);
   const wrong = subscribe(r.users.companyAdmin.key, `subscription { leadEvents(types: ["lead.exploded"]) { type } }`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await subscribed(before, statusOnly);
+  await until(() => wrong.errors.length > 0, 'the unknown type refused');
   const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest());
   await api(t, 'patch', `/v1/leads/${lead.id}`, { key: r.users.companyAdmin.key, body: { lead: { status: 'Won' } } });
   expect(await statusOnly.take(1)).toEqual([{ type: 'lead.status_changed', leadId: lead.id, lead: { status: 'Won' } }]);
@@ -168,14 +182,30 @@ describe('across two service processes', () => {
     };
     const admin = client(r.users.companyAdmin.key);
     const other = client(r.users.otherAdmin.key);
-    await new Promise((resolve) => setTimeout(resolve, 500));
 
     const post = (key: string, body: object) =>
       fetch(`${a}/v1/leads`, { method: 'POST', headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then((res) => res.json() as Promise<{ id: string }>);
+    // Registered in the other process once it delivers a probe lead of the subscriber's own company (a
+    // condition, not a delay): probes are posted until one arrives, and are left out below.
+    const probes = new Map<any[], string[]>([
+      [admin, []],
+      [other, []],
+    ]);
+    const probed = async (key: string, received: any[]) => {
+      for (const deadline = Date.now() + 30_000; !received.some((e) => e.lead?.name === 'Probe'); ) {
+        if (Date.now() > deadline) throw new Error('no probe lead delivered within 30 s');
+        probes.get(received)!.push((await post(key, quoteRequest({ name: 'Probe' }))).id);
+        for (const wait = Date.now() + 2000; received.length === 0 && Date.now() < wait; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await Promise.all([probed(r.users.companyAdmin.key, admin), probed(r.users.otherAdmin.key, other)]);
+    for (const [received, ids] of probes) for (const e of received) expect(ids).toContain(e.leadId); // own probes only
+
     const mine = await post(r.users.companyAdmin.key, quoteRequest({ name: 'Across Processes' }));
     const theirs = await post(r.users.otherAdmin.key, quoteRequest({ name: 'Other Company' }));
-    for (let i = 0; i < 600 && (admin.length < 1 || other.length < 1); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(admin).toEqual([{ type: 'lead.created', leadId: mine.id, lead: { name: 'Across Processes' } }]);
-    expect(other).toEqual([{ type: 'lead.created', leadId: theirs.id, lead: { name: 'Other Company' } }]);
+    const real = (events: any[]) => events.filter((e) => e.lead?.name !== 'Probe');
+    await until(() => real(admin).length >= 1 && real(other).length >= 1, 'both events delivered');
+    expect(real(admin)).toEqual([{ type: 'lead.created', leadId: mine.id, lead: { name: 'Across Processes' } }]);
+    expect(real(other)).toEqual([{ type: 'lead.created', leadId: theirs.id, lead: { name: 'Other Company' } }]);
   });
 });
