@@ -37,6 +37,7 @@ import { accessLog } from './observability/access-log';
 import { Metrics } from './observability/metrics';
 import { locatorWidgetRouter } from './locator-widget/locator-widget.router';
 import { baseHeaders } from './http/page-headers';
+import { homeRouter } from './home/home.router';
 
 export interface App {
   app: Express;
@@ -44,6 +45,8 @@ export interface App {
   attach(server: Server): () => Promise<void>;
   /** Stops subscriptions, the webhook worker, Apollo and the search backend (its indexer); the caller closes the ORM. */
   stop(): Promise<void>;
+  /** GraphQL subscriptions registered now (they hear events from then on): what a caller may wait for. */
+  subscriptions(): number;
 }
 
 /** Masks unexpected errors; errors of the service's vocabulary keep their code and details. */
@@ -64,7 +67,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 }
 
 /**
- * express with /graphql (Apollo), /v1 (REST facade), /healthz and /readyz; no listen. `overrides`
+ * express with /graphql (Apollo), /v1 (REST facade), /healthz, /readyz and the start page `/`; no listen. `overrides`
  * replaces context dependencies (tests pass a recording geocoder).
  */
 export async function buildApp(config: Config, orm: MikroORM, overrides: Partial<Pick<ContextDeps, 'geocoder'>> = {}): Promise<App> {
@@ -120,6 +123,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     if (await databaseReady(orm)) res.json({ status: 'ok', database: 'up' });
     else res.status(503).json({ status: 'unavailable', database: 'down' });
   });
+  app.use(homeRouter(orm));
   // The HTTP edge (src/http/): CORS, then rate limits, then the one JSON body parser, before any work.
   app.use('/graphql', graphqlCors(config.http.graphqlCorsOrigins));
   app.use('/v1/store_locator', limits.storeLocator);
@@ -144,6 +148,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.use(edgeErrorHandler);
   return {
     app,
+    subscriptions: () => hub.listenerCount,
     attach(server) {
       const close = once(serveSubscriptions(server, schema, deps, hub));
       closers.push(close);

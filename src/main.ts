@@ -1,12 +1,12 @@
 import 'reflect-metadata';
-import { config, ConfigError } from './config';
-import { EmbeddedDatabaseError, embeddedClusterDir, startEmbeddedPostgres } from './db/embedded';
+import { config, ConfigError, type Config } from './config';
+import { EmbeddedDatabaseError, embeddedClusterDir, relocatedClusters, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
 import { initOrm } from './db/orm';
 import { databaseOptions } from './db/pool';
 import { usePreparedStatements } from './db/sql';
-import { demoBanner, demoSeedWanted, seedDemo } from './db/demo-seed';
+import { demoBanner, demoJson, demoLinks, demoSeedWanted, seedDemo } from './db/demo-seed';
 import { buildApp } from './app';
-import { logger } from './logger';
+import { alwaysLogger, jsonLogs, logger, ormLogging } from './logger';
 import { configureServer } from './http/server';
 import { Lifecycle } from './lifecycle';
 import { boundAddress, closeServer, listen, ListenError } from './server';
@@ -21,15 +21,18 @@ async function main(lifecycle: Lifecycle): Promise<void> {
   lifecycle.exitOnSignals(cfg.shutdownTimeoutMs + 20_000);
 
   let url = cfg.databaseUrl;
-  if (!url) {
+  if (url) {
+    logger.info({ database: withoutPassword(url) }, `data: the database of DATABASE_URL (${withoutPassword(url)})`);
+  } else {
     const dir = embeddedClusterDir(cfg.dataDir);
     logger.info({ dir, port: cfg.embeddedPgPort }, 'starting embedded PostgreSQL');
     const embedded = await startEmbeddedPostgres(dir, cfg.embeddedPgPort, { log: (line) => logger.info(line) });
     lifecycle.add('embedded PostgreSQL', () => embedded.stop());
     url = embedded.url;
+    whereTheDataIs(cfg, embedded);
   }
   usePreparedStatements(cfg.database.preparedStatements);
-  const orm = await initOrm(url, databaseOptions(cfg.database));
+  const orm = await initOrm(url, { ...databaseOptions(cfg.database), ...ormLogging() });
   lifecycle.add('database connections', () => orm.close());
   const demo = demoSeedWanted(cfg) ? await seedDemo(orm.em.fork()) : null;
   const { app, attach, stop } = await buildApp(cfg, orm);
@@ -41,8 +44,42 @@ async function main(lifecycle: Lifecycle): Promise<void> {
   lifecycle.add('subscriptions', attach(server));
 
   const bound = boundAddress(server);
-  logger.info({ address: bound.address, pid: process.pid }, `leadnet listening on ${bound.address}, ${bound.url} (GraphQL /graphql, REST /v1)`);
-  if (demo) console.log(`\n${demoBanner(demo, bound.url)}\n`);
+  logger.info(
+    { address: bound.address, pid: process.pid, url: bound.url, docs: `${bound.url}/v1/docs` },
+    `leadnet listening on ${bound.address}, ${bound.url} (start page /, GraphQL /graphql, REST /v1, API reference ${bound.url}/v1/docs)`,
+  );
+  if (demo) {
+    // The keys are shown only this once: whatever LOG_LEVEL says, and on stdout as JSON when logs are JSON.
+    if (jsonLogs) alwaysLogger().info({ demo: demoJson(demo, bound.url) }, `demo network seeded; store finder of ${demo.company.name}: ${demoLinks(demo, bound.url).store_finder}`);
+    else console.log(`\n${demoBanner(demo, bound.url)}\n`);
+  }
+}
+
+/** Where the embedded database's files are and how to start afresh: on every start (docs/operations.md). */
+function whereTheDataIs(cfg: Config, embedded: EmbeddedDatabase): void {
+  logger.info(
+    { dataDir: cfg.dataDir, cluster: embedded.dir, port: embedded.port, postgresPid: embedded.pid },
+    `data: embedded PostgreSQL in ${embedded.dir} (DATA_DIR ${cfg.dataDir}), port ${embedded.port}; to start afresh, stop the service and run: npx leadnet data reset`,
+  );
+  if (process.getuid?.() !== 0) return;
+  const orphaned = relocatedClusters().filter((c) => c.orphaned && !c.running);
+  if (orphaned.length) {
+    logger.info(
+      { clusters: orphaned.map((c) => c.dir) },
+      `${orphaned.length} relocated cluster(s) of data directories that no longer exist remain under /var/lib/leadnet/clusters; remove them with: npx leadnet data prune`,
+    );
+  }
+}
+
+/** A database URL as it may be logged. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
 }
 
 const lifecycle = new Lifecycle();

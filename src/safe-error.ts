@@ -52,7 +52,11 @@ export function safeError(err: unknown, depth = 0): SafeError {
     if (typeof e[key] === 'string') out[key] = e[key] as string;
   }
   if (typeof e.stack === 'string') {
-    const frames = e.stack.split('\n').filter((line) => /^\s+at /.test(line));
+    // V8's stack opens with `<name>: <message>`, the message's own lines included: a line of a message
+    // shaped like a frame is no frame.
+    const header = `${e.name}: ${e.message}`;
+    const body = e.stack.startsWith(header) ? e.stack.slice(header.length) : e.stack;
+    const frames = body.split('\n').filter((line) => /^\s+at /.test(line));
     out.stack = [`${out.type}: ${out.message}`, ...frames.slice(0, 20)].join('\n');
   }
   if (e.cause !== undefined && depth < 3) out.cause = safeError(e.cause, depth + 1);

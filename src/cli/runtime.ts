@@ -87,10 +87,10 @@ export class Session {
 
   private async describeDatabase(): Promise<string> {
     const db = await this.db!;
-    const port = this.config.embeddedPgPort;
     if (db.source === 'database_url') return 'the database of DATABASE_URL';
-    if (db.source === 'running') return `the database on port ${port} (something listens there, taken for a running leadnet service)`;
-    return `the embedded database on port ${port}`;
+    if (db.foundBy === 'data_dir') return `the running embedded database of ${this.config.dataDir} (port ${db.port}, from its postmaster.pid)`;
+    if (db.source === 'running') return `the database on port ${db.port} (something listens there, taken for a running leadnet service)`;
+    return `the embedded database on port ${db.port}`;
   }
 
   /** A request-like context without a caller, for services. */

@@ -243,6 +243,28 @@ export function demoExamples(seed: DemoSeed, baseUrl: string): { listProducts: s
   };
 }
 
+/** Where a person goes next: the IDE, the API reference and the demo company's store finder. */
+export function demoLinks(seed: Pick<DemoSeed, 'company'>, baseUrl: string) {
+  return {
+    start_page: `${baseUrl}/`,
+    graphiql: `${baseUrl}/graphql`,
+    api_reference: `${baseUrl}/v1/docs`,
+    store_finder: `${baseUrl}/locator/${seed.company.id}`,
+  };
+}
+
+/**
+ * The demo company (made by `seedDemo`) when it is still there, found by its admin's e-mail address:
+ * the start page (`GET /`) links its store finder.
+ */
+export async function findDemoCompany(em: EntityManager): Promise<{ id: string; name: string } | null> {
+  const admin = PEOPLE.find((p) => p.role === Role.CompanyAdmin)!.email;
+  const rows = await em
+    .getConnection()
+    .execute<Array<{ id: string; name: string }>>(`select c.id, c.name from companies c join users u on u.company_id = c.id where u.email = ? and u.role = 'company_admin' limit 1`, [admin]);
+  return rows[0] ?? null;
+}
+
 /** The seed as `leadnet seed-demo --json` prints it. */
 export function demoJson(seed: DemoSeed, baseUrl: string) {
   const examples = demoExamples(seed, baseUrl);
@@ -254,12 +276,14 @@ export function demoJson(seed: DemoSeed, baseUrl: string) {
     leads: seed.leads,
     users: seed.users.map((u) => ({ role: u.role, email: u.email, id: u.id, api_key: u.apiKey })),
     examples: { list_products: examples.listProducts, create_lead: examples.createLead },
+    links: demoLinks(seed, baseUrl),
   };
 }
 
 /** The text printed after seeding: one key per role and the example requests. */
 export function demoBanner(seed: DemoSeed, baseUrl: string): string {
   const examples = demoExamples(seed, baseUrl);
+  const links = demoLinks(seed, baseUrl);
   const roleWidth = Math.max(...seed.users.map((u) => u.role.length));
   const emailWidth = Math.max(...seed.users.map((u) => u.email.length));
   return [
@@ -276,5 +300,8 @@ export function demoBanner(seed: DemoSeed, baseUrl: string): string {
     ...examples.createLead.split('\n').map((l) => `  ${l}`),
     '',
     `GraphQL (users, keys and the network, with the platform_operator key): ${baseUrl}/graphql`,
+    `API reference (REST /v1, Swagger UI): ${links.api_reference}`,
+    `Store finder of ${seed.company.name} (public, no key): ${links.store_finder}`,
+    `Start page (these links): ${links.start_page}`,
   ].join('\n');
 }

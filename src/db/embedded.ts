@@ -14,8 +14,14 @@ import { Client } from 'pg';
  * As root, PostgreSQL runs as the `postgres` user (created when missing). When that user cannot reach the
  * data directory or the binaries (a checkout under /root or any 0700 directory), the cluster lives under
  * `/var/lib/leadnet/clusters/<hash of the data directory>` and the binaries are copied once to
- * `/var/lib/leadnet/postgresql-<version>`; the start-up log says so, and `<data dir>.location` names
- * the place. No existing directory's permissions are changed.
+ * `/var/lib/leadnet/postgresql-<version>`; the start-up log says so, `<data dir>.location` names
+ * the place (and is followed on later starts) and `<cluster>.origin` names the data directory, so
+ * `pruneClusters` can find clusters whose checkout is gone. No existing directory's permissions or
+ * owner are changed: a cluster directory that belongs to another user is refused with a message.
+ *
+ * Starts on one data directory are serialized by `<data dir>.starting` (a lock file holding the
+ * starting process's pid), so two processes started together never run initdb or PostgreSQL on the
+ * same directory at once: the second waits, then finds the first one's database in use.
  */
 
 export interface EmbeddedDatabase {
@@ -24,6 +30,7 @@ export interface EmbeddedDatabase {
   dir: string;
   /** The postmaster's process id. */
   pid: number;
+  port: number;
   stop(): Promise<void>;
 }
 
@@ -39,7 +46,12 @@ export interface EmbeddedOptions {
   nativeDir?: string;
   /** Where a root user's relocated clusters and binaries go (default `/var/lib/leadnet`). */
   rootHome?: string;
+  /** How long to wait for another process that is starting the same cluster (default 120 s). */
+  startLockWaitMs?: number;
 }
+
+/** Where a root user's relocated clusters and binaries go. */
+export const ROOT_HOME = '/var/lib/leadnet';
 
 /** Where the cluster of a data directory (`DATA_DIR`) lives. */
 export function embeddedClusterDir(dataDir: string): string {
@@ -51,11 +63,159 @@ export function embeddedUrl(port: number): string {
   return `postgres://postgres:postgres@127.0.0.1:${port}/leadnet`;
 }
 
+/** What is known about the embedded cluster of a data directory without starting it. */
+export interface ClusterStatus {
+  /** The data directory (`DATA_DIR`). */
+  dataDir: string;
+  /** The cluster's directory: `DATA_DIR/pg`, or the relocated one `DATA_DIR/pg.location` names (root). */
+  dir: string;
+  relocated: boolean;
+  exists: boolean;
+  /** The PostgreSQL running on it, from its `postmaster.pid` (port included): absent when stopped. */
+  running?: { pid: number; port: number; ready: boolean; owner?: number };
+  /** A live process starting it right now (the start lock's holder). */
+  starting?: number;
+}
+
+/** Where the cluster of `dataDir` is and whether it runs (and on which port), read from its files. */
+export function clusterStatus(dataDir: string, home = ROOT_HOME): ClusterStatus {
+  const resolved = path.resolve(dataDir);
+  const asked = embeddedClusterDir(resolved);
+  const pointed = readPointer(asked, home);
+  const dir = pointed && fs.existsSync(pointed) ? pointed : asked;
+  const status: ClusterStatus = { dataDir: resolved, dir, relocated: dir !== asked, exists: fs.existsSync(dir) };
+  const running = runningPostmaster(dir);
+  if (running) status.running = { ...running, owner: ownerOf(dir) };
+  const starting = lockHolder(`${asked}.starting`);
+  if (starting) status.starting = starting;
+  return status;
+}
+
+/** The postmaster of `dir` from its `postmaster.pid` (line 1 the pid, 4 the port, 8 the status), when it runs. */
+function runningPostmaster(dir: string): { pid: number; port: number; ready: boolean } | undefined {
+  let lines: string[];
+  try {
+    lines = fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !servesDirectory(pid, dir)) return undefined;
+  if (!Number.isInteger(port) || port <= 0) return undefined;
+  return { pid, port, ready: lines[7]?.trim() === 'ready' };
+}
+
+/** The leadnet process that started the cluster in `dir`, when it still runs. */
+function ownerOf(dir: string): number | undefined {
+  try {
+    const owner = Number(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8').trim());
+    return Number.isInteger(owner) && owner > 0 && isAlive(owner) && isNode(owner) ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function lockHolder(file: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) && isNode(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes the embedded database of `dataDir`: its cluster (relocated or not), the pointer to it and its
+ * origin record. Refuses, changing nothing, while PostgreSQL runs on it or a process is starting it.
+ * Returns the paths removed.
+ */
+export function removeCluster(dataDir: string, options: { home?: string; log?: (line: string) => void } = {}): string[] {
+  const home = options.home ?? ROOT_HOME;
+  const status = clusterStatus(dataDir, home);
+  const fail = (reason: string) => new EmbeddedDatabaseError(`Cannot remove the embedded database of ${status.dataDir}: ${reason}`);
+  if (status.running?.owner) {
+    const owner = status.running.owner;
+    throw fail(`it is in use by leadnet process ${owner} (PostgreSQL pid ${status.running.pid}, port ${status.running.port}); stop it first (kill ${owner})`);
+  }
+  if (status.starting) throw fail(`leadnet process ${status.starting} is starting it; stop it first (kill ${status.starting})`);
+  // A PostgreSQL whose service was killed (kill -9) is stopped first, as the next start would.
+  if (status.running) recoverPreviousRun(status.dir, options.log ?? (() => undefined), fail);
+  const asked = embeddedClusterDir(status.dataDir);
+  const removed: string[] = [];
+  const targets = [status.dir, asked, `${asked}.location`, `${asked}.starting`, ...(status.relocated ? [`${status.dir}${ORIGIN_SUFFIX}`] : [])];
+  for (const target of targets) {
+    if (!fs.existsSync(target)) continue;
+    try {
+      fs.rmSync(target, { recursive: true, force: true });
+    } catch (e) {
+      throw fail(`cannot remove ${target}: ${fsProblem(e as NodeJS.ErrnoException)}${status.relocated ? ' (a relocated cluster: run this as root)' : ''}`);
+    }
+    removed.push(target);
+  }
+  return removed;
+}
+
+/** A root user's relocated cluster and the data directory it was made for. */
+export interface RelocatedCluster {
+  dir: string;
+  /** The data directory it belongs to (absent for clusters of versions that did not record it). */
+  dataDir?: string;
+  /** The data directory no longer exists (its checkout was deleted or moved). */
+  orphaned: boolean;
+  running: boolean;
+}
+
+/** The relocated clusters under `<home>/clusters` (root's clusters of checkouts postgres cannot reach). */
+export function relocatedClusters(home = ROOT_HOME): RelocatedCluster[] {
+  const clusters = path.join(home, 'clusters');
+  let names: string[];
+  try {
+    names = fs.readdirSync(clusters);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => /^[0-9a-f]{16}$/.test(n))
+    .map((n) => {
+      const dir = path.join(clusters, n);
+      let dataDir: string | undefined;
+      try {
+        dataDir = fs.readFileSync(`${dir}${ORIGIN_SUFFIX}`, 'utf8').trim() || undefined;
+      } catch {
+        // recorded from this version on
+      }
+      // Orphaned: its data directory is gone, or no longer points here (reset, or re-created elsewhere).
+      const orphaned = dataDir !== undefined && readPointer(embeddedClusterDir(dataDir), home) !== dir;
+      return { dir, dataDir, orphaned, running: runningPostmaster(dir) !== undefined };
+    });
+}
+
+/**
+ * Removes the relocated clusters whose data directory is gone (never a running one), and origin records
+ * whose cluster is gone; returns the clusters removed.
+ */
+export function pruneClusters(home = ROOT_HOME): RelocatedCluster[] {
+  const pruned = relocatedClusters(home).filter((c) => c.orphaned && !c.running);
+  for (const c of pruned) {
+    fs.rmSync(c.dir, { recursive: true, force: true });
+    fs.rmSync(`${c.dir}${ORIGIN_SUFFIX}`, { force: true });
+  }
+  const clusters = path.join(home, 'clusters');
+  for (const name of fs.existsSync(clusters) ? fs.readdirSync(clusters) : []) {
+    const dir = path.join(clusters, name.slice(0, -ORIGIN_SUFFIX.length));
+    if (name.endsWith(ORIGIN_SUFFIX) && !fs.existsSync(dir)) fs.rmSync(path.join(clusters, name), { force: true });
+  }
+  return pruned;
+}
+
 const PASSWORD = 'postgres';
 const OWNER_FILE = 'leadnet-owner.pid';
 const LOG_FILE = 'leadnet-postgres.log';
+const ORIGIN_SUFFIX = '.origin';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
+const START_LOCK_WAIT_MS = 120_000;
 
 // The binaries package is ESM-only; a real dynamic import keeps it loadable from CommonJS.
 const importEsm = new Function('id', 'return import(id)') as (id: string) => Promise<any>;
@@ -94,30 +254,64 @@ async function start(asked: string, port: number, options: EmbeddedOptions): Pro
 
   let native = options.nativeDir ?? (await installedNativeDir());
   const account = process.getuid?.() === 0 ? postgresAccount() : undefined;
-  let dir = asked;
-  if (account) {
-    const home = options.rootHome ?? '/var/lib/leadnet';
-    if (!runsAs(account, path.join(native, 'bin', 'postgres'), ['--version'])) {
-      native = copyBinaries(native, home, account);
-      log(`the postgres user cannot reach the PostgreSQL binaries; using a copy in ${native}`);
+  makeDataDir(path.dirname(asked), fail);
+  const releaseStartLock = await acquireStartLock(`${asked}.starting`, options.startLockWaitMs ?? START_LOCK_WAIT_MS, log, fail);
+  try {
+    let dir = asked;
+    const home = options.rootHome ?? ROOT_HOME;
+    const pointed = readPointer(asked, home);
+    if (account) {
+      if (!runsAs(account, path.join(native, 'bin', 'postgres'), ['--version'])) {
+        native = copyBinaries(native, home, account);
+        log(`the postgres user cannot reach the PostgreSQL binaries; using a copy in ${native}`);
+      }
+      if (pointed && fs.existsSync(pointed)) {
+        // A relocated cluster stays where it is, whether or not the directory became reachable since.
+        dir = pointed;
+        log(`the cluster of ${path.dirname(asked)} lives in ${dir} (named by ${asked}.location)`);
+      } else if (!canTraverse(account, path.dirname(asked))) {
+        dir = relocatedClusterDir(asked, home);
+        if (fs.existsSync(dir)) {
+          // Left by this data directory before it was deleted (rm -rf .data): deleting it resets, as it
+          // does for a cluster kept in the data directory itself.
+          recoverPreviousRun(dir, log, fail);
+          fs.rmSync(dir, { recursive: true, force: true });
+          log(`removed ${dir}, the cluster of a deleted earlier ${path.dirname(asked)} (no pg.location): starting afresh`);
+        }
+        fs.writeFileSync(`${asked}.location`, `${dir}\n`);
+        log(`the postgres user cannot reach ${path.dirname(asked)} (PostgreSQL runs as postgres under root); the cluster lives in ${dir}`);
+      } else if (pointed) {
+        fs.rmSync(`${asked}.location`, { force: true });
+      }
+      if (dir !== asked) fs.writeFileSync(`${dir}${ORIGIN_SUFFIX}`, `${path.dirname(asked)}\n`);
+    } else if (pointed && fs.existsSync(pointed)) {
+      dir = pointed; // a root start relocated it: refused below, saying so, unless this user owns it
     }
-    fs.mkdirSync(path.dirname(asked), { recursive: true });
-    if (!canTraverse(account, path.dirname(asked))) {
-      dir = relocatedClusterDir(asked, home);
-      fs.writeFileSync(`${asked}.location`, `${dir}\n`);
-      log(`the postgres user cannot reach ${path.dirname(asked)} (PostgreSQL runs as postgres under root); the cluster lives in ${dir}`);
+    const created = makeClusterDir(dir, account, fail);
+    if (account && created) {
+      fs.chownSync(dir, account.uid, account.gid);
+      fs.chmodSync(dir, 0o700);
     }
+
+    recoverPreviousRun(dir, log, fail);
+
+    if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await initdb(native, dir, account, fail);
+
+    return await run(native, asked, dir, port, account, persistent, fail);
+  } finally {
+    releaseStartLock();
   }
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (account) {
-    fs.chownSync(dir, account.uid, account.gid);
-    fs.chmodSync(dir, 0o700);
-  }
+}
 
-  recoverPreviousRun(dir, log, fail);
-
-  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await initdb(native, dir, account, fail);
-
+async function run(
+  native: string,
+  asked: string,
+  dir: string,
+  port: number,
+  account: Account | undefined,
+  persistent: boolean,
+  fail: (reason: string) => Error,
+): Promise<EmbeddedDatabase> {
   const child = await launch(native, dir, port, account, fail);
   fs.writeFileSync(path.join(dir, OWNER_FILE), `${process.pid}\n`);
 
@@ -127,7 +321,7 @@ async function start(asked: string, port: number, options: EmbeddedOptions): Pro
   process.on('exit', stopOnExit);
 
   try {
-    const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password: PASSWORD, database: 'postgres' });
+    const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password: PASSWORD, database: 'postgres', connectionTimeoutMillis: 30_000 });
     await client.connect();
     try {
       const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = 'leadnet'");
@@ -145,6 +339,7 @@ async function start(asked: string, port: number, options: EmbeddedOptions): Pro
     url: embeddedUrl(port),
     dir,
     pid: child.pid!,
+    port,
     stop: () =>
       (stopped ??= (async () => {
         await stopChild(child);
@@ -152,10 +347,153 @@ async function start(asked: string, port: number, options: EmbeddedOptions): Pro
         fs.rmSync(path.join(dir, OWNER_FILE), { force: true });
         if (!persistent) {
           fs.rmSync(dir, { recursive: true, force: true });
-          if (dir !== asked) fs.rmSync(`${asked}.location`, { force: true });
+          if (dir !== asked) {
+            fs.rmSync(`${asked}.location`, { force: true });
+            fs.rmSync(`${dir}${ORIGIN_SUFFIX}`, { force: true });
+          }
         }
       })()),
   };
+}
+
+/** The relocated cluster `<asked>.location` names, when it names one (a directory of `<home>/clusters`). */
+function readPointer(asked: string, home: string): string | undefined {
+  let named: string;
+  try {
+    named = fs.readFileSync(`${asked}.location`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  // The file is as writable as the data directory: only a place this module makes is followed.
+  const clusters = path.join(home, 'clusters');
+  return path.dirname(named) === clusters && /^[0-9a-f]{16}$/.test(path.basename(named)) ? named : undefined;
+}
+
+function userName(uid: number): string {
+  try {
+    const line = fs
+      .readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((l) => l.split(':')[2] === String(uid));
+    return line ? `${line.split(':')[0]} (uid ${uid})` : `uid ${uid}`;
+  } catch {
+    return `uid ${uid}`;
+  }
+}
+
+function whoAmI(): string {
+  const uid = process.getuid?.();
+  return uid === undefined ? 'this user' : userName(uid);
+}
+
+/** What a failed mkdir or write of the data directory means, in words. */
+function fsProblem(e: NodeJS.ErrnoException): string {
+  switch (e.code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOTDIR':
+      return 'a part of the path is a file, not a directory';
+    case 'EEXIST':
+      return 'it exists and is not a directory';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    default:
+      return e.message;
+  }
+}
+
+/** Creates the data directory (`DATA_DIR`) when missing; a failure says what to do. */
+function makeDataDir(dataDir: string, fail: (reason: string) => Error): void {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.X_OK);
+    if (!fs.statSync(dataDir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'EEXIST' });
+  } catch (e) {
+    throw fail(`cannot use the data directory ${dataDir}: ${fsProblem(e as NodeJS.ErrnoException)}; DATA_DIR must be a directory ${whoAmI()} can write (or set DATABASE_URL)`);
+  }
+}
+
+/**
+ * Creates the cluster's directory (0700) when missing and returns whether it did. An existing one must
+ * belong to the user PostgreSQL runs as (root may also find an empty one of its own): another user's
+ * cluster is refused rather than taken over.
+ */
+function makeClusterDir(dir: string, account: Account | undefined, fail: (reason: string) => Error): boolean {
+  let created: string | undefined;
+  try {
+    created = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    throw fail(`cannot create ${dir}: ${fsProblem(e as NodeJS.ErrnoException)}; DATA_DIR must be a directory ${whoAmI()} can write (or set DATABASE_URL)`);
+  }
+  if (created !== undefined) return true;
+  const stat = fs.statSync(dir);
+  if (!stat.isDirectory()) throw fail(`${dir} is not a directory; remove it or choose another DATA_DIR`);
+  const postgresUid = account ? account.uid : process.getuid?.();
+  if (postgresUid === undefined || stat.uid === postgresUid) return false;
+  if (account && stat.uid === 0 && fs.readdirSync(dir).length === 0) {
+    fs.chownSync(dir, account.uid, account.gid);
+    fs.chmodSync(dir, 0o700);
+    return false;
+  }
+  const starter = account ? 'PostgreSQL runs as postgres under root' : `PostgreSQL runs as the user who starts leadnet, ${whoAmI()}`;
+  throw fail(
+    `the cluster directory ${dir} belongs to ${userName(stat.uid)} (${starter}); start leadnet as its owner, or choose another DATA_DIR, or remove it as its owner (npx leadnet data reset)`,
+  );
+}
+
+/**
+ * Takes the start lock of one cluster: a file created exclusively, holding the pid. A live leadnet
+ * (node) process holding it is waited for, at most `waitMs`; a lock whose process is gone is taken over.
+ */
+async function acquireStartLock(file: string, waitMs: number, log: (line: string) => void, fail: (reason: string) => Error): Promise<() => void> {
+  const deadline = Date.now() + waitMs;
+  let told = false;
+  for (;;) {
+    try {
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o644 });
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        process.removeListener('exit', release);
+        fs.rmSync(file, { force: true });
+      };
+      process.on('exit', release);
+      return release;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fail(`cannot write ${file}: ${fsProblem(e as NodeJS.ErrnoException)}`);
+    }
+    let content = '';
+    let age = 0;
+    try {
+      content = fs.readFileSync(file, 'utf8');
+      age = Date.now() - fs.statSync(file).mtimeMs;
+    } catch {
+      continue; // released meanwhile
+    }
+    const holder = Number(content.trim());
+    const live = content.trim() === '' ? age < 5_000 : Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder) && isNode(holder);
+    if (!live) {
+      log(`removed a stale start lock ${file} (process ${content.trim() || '?'} is gone)`);
+      try {
+        if (fs.readFileSync(file, 'utf8') === content) fs.rmSync(file, { force: true });
+      } catch {
+        // released meanwhile
+      }
+      continue;
+    }
+    if (!told) {
+      told = true;
+      log(`waiting for leadnet process ${holder}, which is starting the database of this directory`);
+    }
+    if (Date.now() > deadline) {
+      throw fail(`leadnet process ${holder} has been starting the database of this directory for ${Math.round(waitMs / 1000)} s (${file}); stop it first (kill ${holder})`);
+    }
+    await sleep(100);
+  }
 }
 
 async function installedNativeDir(): Promise<string> {
@@ -387,7 +725,9 @@ async function launch(
   let child: ChildProcess;
   try {
     // Its own process group: a terminal's Ctrl-C reaches the service, which stops PostgreSQL last.
-    child = spawn(path.join(native, 'bin', 'postgres'), ['-D', dir, '-p', String(port)], {
+    // Only the address every client here uses: with PostgreSQL's default (`localhost`, both loopbacks), a
+    // program holding the port on 127.0.0.1 alone would let it start on ::1 and take its connections.
+    child = spawn(path.join(native, 'bin', 'postgres'), ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'], {
       ...(account ?? {}),
       env: postgresEnv(),
       stdio: ['ignore', out, out],

@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What every log line of a request carries (src/logger.ts reads it through a pino mixin). */
 export interface RequestContext {
   reqId: string;
+  /** At LOG_LEVEL=debug: the SQL statements the request ran and their total time (src/logger.ts). */
+  sql?: { statements: number; ms: number };
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();

@@ -56,10 +56,12 @@ function subscribe(key: string | null, query = `subscription { leadEvents { ${EV
   return received;
 }
 
-/** Waits until every subscription is registered on the server (the hub has listeners). */
-async function subscribed(...subscriptions: Received[]): Promise<void> {
-  // A lead of another owner nobody here sees would not prove it; wait for the acknowledged sockets instead.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+/**
+ * Waits until these subscriptions are registered on the server (its hub has a listener for each, on
+ * top of the `before` it had): from then on they hear every event. A condition, not a delay.
+ */
+async function subscribed(before: number, ...subscriptions: Received[]): Promise<void> {
+  await until(() => listener.app.subscriptions() >= before + subscriptions.length || subscriptions.some((s) => s.errors.length > 0), 'subscriptions registered');
   for (const s of subscriptions) expect(s.errors).toEqual([]);
 }
 
@@ -84,12 +86,13 @@ afterAll(async () => {
 });
 
 test('events reach the subscribers who may see the lead, and no one else', async () => {
+  const before = listener.app.subscriptions();
   const admin = subscribe(r.users.companyAdmin.key);
   const north = subscribe(r.users.locationUser.key); // sees storeNorth's leads
   const south = subscribe(r.users.salesAssociate.key); // sees storeSouth's leads
   const other = subscribe(r.users.otherAdmin.key); // another company
   const retailer = subscribe(r.users.retailerAdmin.key); // the retailer of both stores
-  await subscribed(admin, north, south, other, retailer);
+  await subscribed(before, admin, north, south, other, retailer);
 
   const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ name: 'Live Lead', assignee_id: r.net.storeNorth.id }));
   const created = await admin.take(3);
@@ -123,9 +126,11 @@ test('events reach the subscribers who may see the lead, and no one else', async
 });
 
 test('types narrows the events; an unknown type is BAD_USER_INPUT', async () => {
+  const before = listener.app.subscriptions();
   const statusOnly = subscribe(r.users.companyAdmin.key, `subscription { leadEvents(types: ["lead.status_changed"]) { type leadId lead { status } } }`);
   const wrong = subscribe(r.users.companyAdmin.key, `subscription { leadEvents(types: ["lead.exploded"]) { type } }`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await subscribed(before, statusOnly);
+  await until(() => wrong.errors.length > 0, 'the unknown type refused');
   const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest());
   await api(t, 'patch', `/v1/leads/${lead.id}`, { key: r.users.companyAdmin.key, body: { lead: { status: 'Won' } } });
   expect(await statusOnly.take(1)).toEqual([{ type: 'lead.status_changed', leadId: lead.id, lead: { status: 'Won' } }]);
@@ -151,9 +156,10 @@ test('a connection without a valid key is refused; the platform operator may not
 
 test("a key revoked while subscribed hears nothing more: the next event ends the subscription with UNAUTHENTICATED", async () => {
   const user = await f.userWithKey(t.em(), Role.CompanyAdmin, r.net.company);
+  const held = listener.app.subscriptions();
   const live = subscribe(user.key);
   const witness = subscribe(r.users.companyAdmin.key, `subscription { leadEvents(types: ["lead.created"]) { leadId } }`);
-  await subscribed(live, witness);
+  await subscribed(held, live, witness);
   const before = await createLead(t, r.users.companyAdmin.key, quoteRequest());
   expect((await live.take(1))[0].leadId).toBe(before.id);
   const keys = await gql(t, r.users.companyAdmin.key, `query($id: ID!) { apiKeys(userId: $id) { id } }`, { id: user.user.id });
@@ -192,13 +198,16 @@ test('one user may hold a bounded number of subscriptions at once; ending one ma
   const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest());
   await until(() => admitted.every((o) => o.events.length === 1), 'every admitted subscription hears the lead');
   expect(admitted.every((o) => o.events[0].leadId === lead.id)).toBe(true);
-  // Another user is not affected; one ended subscription makes room for a new one (on the same connection,
-  // so the server handles the end first).
-  const other = subscribe(r.users.retailerAdmin.key, query);
+  // One ended subscription makes room for a new one; another user is not affected.
+  const held = listener.app.subscriptions();
   stops[outcomes.indexOf(admitted[0])]();
+  await until(() => listener.app.subscriptions() < held, 'the ended subscription released');
+  const before = listener.app.subscriptions();
+  const other = subscribe(r.users.retailerAdmin.key, query);
   const room = { events: [] as any[], errors: [] as any[] };
   client.subscribe({ query }, { next: (v: any) => (v.errors ? room.errors.push(v.errors) : room.events.push(v.data.leadEvents)), error: (e) => room.errors.push(e), complete: () => undefined });
-  await subscribed(other);
+  await until(() => listener.app.subscriptions() >= before + 2 || room.errors.length > 0, 'the new subscriptions registered');
+  expect(other.errors).toEqual([]);
   expect(room.errors).toEqual([]);
   const next = await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeNorth.id }));
   await until(() => room.events.length > 0 || room.errors.length > 0, 'the new subscription hears the lead');
@@ -229,14 +238,30 @@ describe('across two service processes', () => {
     };
     const admin = client(r.users.companyAdmin.key);
     const other = client(r.users.otherAdmin.key);
-    await new Promise((resolve) => setTimeout(resolve, 500));
 
     const post = (key: string, body: object) =>
       fetch(`${a}/v1/leads`, { method: 'POST', headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then((res) => res.json() as Promise<{ id: string }>);
+    // Registered in the other process once it delivers a probe lead of the subscriber's own company (a
+    // condition, not a delay): probes are posted until one arrives, and are left out below.
+    const probes = new Map<any[], string[]>([
+      [admin, []],
+      [other, []],
+    ]);
+    const probed = async (key: string, received: any[]) => {
+      for (const deadline = Date.now() + 30_000; !received.some((e) => e.lead?.name === 'Probe'); ) {
+        if (Date.now() > deadline) throw new Error('no probe lead delivered within 30 s');
+        probes.get(received)!.push((await post(key, quoteRequest({ name: 'Probe' }))).id);
+        for (const wait = Date.now() + 2000; received.length === 0 && Date.now() < wait; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await Promise.all([probed(r.users.companyAdmin.key, admin), probed(r.users.otherAdmin.key, other)]);
+    for (const [received, ids] of probes) for (const e of received) expect(ids).toContain(e.leadId); // own probes only
+
     const mine = await post(r.users.companyAdmin.key, quoteRequest({ name: 'Across Processes' }));
     const theirs = await post(r.users.otherAdmin.key, quoteRequest({ name: 'Other Company' }));
-    for (let i = 0; i < 600 && (admin.length < 1 || other.length < 1); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(admin).toEqual([{ type: 'lead.created', leadId: mine.id, lead: { name: 'Across Processes' } }]);
-    expect(other).toEqual([{ type: 'lead.created', leadId: theirs.id, lead: { name: 'Other Company' } }]);
+    const real = (events: any[]) => events.filter((e) => e.lead?.name !== 'Probe');
+    await until(() => real(admin).length >= 1 && real(other).length >= 1, 'both events delivered');
+    expect(real(admin)).toEqual([{ type: 'lead.created', leadId: mine.id, lead: { name: 'Across Processes' } }]);
+    expect(real(other)).toEqual([{ type: 'lead.created', leadId: theirs.id, lead: { name: 'Other Company' } }]);
   });
 });

@@ -13,6 +13,7 @@ import { buildApp } from '../../src/app';
 import { Role } from '../../src/modules/user/role';
 import * as f from '../support/factories';
 import { assertMatchesOpenApi } from '../support/openapi';
+import { SchedulingSlack } from '../support/timing';
 
 let pg: ControlledPostgres;
 let orm: MikroORM;
@@ -25,8 +26,13 @@ const STATEMENT_TIMEOUT_MS = 1000;
 const ACQUIRE_TIMEOUT_MS = 1000;
 // The longest a request may wait on a hung database: a pool wait, then one statement and its client grace.
 const BOUND_MS = ACQUIRE_TIMEOUT_MS + STATEMENT_TIMEOUT_MS + 1000 + 1500;
+// The app, its pool and the client all run in this process: on a busy machine their timers fire late by
+// the event loop's delay, which the bounds below allow for (src/db/readiness.ts bounds /readyz at 500 ms).
+const slack = new SchedulingSlack();
+const within = (bound: number) => bound + slack.ms();
 
 beforeAll(async () => {
+  slack.start();
   pg = await controlledPostgres();
   const config = parseConfig({
     DATABASE_URL: pg.url,
@@ -44,6 +50,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  slack.stop();
   await stopApp?.();
   await orm?.close(true).catch(() => undefined);
   await pg?.close();
@@ -54,6 +61,7 @@ const create = (sku: string) => request(app).post('/v1/products').set('X-Api-Key
 const gql = () => request(app).post('/graphql').set('X-Api-Key', key).send({ query: `query($id: ID!) { product(id: $id) { id name } }`, variables: { id: productId } });
 
 async function timed<T>(fn: () => PromiseLike<T>): Promise<{ res: T; ms: number }> {
+  slack.reset();
   const start = Date.now();
   const res = await fn();
   return { res, ms: Date.now() - start };
@@ -65,13 +73,14 @@ function expectUnavailable(res: request.Response): void {
   expect(res.body).toEqual({ status: 503, error: 'Service Unavailable', message: expect.stringMatching(/retry later/) });
 }
 
-/** Polls /readyz until it says up (bounded); the service is never restarted. */
+/** Polls /readyz until it says up (bounded, generously: a busy machine); the service is never restarted. */
 async function recovered(): Promise<void> {
-  for (let i = 0; i < 40; i++) {
+  const deadline = Date.now() + 45_000;
+  while (Date.now() < deadline) {
     if ((await request(app).get('/readyz')).status === 200) return;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error('/readyz did not recover within 10 s');
+  throw new Error('/readyz did not recover within 45 s');
 }
 
 test('the GraphQL product query used below exists and answers while the database is up', async () => {
@@ -108,14 +117,14 @@ describe('PostgreSQL stopped', () => {
     const { res, ms } = await timed(() => request(app).get('/readyz'));
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ status: 'unavailable', database: 'down' });
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(within(1000));
   });
 });
 
 test('after PostgreSQL comes back the same app answers again, reads and writes', async () => {
   const { res, ms } = await timed(() => request(app).get('/readyz'));
   expect(res.status).toBe(200);
-  expect(ms).toBeLessThan(1000);
+  expect(ms).toBeLessThan(within(1000));
   expect((await get(`/v1/products/${productId}`)).status).toBe(200);
   expect((await create('BACK-1')).status).toBe(201);
   expect((await gql()).status).toBe(200);
@@ -132,14 +141,14 @@ describe('PostgreSQL hung (SIGSTOP)', () => {
     const results = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => timed(() => (i % 2 ? get(`/v1/products/${productId}`) : create(`HUNG-${i}`)))));
     for (const { res, ms } of results) {
       expectUnavailable(res);
-      expect(ms).toBeLessThan(BOUND_MS);
+      expect(ms).toBeLessThan(within(BOUND_MS));
     }
   });
 
   test('/readyz answers 503 within a second', async () => {
     const { res, ms } = await timed(() => request(app).get('/readyz'));
     expect(res.status).toBe(503);
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(within(1000));
   });
 });
 

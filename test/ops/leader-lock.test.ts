@@ -23,13 +23,26 @@ class CountingWorker implements Worker {
 }
 
 const KEY = 991_001;
+/** Waits for a condition, generously bounded (a busy machine slows every round, not the outcome). */
 const until = async (cond: () => boolean | Promise<boolean>) => {
-  for (let i = 0; i < 100; i++) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     if (await cond()) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('condition not met within 5 s');
+  throw new Error('condition not met within 30 s');
 };
+
+/** Lock attempts (`pg_try_advisory_lock`) sent so far by every LeaderLock of this file. */
+let attempts = 0;
+const query = Client.prototype.query;
+beforeAll(() => {
+  jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: any[]) {
+    if (typeof args[0] === 'string' && args[0].includes('pg_try_advisory_lock')) attempts++;
+    return (query as any).apply(this, args);
+  });
+});
+afterAll(() => jest.restoreAllMocks());
 
 async function sql<T = any>(text: string, params: unknown[] = []): Promise<T[]> {
   const c = new Client({ connectionString: db.url });
@@ -47,8 +60,9 @@ test('one of several processes runs the worker; the next takes over when it stop
   try {
     locks.forEach((l) => l.start());
     await until(() => workers.some((w) => w.running));
-    // Several rounds later there is still exactly one.
-    await new Promise((r) => setTimeout(r, 500));
+    // Several rounds later (each standby tried again, a few times) there is still exactly one.
+    const before = attempts;
+    await until(() => attempts >= before + 3 * (workers.length - 1));
     expect(workers.filter((w) => w.running)).toHaveLength(1);
     const first = workers.findIndex((w) => w.running);
 

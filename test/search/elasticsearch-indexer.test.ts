@@ -158,7 +158,9 @@ describe('the outbox', () => {
     const p = await f.product(t.em(), acme, { sku: 'BG-1', name: 'Background' });
     backend.indexer.start();
     try {
-      for (let i = 0; i < 100 && !liveDocs().has(p.id); i++) await new Promise((r) => setTimeout(r, 50));
+      // Until it is indexed, generously bounded (the indexer's rounds run late on a busy machine).
+      const deadline = Date.now() + 30_000;
+      while (!liveDocs().has(p.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     } finally {
       await backend.indexer.stop();
     }

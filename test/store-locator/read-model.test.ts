@@ -148,7 +148,16 @@ test('two transactions touching one store both commit', async () => {
     await first.query(`update company_retailer_locations set name = 'first' where id = $1`, [crl.id]);
     await second.query('begin');
     const waiting = second.query('update locations set latitude = 21 where id = $1', [addressId]);
-    await new Promise((r) => setTimeout(r, 200));
+    // Commit only once the second transaction waits on the first's lock (a condition, not a delay).
+    let settled = false;
+    void waiting.finally(() => (settled = true)).catch(() => undefined);
+    // (Asked outside the first transaction, which would keep seeing one snapshot of pg_stat_activity.)
+    const blocked = async () =>
+      (await t.em().getConnection().execute(`select wait_event_type from pg_stat_activity where pid = ?`, [(second as Client & { processID: number }).processID]))[0]?.wait_event_type === 'Lock';
+    for (const deadline = Date.now() + 30_000; !settled && !(await blocked()); ) {
+      if (Date.now() > deadline) throw new Error('the second update never waited on the first');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await first.query('commit');
     await waiting;
     await second.query('commit');

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './service-process';
+import { removeCluster } from '../../src/db/embedded';
 
 export interface ControlledPostgres {
   url: string;
@@ -82,6 +83,8 @@ export async function controlledPostgres(): Promise<ControlledPostgres> {
       if (pid) signal('SIGCONT');
       child.disconnect();
       await new Promise((resolve) => child.once('exit', resolve));
+      // The cluster wherever it lives (as root, relocated out of this 0700 directory), then the directory.
+      removeCluster(base);
       fs.rmSync(base, { recursive: true, force: true });
     },
   };

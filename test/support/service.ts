@@ -21,6 +21,8 @@ export interface ChildService {
   child: ChildProcess;
   /** stdout and stderr so far. */
   output(): string;
+  /** stdout alone so far. */
+  stdout(): string;
   /** Resolves with the first match of `pattern` in the output; rejects when the process exits first. */
   waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
   /** Waits for the start-up line and returns the URL it names. */
@@ -30,23 +32,27 @@ export interface ChildService {
 
 /**
  * Spawns `command` in the project root with the test environment plus `env` (PORT=0, no demo data, JSON
- * logs); a value `undefined` removes a variable.
+ * logs); a value `undefined` removes a variable. `as` runs it as another user (root only).
  */
-export function startChild(env: Record<string, string | undefined>, command: string[] = SERVICE): ChildService {
+export function startChild(env: Record<string, string | undefined>, command: string[] = SERVICE, as?: { uid: number; gid: number }): ChildService {
   const merged = Object.fromEntries(
     Object.entries({ ...process.env, DATABASE_URL: undefined, PORT: '0', SEED_DEMO: 'false', LOG_LEVEL: 'info', ...env }).filter(
       ([, v]) => v !== undefined,
     ),
   ) as NodeJS.ProcessEnv;
-  const child = spawn(command[0], command.slice(1), { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command[0], command.slice(1), { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'], ...as });
   children.push(child);
   let out = '';
+  let stdout = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
     out += chunk.toString('utf8');
     for (const l of listeners) l();
   };
-  child.stdout!.on('data', onData);
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    onData(chunk);
+  });
   child.stderr!.on('data', onData);
   const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
   let hasExited = false;
@@ -72,6 +78,7 @@ export function startChild(env: Record<string, string | undefined>, command: str
   return {
     child,
     output: () => out,
+    stdout: () => stdout,
     waitFor,
     ready: async () => (await waitFor(/leadnet listening on \S+, (http:\/\/\S+) /))[1],
     exited,
@@ -137,7 +144,10 @@ export function removePrivateDirs(): void {
       const pidFile = path.join(cluster, 'postmaster.pid');
       const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : 0;
       if (pid > 0 && alive(pid)) process.kill(pid, 'SIGQUIT');
-      if (cluster !== path.join(dir, sub, 'pg')) fs.rmSync(cluster, { recursive: true, force: true });
+      if (cluster !== path.join(dir, sub, 'pg')) {
+        fs.rmSync(cluster, { recursive: true, force: true });
+        fs.rmSync(`${cluster}.origin`, { force: true });
+      }
     }
     fs.rmSync(dir, { recursive: true, force: true });
   }

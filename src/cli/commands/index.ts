@@ -1,5 +1,6 @@
 // The command groups of `leadnet`: one line per module exporting `register(program, runtime)`.
 export * as bootstrap from './bootstrap';
+export * as data from './data';
 export * as keys from './keys';
 export * as migrate from './migrate';
 export * as seedDemo from './seed-demo';

@@ -54,6 +54,11 @@ export class LeadEventHub {
     await client?.end().catch(() => undefined);
   }
 
+  /** Listeners registered now: one per live subscription this process serves. */
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
   /** Calls `listener` for every event from now on; returns the unsubscribe function. */
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);

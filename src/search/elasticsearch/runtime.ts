@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
 import { initOrm } from '../../db/orm';
+import { ormLogging } from '../../logger';
 import { usePreparedStatements } from '../../db/sql';
 import { createElasticsearchBackend } from '../factory';
 import type { ElasticsearchSearchBackend } from './backend';
@@ -27,7 +28,7 @@ export async function openSearchRuntime(config: Config): Promise<SearchRuntime> 
     url = embedded.url;
   }
   usePreparedStatements(config.database.preparedStatements);
-  const orm = await initOrm(url, { debug: false });
+  const orm = await initOrm(url, ormLogging()); // migrations and SQL on the JSON log, as the service's
   const backend = createElasticsearchBackend(config, orm, { runIndexer: false });
   return {
     orm,
