@@ -59,6 +59,11 @@ async function httpChecks(t: SmokeTarget, check: Check): Promise<void> {
   const health = await get(`${t.url}/healthz`);
   check(health.status === 200, 'GET /healthz is 200', String(health.status));
 
+  const home = await get(`${t.url}/`, { accept: 'text/html' });
+  check(home.status === 200 && has(home.text, 'href="/graphql"', 'href="/v1/docs"'), 'GET / is a page linking GraphiQL and the API reference', `${home.status} ${home.text.slice(0, 200)}`);
+  const links = await get(`${t.url}/`, { accept: 'application/json' });
+  check(links.status === 200 && links.text.includes('"api_reference":"/v1/docs"'), 'GET / answers its links as JSON to API clients', `${links.status} ${links.text.slice(0, 200)}`);
+
   const widget = await get(`${t.url}/locator/widget.js`);
   check(widget.status === 200 && widget.text.length > 10_000, 'GET /locator/widget.js is 200 with the bundled finder', `${widget.status} ${widget.text.slice(0, 200)}`);
   check(has(widget.headers.get('content-type'), 'javascript'), 'widget.js is JavaScript', String(widget.headers.get('content-type')));
