@@ -53,9 +53,9 @@ async function failedStart(service: ChildService) {
   return outcome;
 }
 
-/** The one line a failed start printed (on stderr). */
+/** The one line a failed start printed on stderr (stdout's lines may arrive after it). */
 function failureLine(service: ChildService): string {
-  const lines = service.output().trim().split('\n');
+  const lines = service.stderr().trim().split('\n');
   return lines[lines.length - 1];
 }
 

@@ -23,6 +23,8 @@ export interface ChildService {
   output(): string;
   /** stdout alone so far. */
   stdout(): string;
+  /** stderr alone so far. */
+  stderr(): string;
   /** Resolves with the first match of `pattern` in the output; rejects when the process exits first. */
   waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
   /** Waits for the start-up line and returns the URL it names. */
@@ -44,6 +46,7 @@ export function startChild(env: Record<string, string | undefined>, command: str
   children.push(child);
   let out = '';
   let stdout = '';
+  let stderr = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
     out += chunk.toString('utf8');
@@ -53,7 +56,10 @@ export function startChild(env: Record<string, string | undefined>, command: str
     stdout += chunk.toString('utf8');
     onData(chunk);
   });
-  child.stderr!.on('data', onData);
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    onData(chunk);
+  });
   const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
   let hasExited = false;
   void exited.then(() => {
@@ -79,6 +85,7 @@ export function startChild(env: Record<string, string | undefined>, command: str
     child,
     output: () => out,
     stdout: () => stdout,
+    stderr: () => stderr,
     waitFor,
     ready: async () => (await waitFor(/leadnet listening on \S+, (http:\/\/\S+) /))[1],
     exited,
