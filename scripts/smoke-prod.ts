@@ -1,6 +1,6 @@
 /**
- * `npm run smoke:prod`: builds (`npm run build`), starts the production server (`node dist/src/main.js`,
- * as `npm run start:prod` does) on a free port, seeds the demo network, and checks every page and asset
+ * `npm run smoke:prod`: builds (`npm run build`), starts the production server with `npm run start:prod`
+ * (`node dist/src/main.js`, as a deployment does) on a free port, seeds the demo network, and checks every page and asset
  * over HTTP and in Chromium (scripts/smoke/checks.ts); then stops everything it started. Exit code 0 only
  * when every check passed.
  *
@@ -39,9 +39,9 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node dist/src/main.js` on `port`; resolves once it answers /healthz (its log lines are not parsed). */
+/** Starts the service as a deployment does, `npm run start:prod`, on `port`; resolves once it answers /healthz. */
 async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [`--max-old-space-size=${process.env.LEADNET_HEAP_MB ?? 192}`, 'dist/src/main.js'], {
+  const child = spawn('npm', ['run', '-s', 'start:prod'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,7 +117,7 @@ async function main(): Promise<number> {
       say(`embedded PostgreSQL in ${env.DATA_DIR} on port ${env.EMBEDDED_PG_PORT}`);
     }
 
-    say('node dist/src/main.js');
+    say('npm run start:prod');
     const server = await startServer(env, port);
     cleanups.push(() => stopServer(server.child));
     say(`listening on ${server.url}`);
