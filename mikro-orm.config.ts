@@ -1,33 +1,21 @@
 import 'reflect-metadata';
-import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { Migrator } from '@mikro-orm/migrations';
-import { entities } from './src/db/entities';
-import { migrationsList } from './migrations';
+import type { MikroORM, Options } from '@mikro-orm/postgresql';
+import { entityList } from './src/db/entities';
+import { ormOptions } from './src/db/orm-options';
+import { initOrm } from './src/db/orm';
+import { modules } from './src/modules';
 
-/** MikroORM options for a connection URL; the app, the CLI and the tests all use this. */
+/** The entity classes of every module (src/modules/index.ts), handed to the db layer. */
+export const entities = entityList(modules);
+
+/** MikroORM options for a connection URL over the modules' entities; the app, the CLI and the tests all use this. */
 export function ormConfig(clientUrl: string, extra: Partial<Options> = {}): Options {
-  return defineConfig({
-    clientUrl,
-    entities,
-    extensions: [Migrator],
-    // Loading TS entities and migrations through require keeps tsx, ts-jest and compiled JS alike.
-    dynamicImportProvider: (id: string) => Promise.resolve(require(id)),
-    discovery: { warnWhenNoEntities: false },
-    migrations: {
-      tableName: 'mikro_orm_migrations',
-      path: 'migrations',
-      pathTs: 'migrations',
-      migrationsList,
-      transactional: true,
-      allOrNothing: true,
-      snapshot: false,
-      emit: 'ts',
-    },
-    pool: { min: 0, max: 10 },
-    allowGlobalContext: false,
-    forceUtcTimezone: true,
-    ...extra,
-  });
+  return ormOptions(clientUrl, entities, extra);
+}
+
+/** The service's ORM: migrated (`migrate`) and connected over the modules' entities. */
+export function initAppOrm(url: string, extra: Partial<Options> = {}): Promise<MikroORM> {
+  return initOrm(url, entities, extra);
 }
 
 export default ormConfig(process.env.DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:54329/leadnet');

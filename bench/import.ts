@@ -3,7 +3,8 @@
  * stores and runs the real `leadnet import products` and `leadnet import locations` on each three times
  * (new, the same file again, every row changed), timing each whole command (start-up included). Half the
  * stores have no coordinates and are geocoded from their ZIP code. DATABASE_URL must point at a
- * PostgreSQL the bench may write a company into.
+ * PostgreSQL the bench may write a company into. BENCH_KINDS (`products,locations`) and BENCH_RUNS (1 to 3)
+ * pick what is timed; BENCH_TAG names the CSV files (two runs at once must not share them).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,12 +14,18 @@ import { Client } from 'pg';
 import { stringify } from 'csv-stringify/sync';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
+/** A tag for the CSV files, so that two runs at once (e.g. two checkouts side by side) do not share them. */
+const TAG = process.env.BENCH_TAG ?? String(process.pid);
+/** Which imports to time: `products`, `locations` or both (the default), comma-separated. */
+const KINDS = (process.env.BENCH_KINDS ?? 'products,locations').split(',').map((k) => k.trim());
+/** How many of each kind's three runs (new, the same file again, every row changed) to time: 1 to 3 (3). */
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL is required');
 
 function csv(suffix: string): string {
   const rows = Array.from({ length: ROWS }, (_, i) => [`BENCH-${i}`, `Product ${i}${suffix}`, `Category ${i % 40}`, `https://example.com/p/${i}`, `EXT-${i}`]);
-  const file = path.join(os.tmpdir(), `leadnet-bench-products${suffix || '-base'}.csv`);
+  const file = path.join(os.tmpdir(), `leadnet-bench-${TAG}-products${suffix || '-base'}.csv`);
   fs.writeFileSync(file, stringify([['sku', 'name', 'category', 'url', 'external_id'], ...rows]));
   return file;
 }
@@ -44,7 +51,7 @@ function storesCsv(suffix: string): string {
     String(5 + (i % 20)),
     `${ZIPS[i % ZIPS.length]} US`,
   ]);
-  const file = path.join(os.tmpdir(), `leadnet-bench-stores${suffix || '-base'}.csv`);
+  const file = path.join(os.tmpdir(), `leadnet-bench-${TAG}-stores${suffix || '-base'}.csv`);
   fs.writeFileSync(file, stringify([header, ...rows]));
   return file;
 }
@@ -58,14 +65,15 @@ async function main() {
   const { rows: [company] } = await db.query(`insert into companies (name) values ('Import bench ' || now()) returning id`);
   await db.end();
   const runs = [
-    ['products', 'new catalog', csv('')],
-    ['products', 'same file again', csv('')],
-    ['products', 'every row changed', csv(' v2')],
-    ['locations', 'new network', storesCsv('')],
-    ['locations', 'same file again', storesCsv('')],
-    ['locations', 'every row changed', storesCsv(' v2')],
+    ['products', 'new catalog', () => csv('')],
+    ['products', 'same file again', () => csv('')],
+    ['products', 'every row changed', () => csv(' v2')],
+    ['locations', 'new network', () => storesCsv('')],
+    ['locations', 'same file again', () => storesCsv('')],
+    ['locations', 'every row changed', () => storesCsv(' v2')],
   ] as const;
-  for (const [kind, label, file] of runs) {
+  for (const [kind, label, makeFile] of runs.filter(([k], i) => KINDS.includes(k) && i % 3 < RUNS)) {
+    const file = makeFile();
     const t0 = performance.now();
     const out = execFileSync(process.execPath, [bin, 'import', kind, file, '--company', company.id, '--json'], {
       env: { ...process.env, LOG_LEVEL: 'silent' },
@@ -73,7 +81,7 @@ async function main() {
     });
     const seconds = (performance.now() - t0) / 1000;
     const r = JSON.parse(out.toString());
-    console.log(`${kind}, ${label}: ${ROWS.toLocaleString()} rows in ${seconds.toFixed(1)} s (${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.invalid} invalid)`);
+    console.log(`${kind}, ${label}: ${ROWS.toLocaleString()} rows in ${seconds.toFixed(1)} s, ${Math.round(ROWS / seconds).toLocaleString()} rows/s (${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.invalid} invalid)`);
   }
   const t0 = performance.now();
   execFileSync(process.execPath, [bin, 'export', 'leads', '--company', company.id], { env: { ...process.env, LOG_LEVEL: 'silent' } });

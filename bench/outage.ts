@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded';
-import { initOrm } from '../src/db/orm';
+import { initAppOrm } from '../mikro-orm.config';
 import { Role } from '../src/modules/user/role';
 import * as f from '../test/support/factories';
 import { descendants } from '../test/support/controlled-postgres';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const dir = path.join(base, 'pg');
   const port = await freePort();
   let db: EmbeddedDatabase = await startEmbeddedPostgres(dir, port, true);
-  const orm = await initOrm(db.url, { debug: false });
+  const orm = await initAppOrm(db.url, { debug: false });
   const em = orm.em.fork() as EntityManager;
   const company = await f.company(em, 'Outage Bench');
   const { key } = await f.userWithKey(em, Role.CompanyAdmin, company);
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   }
 
   const productIds = async () => {
-    const o = await initOrm(db.url, { debug: false });
+    const o = await initAppOrm(db.url, { debug: false });
     const rows = await (o.em as EntityManager).getConnection().execute('select id from products');
     await o.close();
     return new Set<string>(rows.map((r: any) => r.id));

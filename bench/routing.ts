@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Pool, type PoolClient } from 'pg';
 import zipcodes from 'zipcodes';
 import { startEmbeddedPostgres } from '../src/db/embedded';
-import { initOrm } from '../src/db/orm';
+import { initAppOrm } from '../mikro-orm.config';
 import { routingSql } from '../src/modules/routing/routing.sql';
 import { countrySpellings } from '../src/modules/routing/routing.service';
 import { RoutingRule } from '../src/modules/routing/routing.sql';
@@ -131,7 +131,7 @@ async function route(client: PoolClient, companyId: string, lead: { postal: stri
 
 async function main() {
   const db = await database();
-  const orm = await initOrm(db.url, { debug: false });
+  const orm = await initAppOrm(db.url, { debug: false });
   await orm.close();
   const pool = new Pool({ connectionString: db.url, max: 2 });
   try {

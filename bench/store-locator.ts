@@ -18,7 +18,7 @@ import { Pool } from 'pg';
 import zipcodes from 'zipcodes';
 import { parseConfig } from '../src/config';
 import { startEmbeddedPostgres } from '../src/db/embedded';
-import { initOrm } from '../src/db/orm';
+import { initAppOrm } from '../mikro-orm.config';
 import { buildApp } from '../src/app';
 import { backendQuery, parseStoreLocatorParams } from '../src/modules/store-locator/store-locator.params';
 import { nearestSql, storeLocatorSql } from '../src/modules/store-locator/store-locator.postgres';
@@ -195,7 +195,7 @@ function numbered(q: Sql): { text: string; values: unknown[] } {
 
 async function main() {
   const db = await database();
-  const orm = await initOrm(db.url, { debug: false });
+  const orm = await initAppOrm(db.url, { debug: false });
   const pool = new Pool({ connectionString: db.url, max: 10 });
   try {
     const companyId = await seed(pool);
@@ -311,7 +311,7 @@ async function main() {
 
 /** The app alone, on a free port of the loopback interface; tells the parent which. */
 async function serve(url: string) {
-  const orm = await initOrm(url, { debug: false });
+  const orm = await initAppOrm(url, { debug: false });
   // The limiter would answer most of a load test with 429s: it is measured by its own tests, not here.
   const { app } = await buildApp(parseConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_STORE_LOCATOR: '0' }), orm);
   const server = app.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));

@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import { printedSchema, SCHEMA_FILE } from '../src/graphql/schema';
+import { modules } from '../src/modules';
 
-fs.writeFileSync(SCHEMA_FILE, printedSchema());
+fs.writeFileSync(SCHEMA_FILE, printedSchema(modules));
 console.log(`wrote ${SCHEMA_FILE}`);

@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
 import { Client } from 'pg';
-import { initOrm } from '../src/db/orm';
+import { initAppOrm } from '../mikro-orm.config';
 import { openApiDocument } from '../src/rest/openapi';
 import { world } from '../test/support/network';
 import * as f from '../test/support/factories';
@@ -20,6 +20,7 @@ import { OpenApiValidator } from '../test/support/openapi';
 import { Lead } from '../src/modules/lead/lead.entity';
 import { LeadActivity } from '../src/modules/lead/lead-activity.entity';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { openApiLists } from '../src/modules';
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 4);
@@ -55,7 +56,7 @@ function freePort(): Promise<number> {
 
 /** A network with every role, leads with activities in and out of each scope. */
 async function seed(url: string) {
-  const orm = await initOrm(url, { debug: false, logger: () => undefined });
+  const orm = await initAppOrm(url, { debug: false, logger: () => undefined });
   try {
     const em = orm.em.fork() as EntityManager;
     const w = await world(em);

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { Page } from 'puppeteer-core';
 import { parseConfig } from '../src/config';
-import { initOrm } from '../src/db/orm';
+import { initAppOrm } from '../mikro-orm.config';
 import { EVENING, finderService, finderWorld, hostPage, listen, startTileServer } from '../test/support/finder-world';
 import { launchChromium } from '../test/support/browser';
 
@@ -43,7 +43,7 @@ async function main() {
   const name = `leadnet_screens_${randomBytes(4).toString('hex')}`;
   await admin(`create database ${name}`);
   const tiles = await startTileServer();
-  const orm = await initOrm(withDb(server, name));
+  const orm = await initAppOrm(withDb(server, name));
   const chromium = await launchChromium();
   try {
     const world = await finderWorld(orm.em.fork() as any);

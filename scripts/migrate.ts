@@ -1,8 +1,8 @@
 // Applies pending migrations to DATABASE_URL (used by the test set-up; the CLI has `leadnet migrate`).
 import 'reflect-metadata';
-import { initOrm } from '../src/db/orm';
+import { initAppOrm } from '../mikro-orm.config';
 
-initOrm(process.env.DATABASE_URL!, { debug: false })
+initAppOrm(process.env.DATABASE_URL!, { debug: false })
   .then((orm) => orm.close())
   .catch((e) => {
     console.error(e);

@@ -83,7 +83,7 @@ async function main(): Promise<number> {
   try {
     if (!process.argv.includes('--no-build')) {
       say('npm run build');
-      await run([process.execPath, 'scripts/build.js']);
+      await run(['npm', 'run', '-s', 'build']);
     }
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_FORMAT: 'json' };

@@ -14,7 +14,8 @@ import { restRouter } from './rest/router';
 import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
 import { createGeocoder } from './geo/factory';
-import { storeLocatorRouter } from './modules/store-locator/store-locator.router';
+import { modules, openApiLists, restResources, searchDocuments } from './modules';
+import { findDemoCompany } from './modules/demo/demo-seed';
 import { graphiqlRouter } from './graphiql/graphiql.router';
 import { LeadEventHub } from './modules/lead-events/lead-events.hub';
 import { serveSubscriptions } from './modules/lead-events/lead-events.ws';
@@ -26,18 +27,24 @@ import { graphqlCors } from './http/cors';
 import { edgeErrorHandler } from './http/errors';
 import { costPlugin, costValidationRules, graphqlDocumentLimits, graphqlGate } from './graphql/cost';
 import { authenticate } from './auth/api-keys';
+import { CallerCache } from './auth/caller-cache';
 import { createWebhookWorker, WEBHOOK_WORKER_LEADER } from './modules/webhooks/webhook.worker';
-import { LeaderLock } from './db/leader';
-import type { ClientConfig } from 'pg';
+import { leaderLocked } from './db/leader';
 import { isDatabaseUnavailable } from './db/outage';
 import { databaseReady } from './db/readiness';
 import { contextUnavailable, formatUnavailable, serviceUnavailablePlugin } from './graphql/outage';
+import { searchWritesPlugin } from './graphql/search-writes';
+import type { SearchBackend } from './search/types';
 import { requestIdMiddleware } from './observability/request-id';
 import { accessLog } from './observability/access-log';
 import { Metrics } from './observability/metrics';
 import { locatorWidgetRouter } from './locator-widget/locator-widget.router';
 import { baseHeaders } from './http/page-headers';
 import { homeRouter } from './home/home.router';
+import { notificationRouter } from './modules/notifications/notification.router';
+import { startNotifications } from './modules/notifications/notification.start';
+import { startResponseTimes } from './modules/response-times/response-time.start';
+import { FairShare, fairSharePlugin } from './http/fair-share';
 
 export interface App {
   app: Express;
@@ -47,6 +54,8 @@ export interface App {
   stop(): Promise<void>;
   /** GraphQL subscriptions registered now (they hear events from then on): what a caller may wait for. */
   subscriptions(): number;
+  /** The search backend the lists use (`SEARCH_BACKEND`). */
+  search: SearchBackend;
 }
 
 /** Masks unexpected errors; errors of the service's vocabulary keep their code and details. */
@@ -68,14 +77,18 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 
 /**
  * express with /graphql (Apollo), /v1 (REST facade), /healthz, /readyz and the start page `/`; no listen. `overrides`
- * replaces context dependencies (tests pass a recording geocoder).
+ * replaces context dependencies (tests pass a recording geocoder). The feature modules come from
+ * src/modules/index.ts: this is where they are handed to the layers.
  */
 export async function buildApp(config: Config, orm: MikroORM, overrides: Partial<Pick<ContextDeps, 'geocoder'>> = {}): Promise<App> {
   const limits = await createRateLimits(config);
-  const schema = buildSchema();
-  const search = createSearchBackend(config, orm);
+  const schema = buildSchema(modules);
+  const search = createSearchBackend(config, orm, searchDocuments);
   await search.start?.();
-  const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config) };
+  const callers = new CallerCache(orm.config.get('clientUrl')!, config.apiKeyCacheTtlMs);
+  await callers.start();
+  const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config), callers };
+  const fairShare = new FairShare(config.http.fairShare);
   const graphqlLimits = config.graphql;
   // The service stops Apollo itself, in order (src/lifecycle.ts): Apollo's own signal handlers would stop it first.
   const apollo = new ApolloServer({
@@ -92,7 +105,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     // Browsers get the locally served GraphiQL (`graphiqlRouter`), never Apollo's CDN-loaded Sandbox.
     // Cache-control hints are not used: without this, Apollo's default plugin wraps every field's
     // resolver to compute them (15% of a lead page's CPU).
-    plugins: [costPlugin(graphqlLimits), serviceUnavailablePlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [costPlugin(graphqlLimits), fairSharePlugin(fairShare), serviceUnavailablePlugin, searchWritesPlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
   });
   await apollo.start();
   Object.assign(deps, overrides);
@@ -100,14 +113,10 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   await hub.start();
   const closers: Array<() => Promise<void>> = [];
   // Like the search indexer: one process at a time delivers, a standby takes over when it dies.
-  const webhooks = new LeaderLock(
-    orm.em.getConnection().getConnectionOptions() as ClientConfig,
-    WEBHOOK_WORKER_LEADER,
-    createWebhookWorker(orm, deps, schema),
-    'webhook-worker',
-    { retryMs: config.workerLockRetryMs },
-  );
+  const webhooks = leaderLocked(orm, WEBHOOK_WORKER_LEADER, createWebhookWorker(orm, deps, schema), 'webhook-worker', config.workerLockRetryMs);
   if (config.webhooks.worker) webhooks.start();
+  const notifications = startNotifications(orm, config);
+  const responseTimes = startResponseTimes(orm, config);
 
   const app = express();
   app.disable('x-powered-by');
@@ -123,7 +132,8 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     if (await databaseReady(orm)) res.json({ status: 'ok', database: 'up' });
     else res.status(503).json({ status: 'unavailable', database: 'down' });
   });
-  app.use(homeRouter(orm));
+  app.use(homeRouter(orm, findDemoCompany));
+  app.use(notificationRouter(orm, config));
   // The HTTP edge (src/http/): CORS, then rate limits, then the one JSON body parser, before any work.
   app.use('/graphql', graphqlCors(config.http.graphqlCorsOrigins));
   app.use('/v1/store_locator', limits.storeLocator);
@@ -131,7 +141,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.use(
     '/graphql',
     graphiqlRouter(),
-    graphqlGate((header) => authenticate(orm.em.fork() as EntityManager, header)),
+    graphqlGate((header) => authenticate(orm.em.fork() as EntityManager, header, callers)),
     graphqlDocumentLimits(graphqlLimits),
     expressMiddleware(apollo, {
       context: async ({ req, res }) =>
@@ -140,7 +150,8 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
         }),
     }),
   );
-  app.use('/v1', restRouter(schema, deps, [openApiRouter(), storeLocatorRouter(deps)]));
+  const ownRoutes = modules.flatMap((m) => (m.restRoutes ? [m.restRoutes(deps)] : []));
+  app.use('/v1', restRouter(schema, deps, restResources, [openApiRouter(), ...ownRoutes], fairShare));
   app.use(locatorWidgetRouter(deps));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
@@ -148,6 +159,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.use(edgeErrorHandler);
   return {
     app,
+    search,
     subscriptions: () => hub.listenerCount,
     attach(server) {
       const close = once(serveSubscriptions(server, schema, deps, hub));
@@ -158,7 +170,10 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
       await Promise.all(closers.map((close) => close()));
       await hub.stop();
       await webhooks.stop();
+      await notifications.stop();
+      await responseTimes.stop();
       await apollo.stop();
+      await callers.stop();
       await search.stop?.();
       await limits.close();
     },

@@ -1,6 +1,10 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseDistance } from './geo/distance';
+import type { GeocoderConfig } from './geo/factory';
+import { LOG_LEVELS } from './logger';
+
+export { LOG_LEVELS };
 import type { DatabaseLimits } from './db/pool';
 
 const bool = z
@@ -18,8 +22,6 @@ const distance = (fallback: string) =>
     return metres;
   });
 
-/** The levels LOG_LEVEL accepts (pino's). */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** Where lists and the store locator search: PostgreSQL itself, or an Elasticsearch or OpenSearch cluster. */
 export const SEARCH_BACKENDS = ['postgres', 'elasticsearch', 'opensearch'] as const;
 export type SearchBackendKind = (typeof SEARCH_BACKENDS)[number];
@@ -39,6 +41,10 @@ const schema = z.object({
   ELASTICSEARCH_URL: z.string().url().optional(),
   ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/).default('leadnet_'),
   SEARCH_INDEXER: bool.default(true),
+  SEARCH_WRITE_WAIT_MS: z.coerce.number().int().min(0).max(60000).default(5000),
+  SEARCH_WRITE_REFRESH: z.enum(['wait_for', 'true']).default('wait_for'),
+  SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  SEARCH_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(1),
   GEOCODER: z.enum(['offline', 'http', 'none']).default('offline'),
   GEOCODER_URL: z.string().url().optional(),
   GEOCODER_TIMEOUT_MS: z.coerce.number().int().min(1).max(60000).default(3000),
@@ -51,6 +57,9 @@ const schema = z.object({
   RATE_LIMIT_API: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_API_PER_IP: z.coerce.number().int().min(0).default(3000),
   RATE_LIMIT_STORE_LOCATOR: z.coerce.number().int().min(0).default(120),
+  ORGANISATION_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).default(8),
+  ORGANISATION_QUEUE: z.coerce.number().int().min(0).max(100_000).default(100),
+  ORGANISATION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   GRAPHQL_CORS_ORIGINS: z.string().default('').transform(origins),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
@@ -75,6 +84,17 @@ const schema = z.object({
   WEBHOOK_SECRET_KEY: z.string().min(32).optional(),
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
   LEAD_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(2).max(3650).default(30),
+  // E-mail notifications (src/modules/notifications, docs/notifications.md).
+  SMTP_URL: z.string().regex(/^smtps?:\/\/\S+$/, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000),
+  NOTIFICATION_FROM: z.string().min(3).default('leadnet <no-reply@leadnet.invalid>'),
+  NOTIFICATION_SECRET: z.string().min(32).optional(),
+  NOTIFICATION_WORKER: bool.default(true),
+  NOTIFICATION_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
+  NOTIFICATION_RETRY_HOURS: z.coerce.number().min(1).max(24 * 7).default(24),
+  NOTIFICATION_DIGEST_HOUR: z.coerce.number().int().min(0).max(23).default(7),
+  PUBLIC_URL: z.string().regex(/^https?:\/\/[^\s?#]+$/, 'must be an http(s) URL without query').default('http://localhost:3000'),
+  NOTIFICATION_LEAD_URL: z.string().refine((v) => /^https?:\/\/\S+$/.test(v) && v.includes('{id}'), 'must be an http(s) URL template with {id}').optional(),
   // Operations: database waits, logs, metrics, replicas (README "Operations").
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
@@ -82,8 +102,10 @@ const schema = z.object({
   DB_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(10_000).default(200),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
   WORKER_LOCK_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
   STORE_LOCATOR_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(60),
+  STORE_LOCATOR_HELD_COMPANIES: z.coerce.number().int().min(0).max(1000).default(16),
   LOCATOR_TILE_URL: z.string().refine((v) => /^(https?:\/\/|\/)\S+$/.test(v) && ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must be a tile URL template with {z}, {x} and {y}').default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
   LOCATOR_TILE_ATTRIBUTION: z.string().default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
 });
@@ -101,6 +123,16 @@ function origins(v: string, ctx: z.RefinementCtx): string[] {
     if (!/^https?:\/\/[^/\s]+$/.test(o)) ctx.addIssue({ code: 'custom', message: `${o} is not an origin such as https://app.example.com` });
   }
   return list;
+}
+
+/** Each organisation's share of this process (src/http/fair-share.ts). */
+export interface FairShareOptions {
+  /** Requests of one organisation running at once in this process (0: no limit). */
+  inFlight: number;
+  /** Requests of one organisation waiting for a turn; one more is refused at once. */
+  queue: number;
+  /** How long a request waits for a turn before it is refused. */
+  waitMs: number;
 }
 
 export interface Config {
@@ -124,10 +156,21 @@ export interface Config {
   elasticsearchIndexPrefix: string;
   /** With a search engine: drain the search outbox in this process (off when a standalone indexer runs). */
   searchIndexer: boolean;
+  /**
+   * Read-your-writes on a search engine: how long an acknowledged write waits for its own outbox batch to
+   * be searchable (0: not at all), and how that batch makes it searchable (`refresh=wait_for` or `true`).
+   */
+  searchWrites: { waitMs: number; refresh: 'wait_for' | true };
+  /**
+   * Each engine request's bound (no answer within `requestMs`: retried, then the list answers 503) and how
+   * many times a request that got no answer is retried.
+   */
+  searchTimeouts: { requestMs: number; maxRetries: number };
   /** PRODUCT.md section 8: `offline` (gazetteer data in packages), `http` (Nominatim-compatible) or `none`. */
-  geocoder: { kind: 'offline' | 'http' | 'none'; url?: string; timeoutMs: number };
+  geocoder: GeocoderConfig;
   /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
-  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; /** `Cache-Control: max-age` of locator answers, seconds. */ maxAge: number };
+  storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; /** `Cache-Control: max-age` of locator answers, seconds. */ maxAge: number;
+    /** Companies whose stores a process holds for wide searches' totals and facets (0: none). */ heldCompanies: number };
   /** The store finder page and widget (`src/locator-widget/`): map tiles come from outside, so they are configured. */
   locatorWidget: { tileUrl: string; tileAttribution: string };
   /** Shared state (rate-limit counters) lives here when set; in process memory otherwise. */
@@ -138,6 +181,8 @@ export interface Config {
     trustProxy: boolean | number | string;
     /** Requests per window; 0 turns a limit off. `api` counts per API key (per IP without one). */
     rateLimit: { windowMs: number; api: number; apiPerIp: number; storeLocator: number };
+    /** Each organisation's share of this process (src/http/fair-share.ts). */
+    fairShare: FairShareOptions;
     /** Origins allowed to call /graphql from a browser; empty: no CORS headers. */
     graphqlCorsOrigins: string[];
     headersTimeoutMs: number;
@@ -160,6 +205,24 @@ export interface Config {
     /** Lead events and delivery log rows older than this are deleted (none a pending delivery needs). */
     retentionDays: number;
   };
+  /** E-mail notifications (src/modules/notifications): nothing is sent without `smtpUrl`. */
+  notifications: {
+    smtpUrl?: string;
+    /** Connection, greeting and socket timeout of each SMTP conversation. */
+    smtpTimeoutMs: number;
+    from: string;
+    /** Signs unsubscribe links (HMAC-SHA256); without it, unsubscribe links are refused. */
+    secret?: string;
+    worker: boolean;
+    pollMs: number;
+    retryHours: number;
+    /** Hour of the day (UTC) the daily digests go out. */
+    digestHour: number;
+    /** The service's public base URL: unsubscribe links point at it. */
+    publicUrl: string;
+    /** The link to a lead in a mail, `{id}` replaced by its id. */
+    leadUrl: string;
+  };
   /** Pool size and the bounds on every wait for PostgreSQL (src/db/pool.ts). */
   database: DatabaseLimits;
   /** `auto`: colored, readable lines when stdout is a terminal, JSON otherwise (src/logger.ts reads it). */
@@ -168,6 +231,11 @@ export interface Config {
   metricsToken?: string;
   /** How often a standby replica tries to take over an outbox worker (src/db/leader.ts). */
   workerLockRetryMs: number;
+  /**
+   * How long a key's caller may be kept in memory (src/auth/caller-cache.ts; 0: every request reads its
+   * key). Changes to keys, users and assignments empty it at once through a database notification.
+   */
+  apiKeyCacheTtlMs: number;
   /** GraphQL cost control (src/graphql/cost.ts); the bounds of client input are in src/limits.ts. */
   graphql: GraphqlLimits;
 }
@@ -213,6 +281,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.GEOCODER === 'http' && !e.GEOCODER_URL) {
     throw new ConfigError('Invalid configuration: GEOCODER_URL is required when GEOCODER=http');
   }
+  if (e.SMTP_URL && !e.NOTIFICATION_SECRET) {
+    throw new ConfigError('Invalid configuration: NOTIFICATION_SECRET (at least 32 characters) is required when SMTP_URL is set: it signs unsubscribe links');
+  }
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
@@ -230,12 +301,15 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchUrl,
     elasticsearchIndexPrefix: e.ELASTICSEARCH_INDEX_PREFIX,
     searchIndexer: e.SEARCH_INDEXER,
+    searchTimeouts: { requestMs: e.SEARCH_TIMEOUT_MS, maxRetries: e.SEARCH_MAX_RETRIES },
+    searchWrites: { waitMs: e.SEARCH_WRITE_WAIT_MS, refresh: e.SEARCH_WRITE_REFRESH === 'true' ? true : 'wait_for' },
     geocoder: { kind: e.GEOCODER, url: e.GEOCODER_URL, timeoutMs: e.GEOCODER_TIMEOUT_MS },
     storeLocator: {
       scaleMeters: e.STORE_LOCATOR_SCALE,
       offsetMeters: e.STORE_LOCATOR_OFFSET,
       decay: e.STORE_LOCATOR_DECAY,
       maxAge: e.STORE_LOCATOR_MAX_AGE,
+      heldCompanies: e.STORE_LOCATOR_HELD_COMPANIES,
     },
     redisUrl: e.REDIS_URL,
     http: {
@@ -246,6 +320,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
         apiPerIp: e.RATE_LIMIT_API_PER_IP,
         storeLocator: e.RATE_LIMIT_STORE_LOCATOR,
       },
+      fairShare: { inFlight: e.ORGANISATION_CONCURRENCY, queue: e.ORGANISATION_QUEUE, waitMs: e.ORGANISATION_QUEUE_WAIT_MS },
       graphqlCorsOrigins: e.GRAPHQL_CORS_ORIGINS,
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
@@ -275,10 +350,23 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
       retentionDays: e.LEAD_EVENTS_RETENTION_DAYS,
     },
+    notifications: {
+      smtpUrl: e.SMTP_URL,
+      smtpTimeoutMs: e.SMTP_TIMEOUT_MS,
+      from: e.NOTIFICATION_FROM,
+      secret: e.NOTIFICATION_SECRET,
+      worker: e.NOTIFICATION_WORKER,
+      pollMs: e.NOTIFICATION_POLL_MS,
+      retryHours: e.NOTIFICATION_RETRY_HOURS,
+      digestHour: e.NOTIFICATION_DIGEST_HOUR,
+      publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+      leadUrl: e.NOTIFICATION_LEAD_URL ?? `${e.PUBLIC_URL.replace(/\/+$/, '')}/v1/leads/{id}`,
+    },
     database: { poolSize: e.DB_POOL_SIZE, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS, acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS, preparedStatements: e.DB_PREPARED_STATEMENTS },
     logFormat: e.LOG_FORMAT,
     metricsToken: e.METRICS_TOKEN,
     workerLockRetryMs: e.WORKER_LOCK_RETRY_MS,
+    apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     locatorWidget: { tileUrl: e.LOCATOR_TILE_URL, tileAttribution: e.LOCATOR_TILE_ATTRIBUTION },
   };
 }

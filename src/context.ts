@@ -2,30 +2,26 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import type { Caller } from './auth/caller';
 import { authenticate } from './auth/api-keys';
-import { Loaders } from './graphql/loaders';
+import { Loaders } from './db/loaders';
 import type { SearchBackend } from './search/types';
+import type { SearchContext } from './search/list';
+import type { AccessContext } from './access/visibility';
 import type { Geocoder } from './geo/geocoder';
+import type { CallerCache } from './auth/caller-cache';
 
-/** Everything a resolver may use, built fresh for every request (GraphQL or REST). */
-export interface Context {
+/**
+ * Everything a resolver may use, built fresh for every request (GraphQL or REST). The lower layers name
+ * the part they read (`SearchContext`, `AccessContext`), so they need not import this file.
+ */
+export interface Context extends SearchContext, AccessContext {
   em: EntityManager;
   caller: Caller | null;
   loaders: Loaders;
   config: Config;
   search: SearchBackend;
   geocoder: Geocoder;
-  /**
-   * Set by the REST facade for a list request: the contract's `opts[where]`, `opts[order]` and
-   * `opts[aggs]` (snake_case names; a field a resource does not index matches nothing), which the list
-   * reads instead of GraphQL's typed arguments (src/graphql/list-args.ts).
-   */
-  restListOptions?: RestListOptions;
-}
-
-export interface RestListOptions {
-  where: unknown;
-  order: unknown;
-  aggs: unknown;
+  /** The callers of recently used keys; writes to keys, users and assignments invalidate it once committed. */
+  callers?: CallerCache;
 }
 
 export interface ContextDeps {
@@ -33,11 +29,12 @@ export interface ContextDeps {
   config: Config;
   search: SearchBackend;
   geocoder: Geocoder;
+  callers?: CallerCache;
 }
 
 /** `caller` when the request was already authenticated (/graphql checks the key before parsing). */
 export async function buildContext(deps: ContextDeps, apiKeyHeader: string | undefined, caller?: Caller | null): Promise<Context> {
   const em = deps.orm.em.fork() as EntityManager;
-  const resolved = caller === undefined ? await authenticate(em, apiKeyHeader) : caller;
-  return { em, caller: resolved, loaders: new Loaders(em), config: deps.config, search: deps.search, geocoder: deps.geocoder };
+  const resolved = caller === undefined ? await authenticate(em, apiKeyHeader, deps.callers) : caller;
+  return { em, caller: resolved, loaders: new Loaders(em), config: deps.config, search: deps.search, geocoder: deps.geocoder, callers: deps.callers };
 }

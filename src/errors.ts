@@ -25,7 +25,7 @@ export type ErrorCode =
 
 /**
  * The one error vocabulary of the service. Resolvers and services throw these; `toGraphQLError`
- * gives the GraphQL form and `src/rest/envelopes.ts` the HTTP status and body.
+ * gives the GraphQL form and `src/http/envelopes.ts` the HTTP status and body.
  */
 export class AppError extends GraphQLError {
   constructor(
@@ -54,6 +54,13 @@ export function queryTooComplex(limit: string, maximum: number, actual: number |
 /** The database cannot be reached or did not answer in time (`src/db/outage.ts`): a 503 with `Retry-After`. */
 export const serviceUnavailable = () =>
   new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable (database unreachable); retry later');
+
+/**
+ * The search engine cannot be reached or cannot answer now (`src/search/elasticsearch/unavailable.ts`):
+ * a list on the engine backend answers 503 with `Retry-After`, as a database outage does.
+ */
+export const searchUnavailable = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable (search engine unreachable); retry later');
 
 /** `Couldn't find Lead with 'id'=<id>`, the message partners already match on. */
 export const notFound = (type: string, id: string) =>

@@ -94,6 +94,7 @@ export const NUMERIC_INPUTS: Readonly<Record<string, NumericBound>> = {
   'Query.*(first)': INT4,
   'Query.*(last)': INT4,
   'Query.webhookDeliveries(limit)': INT4,
+  'ResponseTimeSettingsInput.firstResponseMinutes': INT4,
 };
 
 /** The bound of a numeric input named `Type.field` or `Type.field(argument)`, wildcards included. */

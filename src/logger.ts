@@ -2,8 +2,10 @@ import pino from 'pino';
 import pretty from 'pino-pretty';
 import type { Logger as OrmLogger, LogContext, LoggerNamespace, Options } from '@mikro-orm/core';
 import { safeError, type SafeError } from './safe-error';
-import { LOG_LEVELS } from './config';
-import { currentRequestId, requestContext } from './observability/request-context';
+import { currentRequestId, requestContext } from './request-context';
+
+/** The levels LOG_LEVEL accepts (pino's). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** `LOG_FORMAT` (see src/config.ts): `auto` is readable and colored on a terminal, JSON otherwise. */
 function readable(): boolean {

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { config, ConfigError, type Config } from './config';
 import { EmbeddedDatabaseError, embeddedClusterDir, relocatedClusters, startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
-import { initOrm } from './db/orm';
+import { initAppOrm } from '../mikro-orm.config';
 import { databaseOptions } from './db/pool';
 import { usePreparedStatements } from './db/sql';
-import { demoBanner, demoJson, demoLinks, demoSeedWanted, seedDemo } from './db/demo-seed';
+import { demoBanner, demoJson, demoLinks, demoSeedWanted, seedDemo } from './modules/demo/demo-seed';
+import { modules } from './modules';
 import { buildApp } from './app';
 import { alwaysLogger, jsonLogs, logger, ormLogging } from './logger';
 import { configureServer } from './http/server';
@@ -32,9 +33,9 @@ async function main(lifecycle: Lifecycle): Promise<void> {
     whereTheDataIs(cfg, embedded);
   }
   usePreparedStatements(cfg.database.preparedStatements);
-  const orm = await initOrm(url, { ...databaseOptions(cfg.database), ...ormLogging() });
+  const orm = await initAppOrm(url, { ...databaseOptions(cfg.database), ...ormLogging() });
   lifecycle.add('database connections', () => orm.close());
-  const demo = demoSeedWanted(cfg) ? await seedDemo(orm.em.fork()) : null;
+  const demo = demoSeedWanted(cfg) ? await seedDemo(orm.em.fork(), modules) : null;
   const { app, attach, stop } = await buildApp(cfg, orm);
   lifecycle.add('GraphQL, subscriptions, webhooks and search', stop);
 

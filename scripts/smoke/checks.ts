@@ -77,6 +77,13 @@ async function httpChecks(t: SmokeTarget, check: Check): Promise<void> {
   const openapi = await get(`${t.url}/v1/openapi.json`);
   check(openapi.status === 200 && openapi.text.startsWith('{'), 'GET /v1/openapi.json is 200', String(openapi.status));
 
+  const unsubscribe = await get(`${t.url}/notifications/unsubscribe?token=forged.token`);
+  check(
+    [400, 404, 410].includes(unsubscribe.status) && has(unsubscribe.headers.get('content-type'), 'text/html'),
+    'a forged unsubscribe link gets a page saying so, never a 5xx',
+    String(unsubscribe.status),
+  );
+
   for (const [name, url] of [['GraphiQL', `${t.url}/graphql`], ['/v1/docs', `${t.url}/v1/docs`]]) {
     const page = await get(url, { accept: 'text/html' });
     const csp = page.headers.get('content-security-policy');

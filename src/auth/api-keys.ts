@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from './caller';
-import type { Role } from '../modules/user/role';
+import type { Role } from './role';
 import { query } from '../db/sql';
+import type { CallerCache } from './caller-cache';
 
 const KEY_PREFIX = 'lnk_';
 
@@ -29,12 +30,17 @@ export function keyFromHeader(header: string | undefined): string | null {
 
 /**
  * Resolves a key to its caller in one statement (user, scope assignments, and a last-used stamp
- * written at most once a minute). Unknown, revoked and malformed keys all give null.
+ * written at most once a minute), or from `cache` when it holds the key (src/auth/caller-cache.ts).
+ * Unknown, revoked and malformed keys all give null.
  */
-export async function authenticate(em: EntityManager, header: string | undefined): Promise<Caller | null> {
+export async function authenticate(em: EntityManager, header: string | undefined, cache?: CallerCache): Promise<Caller | null> {
   const plain = keyFromHeader(header);
   if (!plain) return null;
   const hash = hashKey(plain);
+  return cache ? cache.get(hash, () => readCaller(em, hash)) : readCaller(em, hash);
+}
+
+async function readCaller(em: EntityManager, hash: string): Promise<Caller | null> {
   const rows = await query<any>(
     em,
     `with k as (

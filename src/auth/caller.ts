@@ -1,4 +1,4 @@
-import { Role } from '../modules/user/role';
+import { Role } from './role';
 
 /** The authenticated user behind a request, with the scope assignment ids its role uses. */
 export interface Caller {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { isUuid } from '../search/list';
-import { Role } from '../modules/user/role';
+import { Role } from '../auth/role';
 
 /** Parses a UUID argument; anything else is a usage error naming the value. */
 export function uuid(value: string): string {

@@ -1,16 +1,18 @@
 import type { Command } from 'commander';
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/postgresql';
 import { parseConfig, ConfigError, type Config } from '../config';
-import { initOrm } from '../db/orm';
+import { initAppOrm } from '../../mikro-orm.config';
 import { usePreparedStatements } from '../db/sql';
 import { AppError, type ErrorDetail } from '../errors';
 import type { Context } from '../context';
-import { Loaders } from '../graphql/loaders';
+import { Loaders } from '../db/loaders';
 import { createSearchBackend } from '../search/factory';
+import { searchDocuments } from '../modules';
 import { safeError } from '../safe-error';
 import { NullGeocoder } from '../geo/geocoder';
 import { CLI_OPERATOR, UserService } from '../modules/user/user.service';
 import { openDatabase, type CliDatabase } from './database';
+import { isEngineUnavailable } from '../search/elasticsearch/unavailable';
 
 /** What a command prints: `json` with `--json`, else `text`; with `failure`, that error follows and the exit status is its. */
 export interface CommandResult {
@@ -77,7 +79,7 @@ export class Session {
     this.ormPromise ??= this.databaseUrl().then(async (url) => {
       try {
         usePreparedStatements(this.config.database.preparedStatements);
-        return await initOrm(url, this.ormOptions);
+        return await initAppOrm(url, this.ormOptions);
       } catch (e) {
         throw new Error(`Could not open ${await this.describeDatabase()}: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -97,7 +99,7 @@ export class Session {
   async context(): Promise<Context> {
     const orm = await this.orm();
     const em = orm.em.fork() as EntityManager;
-    return { em, caller: null, loaders: new Loaders(em), config: this.config, search: createSearchBackend(this.config, orm), geocoder: new NullGeocoder() };
+    return { em, caller: null, loaders: new Loaders(em), config: this.config, search: createSearchBackend(this.config, orm, searchDocuments), geocoder: new NullGeocoder() };
   }
 
   async users(): Promise<UserService> {
@@ -180,6 +182,9 @@ export function errorBody(e: unknown): { code: string; message: string; details?
   }
   if (e instanceof CliError) return { code: e.code, message: e.message };
   if (e instanceof ConfigError) return { code: 'CONFIG', message: e.message };
+  if (isEngineUnavailable(e)) {
+    return { code: 'SEARCH_UNAVAILABLE', message: `the search engine gave no usable answer (${(e as Error).name}: ${(e as Error).message}); check SEARCH_URL and the cluster, then run the command again` };
+  }
   return { code: 'INTERNAL', message: internalMessage(e) };
 }
 

@@ -1,3 +1,4 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { Client, type ClientConfig } from 'pg';
 import { logger } from '../logger';
 
@@ -123,4 +124,21 @@ export class LeaderLock {
     // Ending the session releases the lock (after the worker stopped, so no one overlaps it).
     await client?.end().catch(() => undefined);
   }
+}
+
+/**
+ * Runs `work` in a transaction holding the transaction-scoped advisory lock `key`, or returns null at
+ * once when another session holds it. A crash ends the transaction and frees the lock; whatever it had
+ * not committed is done again by the next holder (at-least-once).
+ */
+export async function withXactLock<T>(orm: MikroORM, key: number, work: (em: EntityManager) => Promise<T>): Promise<T | null> {
+  return (orm.em as EntityManager).fork().transactional(async (em) => {
+    const [{ locked }] = await em.execute('select pg_try_advisory_xact_lock(?) as locked', [key]);
+    return locked ? work(em) : null;
+  });
+}
+
+/** `worker` under a `LeaderLock` on the ORM's database: one process at a time runs it; call `start()` on the result. */
+export function leaderLocked(orm: MikroORM, key: number, worker: Worker, name: string, retryMs: number): LeaderLock {
+  return new LeaderLock(orm.em.getConnection().getConnectionOptions() as ClientConfig, key, worker, name, { retryMs });
 }

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { MikroORM, type Options } from '@mikro-orm/postgresql';
-import { ormConfig } from '../../mikro-orm.config';
-import { migrationsList } from '../../migrations';
+import { MikroORM, type EntityClass, type Options } from '@mikro-orm/postgresql';
+import { ormOptions } from './orm-options';
+import { projectMigrations } from './migration-files';
 
 /** The advisory lock key that serializes migrations across every process on one database. */
 export const MIGRATION_LOCK = 727_000;
@@ -12,7 +12,7 @@ export const MIGRATION_LOCK = 727_000;
  * ORM without the service's statement timeout (a migration may take longer than a request should).
  * Returns the names of the migrations applied.
  */
-export async function migrate(url: string, extra: Partial<Options> = {}): Promise<string[]> {
+export async function migrate(url: string, entities: readonly EntityClass<any>[], extra: Partial<Options> = {}): Promise<string[]> {
   const lock = new Client({ connectionString: url });
   await lock.connect();
   // A lost lock connection must not crash the process; the session's end releases the lock anyway.
@@ -21,7 +21,7 @@ export async function migrate(url: string, extra: Partial<Options> = {}): Promis
     // Most starts have nothing to apply: say so without queueing on the lock behind other replicas.
     if (await upToDate(lock)) return [];
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const orm = await MikroORM.init(ormConfig(url, { ...extra, pool: { min: 0, max: 2 } }));
+    const orm = await MikroORM.init(ormOptions(url, entities, { ...extra, pool: { min: 0, max: 2 } }));
     try {
       return (await orm.getMigrator().up()).map((m) => m.name);
     } finally {
@@ -37,5 +37,5 @@ async function upToDate(client: Client): Promise<boolean> {
   const { rows } = await client.query(`select to_regclass('mikro_orm_migrations') is not null as present`);
   if (!rows[0].present) return false;
   const applied = new Set((await client.query('select name from mikro_orm_migrations')).rows.map((r) => r.name));
-  return migrationsList.every((m) => applied.has(m.name));
+  return projectMigrations().every((m) => applied.has(m.name));
 }

@@ -37,3 +37,11 @@ export async function flushDestroy(em: EntityManager): Promise<void> {
     throw e;
   }
 }
+
+/**
+ * Names the user a write is made for, for the rest of its transaction (`leadnet.actor_id`): database
+ * triggers that depend on who wrote a change read it (a lead is answered only by its store's users).
+ */
+export async function recordActor(tx: EntityManager, userId: string | null | undefined): Promise<void> {
+  await tx.execute(`select set_config('leadnet.actor_id', ?, true)`, [userId ?? '']);
+}

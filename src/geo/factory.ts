@@ -1,10 +1,16 @@
-import type { Config } from '../config';
 import { NullGeocoder, type Geocoder } from './geocoder';
 import { HttpGeocoder } from './http-geocoder';
 import { OfflineGeocoder } from './offline-geocoder';
 
+/** Which geocoder to use (`GEOCODER`, `GEOCODER_URL`, `GEOCODER_TIMEOUT_MS`; parsed by src/config.ts). */
+export interface GeocoderConfig {
+  kind: 'offline' | 'http' | 'none';
+  url?: string;
+  timeoutMs: number;
+}
+
 /** The geocoder chosen by `GEOCODER` (PRODUCT.md section 8); offline by default. */
-export function createGeocoder(config: Config): Geocoder {
+export function createGeocoder(config: { geocoder: GeocoderConfig }): Geocoder {
   switch (config.geocoder.kind) {
     case 'offline':
       return new OfflineGeocoder();

@@ -22,6 +22,25 @@ query NewestLeads($perPage: Int = 10, $where: LeadWhere) {
     variables: '{ "perPage": 10, "where": { "createdAt": { "gte": "2026-01-01" } } }',
   },
   {
+    query: `# Response times per store and week: leads received and answered, median and 90th-percentile
+# seconds to the first response, first-response times missed, won and lost. Scoped like the lead list.
+query ResponseTimes($where: LeadWhere, $groupBy: [ResponseStatsGroup!]) {
+  leadResponseStats(where: $where, groupBy: $groupBy) {
+    storeId
+    week
+    received
+    answered
+    medianFirstResponseSeconds
+    p90FirstResponseSeconds
+    breaches
+    won
+    lost
+  }
+}
+`,
+    variables: '{ "where": { "createdAt": { "gte": "2026-01-01" } }, "groupBy": ["STORE", "WEEK"] }',
+  },
+  {
     query: `# One lead's whole timeline, newest first.
 query LeadTimeline($leadId: ID!) {
   leadTimeline(leadId: $leadId) {

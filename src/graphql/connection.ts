@@ -3,7 +3,7 @@ import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import type { EntityClass, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from '../context';
 import { AppError } from '../errors';
-import { ListOptions } from './list-args';
+import { ListOptions } from '../search/list-args';
 import { hiddenFields } from '../search/list';
 import { MAX_PER_PAGE, DEFAULT_PER_PAGE, type SearchDocument, type Where } from '../search/types';
 
@@ -29,22 +29,22 @@ export class ConnectionArgs {
   @Field(() => Int, { nullable: true, description: `The last n records (before \`before\`, or of the whole list); at most ${MAX_PER_PAGE}.` })
   last?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'A cursor (a `startCursor` or edge `cursor`) of the same list and order: the records before it.' })
   before?: string | null;
 }
 
-@ObjectType()
+@ObjectType({ description: 'Where a cursor page sits in its list (Relay).' })
 export class PageInfo {
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'More records follow this page (pass `endCursor` as `after`).' })
   hasNextPage!: boolean;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Records precede this page (pass `startCursor` as `before`).' })
   hasPreviousPage!: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The cursor of the first record of the page; null when the page is empty.' })
   startCursor!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The cursor of the last record of the page; null when the page is empty.' })
   endCursor!: string | null;
 }
 
@@ -57,24 +57,24 @@ export interface Connection<T> {
 
 /** `{ edges { cursor node }, nodes, pageInfo, totalCount }` for one node type. */
 export function ConnectionType<T extends object>(node: ClassType<T>, name: string) {
-  @ObjectType(`${name}Edge`)
+  @ObjectType(`${name}Edge`, { description: `One ${name} record of a cursor page, with its cursor.` })
   class Edge {
-    @Field(() => String)
+    @Field(() => String, { description: 'Opaque; pass it as `after` or `before` to page from this record (same list and order only).' })
     cursor!: string;
 
-    @Field(() => node)
+    @Field(() => node, { description: 'The record.' })
     node!: T;
   }
 
   @ObjectType(`${name}Connection`, { description: `${name} records by Relay cursors (keyset: every page costs what the first costs).` })
   class ConnectionClass implements Connection<T> {
-    @Field(() => [Edge])
+    @Field(() => [Edge], { description: 'The records of the page with their cursors, in list order.' })
     edges!: Array<{ cursor: string; node: T }>;
 
-    @Field(() => [node])
+    @Field(() => [node], { description: 'The records of the page, in list order (`edges` without cursors).' })
     nodes!: T[];
 
-    @Field(() => PageInfo)
+    @Field(() => PageInfo, { description: 'Whether more records follow or precede, and the cursors to reach them.' })
     pageInfo!: PageInfo;
 
     @Field(() => Int, { description: 'Every record of the list (the filter and the caller\'s scope), exact.' })

@@ -1,7 +1,7 @@
 import { rule } from 'graphql-shield';
 import type { Context } from '../context';
 import { forbidden, unauthenticated } from '../errors';
-import { Role } from '../modules/user/role';
+import { Role } from '../auth/role';
 
 /** Any valid API key. */
 export const isAuthenticated = rule({ cache: 'contextual' })((_parent, _args, ctx: Context) =>

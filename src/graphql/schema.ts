@@ -5,93 +5,27 @@ import { shield, allow, deny } from 'graphql-shield';
 import { lexicographicSortSchema, printSchema, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { checkRootArgs } from '../limits';
 import { forbidden } from '../errors';
-import { SearchMetaResolver } from './common';
-import { ProductResolver } from '../modules/product/product.resolver';
-import { productPermissions } from '../modules/product/product.permissions';
-import { LeadResolver } from '../modules/lead/lead.resolver';
-import { LeadActivityResolver } from '../modules/lead/lead-activity.resolver';
-import { leadPermissions } from '../modules/lead/lead.permissions';
-import { UserResolver } from '../modules/user/user.resolver';
-import { userPermissions } from '../modules/user/user.permissions';
+import { describeRoots, SearchMetaResolver } from './common';
+/**
+ * What one feature module gives the GraphQL schema: its resolver classes, its policies' graphql-shield
+ * rule maps (each type's fields; anything not listed is denied) and its lists that have a cursor
+ * connection (`leads` -> `Lead`: `leadsConnection` with `LeadConnection` and `LeadEdge`).
+ */
+export interface GraphqlContribution {
+  resolvers?: readonly Function[];
+  policies?: readonly { rules: Readonly<Record<string, any>> }[];
+  connections?: Readonly<Record<string, string>>;
+}
 
-import { CompanyRetailerResolver } from '../modules/company-retailer/company-retailer.resolver';
-import { companyRetailerPermissions } from '../modules/company-retailer/company-retailer.permissions';
-import { CompanyRetailerLocationResolver } from '../modules/company-retailer-location/company-retailer-location.resolver';
-import { crlPermissions } from '../modules/company-retailer-location/company-retailer-location.permissions';
-import { CompanyResolver } from '../modules/company/company.resolver';
-import { companyPermissions } from '../modules/company/company.permissions';
-import { RetailerResolver } from '../modules/retailer/retailer.resolver';
-import { retailerPermissions } from '../modules/retailer/retailer.permissions';
-import { RetailerLocationResolver } from '../modules/retailer-location/retailer-location.resolver';
-import { retailerLocationPermissions } from '../modules/retailer-location/retailer-location.permissions';
-import { TerritoryResolver } from '../modules/territory/territory.resolver';
-import { territoryPermissions } from '../modules/territory/territory.permissions';
-import { CompanyStoreTypeResolver } from '../modules/company-store-type/company-store-type.resolver';
-import { companyStoreTypePermissions } from '../modules/company-store-type/company-store-type.permissions';
-import { CollectionResolver } from '../modules/collection/collection.resolver';
-import { collectionPermissions } from '../modules/collection/collection.permissions';
-import { ProductImageResolver, ProductImagesFieldResolver } from '../modules/product/product-image.resolver';
-import { productImagePermissions } from '../modules/product/product-image.permissions';
-import { StockResolver, CrlStocksFieldResolver } from '../modules/product/stock.resolver';
-import { stockPermissions } from '../modules/product/stock.permissions';
-import { contactPermissions } from '../modules/contact/contact.permissions';
-import { LeadEventResolver } from '../modules/lead-events/lead-events.resolver';
-import { leadEventPermissions } from '../modules/lead-events/lead-events.permissions';
-import { RoutingResolver } from '../modules/routing/routing.resolver';
-import { routingPermissions } from '../modules/routing/routing.permissions';
-import { WebhookDeliveryFieldResolver, WebhookResolver } from '../modules/webhooks/webhook.resolver';
-import { webhookPermissions } from '../modules/webhooks/webhook.permissions';
-import { ImportResolver } from '../modules/import/import.resolver';
-import { importPermissions } from '../modules/import/import.permissions';
+/** The schema's own resolvers and rules, beside those of the modules. */
+const OWN = {
+  resolvers: [SearchMetaResolver],
+  rules: { SearchMeta: allow, Facet: allow, FacetBucket: allow },
+};
 
-/** Every resolver class of the schema. */
-const resolvers: NonEmptyArray<Function> = [
-  SearchMetaResolver,
-  LeadResolver,
-  LeadActivityResolver,
-  UserResolver,
-  ProductResolver,
-  CompanyRetailerResolver,
-  CompanyRetailerLocationResolver,
-  CompanyResolver,
-  RetailerResolver,
-  RetailerLocationResolver,
-  TerritoryResolver,
-  CompanyStoreTypeResolver,
-  CollectionResolver,
-  ProductImageResolver,
-  ProductImagesFieldResolver,
-  StockResolver,
-  CrlStocksFieldResolver,
-  LeadEventResolver,
-  RoutingResolver,
-  WebhookResolver,
-  WebhookDeliveryFieldResolver,
-  ImportResolver,
-];
-
-/** Each resource's rule map, merged here; anything not listed is denied. */
-const permissionMaps: Array<Record<string, any>> = [
-  leadPermissions,
-  productPermissions,
-  userPermissions,
-  companyRetailerPermissions,
-  crlPermissions,
-  companyPermissions,
-  retailerPermissions,
-  retailerLocationPermissions,
-  territoryPermissions,
-  companyStoreTypePermissions,
-  collectionPermissions,
-  productImagePermissions,
-  stockPermissions,
-  contactPermissions,
-  leadEventPermissions,
-  routingPermissions,
-  webhookPermissions,
-  importPermissions,
-  { SearchMeta: allow, Facet: allow, FacetBucket: allow },
-];
+function resolversOf(modules: readonly GraphqlContribution[]): NonEmptyArray<Function> {
+  return [OWN, ...modules].flatMap((m) => m.resolvers ?? []) as unknown as NonEmptyArray<Function>;
+}
 
 export function mergePermissions(maps: Array<Record<string, any>>): Record<string, any> {
   const merged: Record<string, any> = {};
@@ -107,31 +41,16 @@ export function mergePermissions(maps: Array<Record<string, any>>): Record<strin
   return merged;
 }
 
-/** The lists that have a cursor connection (`<list>Connection`), with their node types. */
-const CONNECTIONS: Record<string, string> = {
-  leads: 'Lead',
-  leadActivities: 'LeadActivity',
-  products: 'Product',
-  companyRetailers: 'CompanyRetailer',
-  companyRetailerLocations: 'CompanyRetailerLocation',
-  companies: 'Company',
-  retailers: 'Retailer',
-  retailerLocations: 'RetailerLocation',
-  users: 'User',
-  territories: 'Territory',
-  companyStoreTypes: 'CompanyStoreType',
-  collections: 'Collection',
-};
-const CONNECTION_TYPES = ['PageInfo', ...Object.values(CONNECTIONS).flatMap((node) => [`${node}Connection`, `${node}Edge`])];
-
 /**
  * Every resource's rules in one map. A cursor connection (`leadsConnection`) is its list (`leads`) read
  * by cursors: it has the list's rule, and its connection, edge and page-info types are open like a page's.
  */
-export function policies(): Record<string, any> {
-  const merged = mergePermissions(permissionMaps);
-  for (const list of Object.keys(CONNECTIONS)) merged.Query[`${list}Connection`] = merged.Query[list];
-  for (const type of CONNECTION_TYPES) merged[type] = allow;
+export function policies(modules: readonly GraphqlContribution[]): Record<string, any> {
+  const merged = mergePermissions([...modules.flatMap((m) => (m.policies ?? []).map((p) => p.rules)), OWN.rules]);
+  const connections: Record<string, string> = Object.assign({}, ...modules.map((m) => m.connections ?? {}));
+  for (const list of Object.keys(connections)) merged.Query[`${list}Connection`] = merged.Query[list];
+  const types = ['PageInfo', ...Object.values(connections).flatMap((node) => [`${node}Connection`, `${node}Edge`])];
+  for (const type of types) merged[type] = allow;
   return merged;
 }
 
@@ -149,14 +68,14 @@ const NO_PUBSUB = {
 };
 
 /** The executable schema without policies (for emitting SDL). */
-export function buildBareSchema(): GraphQLSchema {
-  return buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false, pubSub: NO_PUBSUB });
+export function buildBareSchema(modules: readonly GraphqlContribution[]): GraphQLSchema {
+  return describeRoots(buildSchemaSync({ resolvers: resolversOf(modules), validate: false, emitSchemaFile: false, pubSub: NO_PUBSUB }));
 }
 
 /** The executable schema with graphql-shield applied: default deny, errors passed through. */
-export function buildSchema(): GraphQLSchema {
-  const rules = policies();
-  const schema = buildBareSchema();
+export function buildSchema(modules: readonly GraphqlContribution[]): GraphQLSchema {
+  const rules = policies(modules);
+  const schema = buildBareSchema(modules);
   const permissions = shield(rules, {
     fallbackRule: deny,
     allowExternalErrors: true,
@@ -194,6 +113,6 @@ export function withoutAllowedFields(middleware: IMiddlewareFieldMap, rules: Rec
 export const SCHEMA_FILE = path.join(__dirname, '..', '..', 'schema', 'schema.graphql');
 
 /** The SDL committed in `schema/schema.graphql`. */
-export function printedSchema(): string {
-  return printSchema(lexicographicSortSchema(buildBareSchema())) + '\n';
+export function printedSchema(modules: readonly GraphqlContribution[]): string {
+  return printSchema(lexicographicSortSchema(buildBareSchema(modules))) + '\n';
 }

@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { findDemoCompany } from '../db/demo-seed';
 
 /** How long the demo company lookup is kept: `GET /` needs no key, so it costs at most one query per period. */
 const DEMO_TTL_MS = 30_000;
@@ -26,9 +25,10 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 /**
  * `GET /`: where to go from here, for a person or a program. Browsers (HTML preferred in `Accept`) get a
  * page of links; anything else (`application/json`, `*\/*`, no `Accept`) gets the same links as JSON.
- * The demo company's store finder is linked while that company exists. docs/operations.md describes it.
+ * The demo company's store finder (`findDemoCompany`, src/modules/demo) is linked while that company
+ * exists. docs/operations.md describes it.
  */
-export function homeRouter(orm: MikroORM): Router {
+export function homeRouter(orm: MikroORM, findDemoCompany: (em: EntityManager) => Promise<{ id: string; name: string } | null>): Router {
   const router = Router();
   let demo: { at: number; value: Promise<Home['demo_company']> } | undefined;
 

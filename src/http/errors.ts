@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, serviceUnavailable } from '../errors';
 import { isDatabaseUnavailable } from '../db/outage';
-import { httpError } from '../rest/envelopes';
+import { httpError } from './envelopes';
 import { logger } from '../logger';
 
 /** Whether a request path is the GraphQL endpoint (case-insensitive, as express routes it), whose errors read `{ errors: [{ message, extensions: { code } }] }`. */

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Config } from '../config';
 import type { ContextDeps } from '../context';
-import { isUuid } from '../modules/store-locator/store-locator.params';
+import { isUuid } from '../search/list';
 import { embeddablePageHeaders, embeddableScriptHeaders, styleHash } from '../http/page-headers';
 import { widgetBundleSource, widgetScript } from './bundle';
 

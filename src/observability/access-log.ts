@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
 import { logger } from '../logger';
 import { routeOf } from './route';
-import { requestContext } from './request-context';
+import { requestContext } from '../request-context';
 import type { Metrics } from './metrics';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { requestContext } from './request-context';
+import { requestContext } from '../request-context';
 
 /** An id a client or proxy may send: 1-128 characters, letters, digits and `-_.:/+=@`. */
 const SANE_ID = /^[A-Za-z0-9._:/+=@-]{1,128}$/;

@@ -5,7 +5,8 @@ import { logger } from '../logger';
 import type { Request } from 'express';
 import { buildContext, type Context, type ContextDeps } from '../context';
 import { badRequest, unauthenticated } from '../errors';
-import { httpErrorFromGraphQL, type HttpError } from './envelopes';
+import { httpError, httpErrorFromGraphQL, type HttpError } from '../http/envelopes';
+import { FAIR_SHARE_RETRY_AFTER_SECONDS, shareKey, type FairShare } from '../http/fair-share';
 import type { OperationRegistry } from './operations';
 
 /**
@@ -34,6 +35,8 @@ export class RestExecutor {
     private readonly schema: GraphQLSchema,
     private readonly operations: OperationRegistry,
     private readonly deps: ContextDeps,
+    /** Each organisation's share of the process (src/http/fair-share.ts); none in tools that run one request. */
+    private readonly fairShare?: FairShare,
   ) {}
 
   /**
@@ -62,6 +65,21 @@ export class RestExecutor {
   }
 
   async run(contextValue: Context, operationName: string, variables: Record<string, unknown>): Promise<any> {
+    if (!this.fairShare || !contextValue.caller) return this.execute(contextValue, operationName, variables);
+    let release: () => void;
+    try {
+      release = await this.fairShare.enter(shareKey(contextValue.caller));
+    } catch (e) {
+      throw new RestError({ ...httpError('RATE_LIMITED', (e as Error).message), headers: { 'Retry-After': String(FAIR_SHARE_RETRY_AFTER_SECONDS) } });
+    }
+    try {
+      return await this.execute(contextValue, operationName, variables);
+    } finally {
+      release();
+    }
+  }
+
+  private async execute(contextValue: Context, operationName: string, variables: Record<string, unknown>): Promise<any> {
     const { compiled, operation } = this.compiled(operationName);
     const result = await runCompiled(compiled, this.schema, operation, contextValue, variables);
     if (result.errors?.length) {
@@ -69,6 +87,8 @@ export class RestExecutor {
       if (http.status === 500) logger.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'REST operation failed');
       throw new RestError(http);
     }
+    // An acknowledged write is in the lists that follow it (read-your-writes on a search engine).
+    if (operation.operation === 'mutation') await contextValue.search.afterWrite?.();
     return (result.data as any).result;
   }
 }

@@ -8,8 +8,9 @@ import {
 } from 'graphql';
 import { invalid, validationDetail, type ErrorDetail } from '../errors';
 
-export const camel = (s: string) => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-export const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+import { camel, snake } from '../search/names';
+
+export { camel, snake };
 
 /**
  * Turns a REST body object (snake_case) into the variables of a GraphQL input type: known keys are

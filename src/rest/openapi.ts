@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toolPageHeaders } from '../http/page-headers';
 import { Router } from 'express';
-import { clientFields, type SearchDocument } from '../search/types';
-import { leadActivitySearch, leadSearch } from '../modules/lead/lead.search';
-import { companyRetailerSearch } from '../modules/company-retailer/company-retailer.search';
-import { crlSearch } from '../modules/company-retailer-location/company-retailer-location.search';
-import { productSearch } from '../modules/product/product.search';
+import type { SearchDocument } from '../search/types';
+import { withFields } from './openapi-document';
 
-/** The committed OpenAPI 3.1 document of the /v1 contract (`schema/openapi.json`). */
+/**
+ * The committed OpenAPI 3.1 document of the /v1 contract (`schema/openapi.json`), the output of
+ * `npm run openapi:emit` (src/rest/openapi-document.ts), served as written.
+ */
 export const OPENAPI_PATH = path.join(__dirname, '..', '..', 'schema', 'openapi.json');
 
 let cached: { text: string; document: OpenApiDocument } | undefined;
@@ -19,9 +19,13 @@ export interface OpenApiDocument {
   info: { title: string; version: string };
   servers?: Array<{ url: string }>;
   security?: Array<Record<string, string[]>>;
+  tags?: Array<{ name: string; description?: string }>;
   paths: Record<string, Record<string, any>>;
   components: Record<string, Record<string, any>>;
 }
+
+/** The list endpoints (their paths, e.g. `/leads`) and the search documents their `q` and `opts` read. */
+export type ListDocuments = Readonly<Record<string, SearchDocument>>;
 
 /** Reads and parses the document once per process. */
 export function openApiDocument(): OpenApiDocument {
@@ -30,41 +34,21 @@ export function openApiDocument(): OpenApiDocument {
 
 function load() {
   if (!cached) {
-    const document = withListFields(JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')));
-    cached = { text: JSON.stringify(document, null, 2), document };
+    const text = fs.readFileSync(OPENAPI_PATH, 'utf8');
+    cached = { text, document: JSON.parse(text) };
   }
   return cached;
 }
 
-/** The list endpoints and the search documents their `q` and `opts` read. */
-const LIST_DOCUMENTS: Record<string, SearchDocument> = {
-  '/leads': leadSearch,
-  '/lead_activities': leadActivitySearch,
-  '/company_retailers': companyRetailerSearch,
-  '/company_retailer_locations': crlSearch,
-  '/products': productSearch,
-};
-
 /**
- * Each list operation says which fields its `opts[where]`, `opts[order]` and `opts[aggs]` take, read
- * from the search document the list searches (so the document and this cannot drift): in its
- * description and as `x-leadnet-fields`. Fields some roles may not read are marked.
+ * Each list operation's fields (`x-leadnet-fields`, and its description's last paragraph), read from
+ * the search document the list searches. The generator writes them into the committed document; a
+ * document that has them already is unchanged.
  */
-export function withListFields(document: OpenApiDocument): OpenApiDocument {
-  for (const [path, doc] of Object.entries(LIST_DOCUMENTS)) {
+export function withListFields(document: OpenApiDocument, lists: ListDocuments): OpenApiDocument {
+  for (const [path, doc] of Object.entries(lists)) {
     const operation = document.paths[path]?.get;
-    if (!operation) continue;
-    const fields = clientFields(doc);
-    const names = (list: typeof fields) => list.map(([name, f]) => (f.readableBy ? `${name} (some roles)` : name));
-    const lists = { where: names(fields), order: names(fields.filter(([, f]) => !f.array)), aggs: names(fields) };
-    operation['x-leadnet-fields'] = lists;
-    const code = (list: string[]) => list.map((n) => `\`${n}\``).join(', ');
-    operation.description = [
-      operation.description ?? '',
-      `**Fields.** \`opts[where]\` and \`opts[aggs]\`: ${code(lists.where)}. \`opts[order]\`: ${code(lists.order)}.`,
-    ]
-      .filter(Boolean)
-      .join('\n\n');
+    if (operation) document.paths[path].get = withFields(operation, doc);
   }
   return document;
 }

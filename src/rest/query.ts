@@ -2,7 +2,6 @@ import qs from 'qs';
 import { badRequest } from '../errors';
 import { normalizePage } from '../search/options';
 import { checkJson, checkListArgs, LimitViolation } from '../limits';
-import type { RestListOptions } from '../context';
 
 /**
  * The query string of a request (`url` is its path and query). Deeper and longer than express's
@@ -33,17 +32,29 @@ export function nullify(value: unknown): unknown {
   return value;
 }
 
+/** `opts[where]`, `opts[order]` and `opts[aggs]` as sent: the list operation's `$opts` (`ListQueryOptions`). */
+export interface ListQueryOptionsVariable {
+  where: unknown;
+  order: unknown;
+  aggs: unknown;
+}
+
+/** A list request read from its query string. */
 export interface ListRequest {
-  /** The list operation's variables. */
-  variables: { q: string | null; page: number; perPage: number };
-  /** `opts[where]`, `opts[order]` and `opts[aggs]` as sent: the list reads them from the context. */
-  options: RestListOptions;
+  /**
+   * The list operation's variables (`src/modules/<resource>/<resource>.rest.graphql`): `$q`, `$page`,
+   * `$perPage`, and `$opts` when the request sends any of `where`, `order` or `aggs` (else null: the
+   * list reads no options).
+   */
+  variables: { q: string | null; page: number; perPage: number; opts: ListQueryOptionsVariable | null };
+  /** `opts[where]`, `opts[order]` and `opts[aggs]` as sent (null when absent). */
+  options: ListQueryOptionsVariable;
 }
 
 /**
- * `q` and `opts[...]` of a list request (already parsed by qs). `where`, `order` and `aggs` keep the
- * contract's shape (PRODUCT.md 6) and bypass GraphQL's typed list arguments: they are bounded here as
- * GraphQL bounds its arguments.
+ * `q` and `opts[...]` of a list request (already parsed by qs), as its list operation's variables.
+ * `where`, `order` and `aggs` keep the contract's shape (PRODUCT.md 6) and are bounded here as GraphQL
+ * bounds its arguments, so that a request over the bounds is a 400 naming `opts`.
  */
 export function listRequest(query: Record<string, unknown>): ListRequest {
   const q = query.q;
@@ -61,7 +72,8 @@ export function listRequest(query: Record<string, unknown>): ListRequest {
     }
   }
   checkListArgs(options);
-  return { variables: { q: q ?? null, page, perPage }, options };
+  const given = options.where !== null || options.order !== null || options.aggs !== null;
+  return { variables: { q: q ?? null, page, perPage, opts: given ? options : null }, options };
 }
 
 /** SPEC 4.1 `include`: comma-separated association names, `*` (the default) for all. */

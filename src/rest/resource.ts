@@ -37,9 +37,9 @@ export type Handler = (req: Request, res: Response) => Promise<void>;
 export function resourceRouter(resource: RestResource, schema: GraphQLSchema, executor: RestExecutor, strict: () => boolean): Router {
   const router = Router();
   const ops = resource.operations;
-  const include = (req: Request) =>
+  const include = (req: Request, query: Record<string, unknown> = req.query) =>
     Object.fromEntries(
-      Object.entries(parseInclude(req.query.include, resource.associations ?? [])).map(([k, v]) => [`include_${k}`, v]),
+      Object.entries(parseInclude(query.include, resource.associations ?? [])).map(([k, v]) => [`include_${k}`, v]),
     );
   const input = (req: Request, creating: boolean) => {
     const body = isObject(req.body) ? req.body : {};
@@ -58,9 +58,9 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
     const name = ops.list;
     router.get(resource.path, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      const list = listRequest(parseQueryString(req.originalUrl));
-      ctx.restListOptions = list.options;
-      const page = await executor.run(ctx, name, { ...list.variables, ...include(req) });
+      const query = parseQueryString(req.originalUrl);
+      const { variables } = listRequest(query);
+      const page = await executor.run(ctx, name, { ...variables, ...include(req, query) });
       res.json({ [resource.plural]: page.nodes, meta: page.meta });
     });
   }

@@ -2,25 +2,17 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { logger } from '../logger';
 import type { GraphQLSchema } from 'graphql';
 import type { ContextDeps } from '../context';
-import { httpError, httpErrorFromUnknown, notFoundBody } from './envelopes';
+import { httpError, httpErrorFromUnknown, notFoundBody } from '../http/envelopes';
 import { fromHttpError } from '../http/errors';
 import { RestExecutor, RestError } from './executor';
 import { OperationRegistry } from './operations';
 import { resourceRouter, type RestResource } from './resource';
-import { productRest } from '../modules/product/product.rest';
-import { leadRest } from '../modules/lead/lead.rest';
-import { leadActivityRest } from '../modules/lead/lead-activity.rest';
-
-import { companyRetailerRest } from '../modules/company-retailer/company-retailer.rest';
-import { companyRetailerLocationRest } from '../modules/company-retailer-location/company-retailer-location.rest';
-
-/** The /v1 resources, in SPEC 4.2 order. */
-const resources: RestResource[] = [leadRest, leadActivityRest, companyRetailerRest, companyRetailerLocationRest, productRest];
-
+import type { FairShare } from '../http/fair-share';
 /** The REST facade: SPEC 4.2 routes over in-process GraphQL, with SPEC 7 errors for everything. */
-export function restRouter(schema: GraphQLSchema, deps: ContextDeps, extra: Router[] = []): Router {
+/** `resources`: the /v1 resources of the modules, in SPEC 4.2 order. */
+export function restRouter(schema: GraphQLSchema, deps: ContextDeps, resources: readonly RestResource[], extra: Router[] = [], fairShare?: FairShare): Router {
   const operations = new OperationRegistry(schema);
-  const executor = new RestExecutor(schema, operations, deps);
+  const executor = new RestExecutor(schema, operations, deps, fairShare);
   const router = Router();
   for (const r of extra) router.use(r);
   for (const resource of resources) router.use(resourceRouter(resource, schema, executor, () => deps.config.strictParams));

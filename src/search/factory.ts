@@ -1,6 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
-import { searchDocuments } from './documents';
 import { ElasticsearchSearchBackend, type ElasticsearchOptions } from './elasticsearch/backend';
 import { openSearchClient, type EngineClient } from './elasticsearch/client';
 import { PostgresSearchBackend } from './postgres';
@@ -14,32 +13,40 @@ import type { SearchBackend, SearchDocument } from './types';
  */
 export function searchEngineClient(config: Config): EngineClient {
   if (!config.searchUrl) throw new Error('SEARCH_URL is not set');
-  const node = config.searchUrl;
+  const options = { node: config.searchUrl, requestTimeout: config.searchTimeouts.requestMs, maxRetries: config.searchTimeouts.maxRetries };
   if (config.searchBackend === 'opensearch') {
     const { Client } = require('@opensearch-project/opensearch') as typeof import('@opensearch-project/opensearch');
-    return openSearchClient(new Client({ node }));
+    return openSearchClient(new Client(options));
   }
   const { Client } = require('@elastic/elasticsearch') as typeof import('@elastic/elasticsearch');
-  return new Client({ node });
+  return new Client(options);
 }
 
 /** The search engine backend over `config.searchUrl` (also for the CLI and the standalone indexer). */
-export function createElasticsearchBackend(config: Config, orm: MikroORM, options: Partial<ElasticsearchOptions> & { documents?: SearchDocument[] } = {}): ElasticsearchSearchBackend {
-  return new ElasticsearchSearchBackend(searchEngineClient(config), orm, options.documents ?? searchDocuments, {
+export function createElasticsearchBackend(
+  config: Config,
+  orm: MikroORM,
+  options: Partial<ElasticsearchOptions> & { documents: readonly SearchDocument[] },
+): ElasticsearchSearchBackend {
+  return new ElasticsearchSearchBackend(searchEngineClient(config), orm, [...options.documents], {
     prefix: config.elasticsearchIndexPrefix,
     runIndexer: config.searchIndexer,
     leader: { retryMs: config.workerLockRetryMs },
+    writes: config.searchWrites,
     ...options,
   });
 }
 
-/** The search backend chosen by `SEARCH_BACKEND`. */
-export function createSearchBackend(config: Config, orm: MikroORM): SearchBackend {
+/**
+ * The search backend chosen by `SEARCH_BACKEND`; `documents` are the modules' search documents, of which
+ * a search engine keeps a copy (PostgreSQL searches the tables themselves).
+ */
+export function createSearchBackend(config: Config, orm: MikroORM, documents: readonly SearchDocument[] = []): SearchBackend {
   switch (config.searchBackend) {
     case 'postgres':
       return new PostgresSearchBackend(() => orm.em as EntityManager);
     case 'elasticsearch':
     case 'opensearch':
-      return createElasticsearchBackend(config, orm);
+      return createElasticsearchBackend(config, orm, { documents });
   }
 }

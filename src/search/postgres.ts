@@ -31,12 +31,18 @@ export class PostgresSearchBackend implements SearchBackend {
       const list = req.keyset.backward ? rows.reverse() : rows;
       return { ids: list.map((r) => r.id), total, aggs: {}, sortValues: list.map((r) => plan.terms.map((_, i) => r[`o${i}`])) };
     }
-    // The page and its total in one statement (one round trip, one connection); facets beside it.
-    const [[{ ids, total }], aggs] = await Promise.all([
-      execute(`select array_to_json(array(${plan.page.sql})) as ids, (${plan.count.sql}) as total`, [...plan.page.bindings, ...plan.count.bindings]),
+    // The page, its total and, when asked, its rows in one statement (one round trip, one connection);
+    // facets beside it.
+    const rows = req.rows?.(PAGE_IDS);
+    const head = `with page_ids as (select array(${plan.page.sql}) as ids, (${plan.count.sql}) as total)`;
+    const statement = rows
+      ? `${head} select array_to_json(ids) as ids, total, (select coalesce(json_agg(r), '[]') from (${rows.sql}) r) as rows from page_ids`
+      : `${head} select array_to_json(ids) as ids, total from page_ids`;
+    const [[result], aggs] = await Promise.all([
+      execute(statement, [...plan.page.bindings, ...plan.count.bindings, ...(rows?.bindings ?? [])]),
       plan.facets ? execute(plan.facets.sql, plan.facets.bindings) : Promise.resolve([]),
     ]);
-    return { ids, total, aggs: facetResults(doc, plan.aggs, aggs) };
+    return { ids: result.ids, total: result.total, aggs: facetResults(doc, plan.aggs, aggs), ...(rows ? { rows: result.rows } : {}) };
   }
 
   /** The tables are the index: nothing to do. */
@@ -44,6 +50,9 @@ export class PostgresSearchBackend implements SearchBackend {
 
   async remove(): Promise<void> {}
 }
+
+/** The page's ids as a `uuid[]` expression, for the statement of `SearchRequest.rows`. */
+export const PAGE_IDS = '(select ids from page_ids)::uuid[]';
 
 export interface SearchPlan {
   page: Sql;

@@ -123,6 +123,13 @@ export interface SearchRequest {
    * `backward`: the `perPage` rows strictly before it, the list read from its end. Counts ignore it.
    */
   keyset?: { after: unknown[] | null; backward: boolean };
+  /**
+   * The page's rows, read by the search's own statement when the backend reads the tables
+   * (PostgreSQL): a statement of the rows whose ids are the `uuid[]` SQL expression `ids`, in any
+   * order, each row as its JSON. A backend that cannot leaves `SearchResult.rows` out (the caller then
+   * reads the rows by id).
+   */
+  rows?: (ids: string) => Sql;
 }
 
 export interface AggBucket {
@@ -143,6 +150,8 @@ export interface SearchResult {
   aggs: Record<string, AggResult>;
   /** With `keyset`: each id's sort values (the list order's terms, the id last), for cursors. */
   sortValues?: unknown[][];
+  /** The rows of `SearchRequest.rows` when the backend read them (any order), as JSON objects. */
+  rows?: Record<string, any>[];
 }
 
 /** One search backend (PostgreSQL by default, Elasticsearch by configuration). */
@@ -155,6 +164,11 @@ export interface SearchBackend {
   index(doc: SearchDocument, ids: string[]): Promise<void>;
   /** Removes these records' documents. */
   remove(doc: SearchDocument, ids: string[]): Promise<void>;
+  /**
+   * Called after a write committed, before it is acknowledged: a backend keeping a copy makes the
+   * write searchable here (read-your-writes), within a bounded wait.
+   */
+  afterWrite?(): Promise<void>;
   /** Called once when the app starts (create indexes, start an indexer) and when it stops. */
   start?(): Promise<void>;
   stop?(): Promise<void>;

@@ -1,7 +1,9 @@
 import { badRequest } from '../errors';
 import type { SearchDocument, SearchField, Sql, Where } from './types';
 
-const OPERATORS = new Set(['gt', 'gte', 'lt', 'lte', 'not', 'in', 'all', 'exists', 'prefix', 'like', 'ilike']);
+/** The operators of a field condition (PRODUCT.md 6), in the order the contract lists them. */
+export const WHERE_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'not', 'in', 'all', 'exists', 'prefix', 'like', 'ilike'] as const;
+const OPERATORS = new Set<string>(WHERE_OPERATORS);
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // ISO 8601 as Elasticsearch's `strict_date_optional_time` reads it; no zone means UTC.
 const DATE_RE = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/i;

@@ -118,14 +118,17 @@ test('bootstrap creates a platform operator whose key works on GraphQL; a second
 });
 
 test('bad input exits 1 with a clear message on stderr and nothing on stdout', async () => {
-  const [badRole, badUuid, unknownUser, notAUser, foreign, notEmpty] = await Promise.all([
-    leadnet(['users', 'create', '--email', 'x@example.test', '--role', 'boss']),
-    leadnet(['keys', 'revoke', 'not-a-uuid', '--json']),
-    leadnet(['keys', 'generate', '--user', 'nobody@example.test']),
-    leadnet(['keys', 'list', '--user', 'nobody']),
-    leadnet(['users', 'create', '--email', 'tm@example.test', '--role', 'company_territory_manager', '--company', net1.company.id, '--territory', other.north.id, '--json']),
-    leadnet(['seed-demo', '--json']),
-  ]);
+  // One process at a time: six starts at once on a busy two-core machine outlast a test's minute.
+  const runs: Run[] = [];
+  for (const args of [
+    ['users', 'create', '--email', 'x@example.test', '--role', 'boss'],
+    ['keys', 'revoke', 'not-a-uuid', '--json'],
+    ['keys', 'generate', '--user', 'nobody@example.test'],
+    ['keys', 'list', '--user', 'nobody'],
+    ['users', 'create', '--email', 'tm@example.test', '--role', 'company_territory_manager', '--company', net1.company.id, '--territory', other.north.id, '--json'],
+    ['seed-demo', '--json'],
+  ]) runs.push(await leadnet(args));
+  const [badRole, badUuid, unknownUser, notAUser, foreign, notEmpty] = runs;
   for (const run of [badRole, badUuid, unknownUser, notAUser, foreign, notEmpty]) {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
@@ -140,7 +143,7 @@ test('bad input exits 1 with a clear message on stderr and nothing on stdout', a
     details: [{ field: 'territory_id', code: 'invalid', message: "is not a territory of the user's company", full_message: "Territory is not a territory of the user's company" }],
   });
   expect(jsonError(notEmpty)).toEqual({ code: 'NOT_EMPTY', message: expect.stringContaining('only seeds an empty database') });
-});
+}, 180_000);
 
 test('without DATABASE_URL a command starts the embedded cluster under DATA_DIR and stops it afterwards', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-cli-'));

@@ -3,7 +3,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import { execFile } from 'node:child_process';
 import { parse } from 'csv-parse/sync';
-import { createTestApp, type TestApp } from '../support/app';
+import { api, createTestApp, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { collection } from '../support/locator-factories';
 import { createLead, quoteRequest } from '../support/leads';
@@ -99,6 +99,31 @@ test('import products: dry run, row errors, batches, and a re-import that update
   ]);
   // ANV-1 lost its url, external id and collection: the row is the whole product.
   expect((await products(brand.id))[0]).toMatchObject({ url: null, external_id: null, collection_id: null });
+});
+
+test('a large product import is searchable by q at once, with exact totals (the trigram index takes new rows into its pending list)', async () => {
+  expect((await t.em().execute(`select reloptions from pg_class where relname = 'products_search_text_trgm_index'`))[0].reloptions).toEqual([
+    'fastupdate=on',
+    'gin_pending_list_limit=256',
+  ]);
+  const brand = await f.company(t.em());
+  const other = await f.company(t.em());
+  const admin = await f.userWithKey(t.em(), Role.CompanyAdmin, brand);
+  // 2,500 rows: three batches, far more trigrams than the 256 kB list holds, so some are merged, some wait.
+  const rows = Array.from({ length: 2500 }, (_, i) => `BULK-${i},${i % 5 ? 'Hammer' : 'Wrench'} ${i},Tools`);
+  const res = await leadnet(['import', 'products', file('bulk.csv', ['sku,name,category', ...rows].join('\n')), '--company', brand.id, '--json']);
+  expect(JSON.parse(res.stdout)).toMatchObject({ rows: 2500, created: 2500, invalid: 0 });
+  // Another company's product of the same words is not counted.
+  await leadnet(['import', 'products', file('other.csv', 'sku,name\nBULK-1,Wrench 1\n'), '--company', other.id, '--json']);
+  const wrench = await api(t, 'get', '/v1/products?q=wrench&opts[per_page]=10', { key: admin.key });
+  expect(wrench.status).toBe(200);
+  expect(wrench.body.meta.total).toBe(500);
+  const one = await api(t, 'get', '/v1/products?q=bulk-2499', { key: admin.key });
+  expect(one.body.products[0].sku).toBe('BULK-2499');
+  // Updated names are found by their new words, not their old ones.
+  await leadnet(['import', 'products', file('renamed.csv', 'sku,name,category\nBULK-0,Chisel 0,Tools\n'), '--company', brand.id, '--json']);
+  expect((await api(t, 'get', '/v1/products?q=chisel', { key: admin.key })).body.meta.total).toBe(1);
+  expect((await api(t, 'get', '/v1/products?q=wrench', { key: admin.key })).body.meta.total).toBe(499);
 });
 
 test('import refuses malformed CSV, a header without the key, an unknown company and a missing file', async () => {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { authenticate } from '../../src/auth/api-keys';
-import { demoBanner, demoJson, demoSeedWanted, seedDemo, type DemoSeed } from '../../src/db/demo-seed';
+import { demoBanner, demoJson, demoSeedWanted, seedDemo, type DemoSeed } from '../../src/modules/demo/demo-seed';
+import { modules } from '../../src/modules';
 import { Role } from '../../src/modules/user/role';
 import { Company } from '../../src/modules/company/company.entity';
 import { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
@@ -18,7 +19,7 @@ const BASE = 'http://localhost:3000';
 
 beforeAll(async () => {
   t = await createTestApp();
-  seed = (await seedDemo(t.em()))!;
+  seed = (await seedDemo(t.em(), modules))!;
   banner = demoBanner(seed, BASE);
 });
 afterAll(() => t.close());
@@ -131,7 +132,7 @@ test("the README's example lead and the banner's are different people: following
 });
 
 test('a database that has a company is never seeded again', async () => {
-  expect(await seedDemo(t.em())).toBeNull();
+  expect(await seedDemo(t.em(), modules)).toBeNull();
   expect(await t.em().count(Company, {})).toBe(1);
   expect(await t.em().count(User, {})).toBe(Object.values(Role).length);
 });
@@ -142,7 +143,7 @@ test('a database without companies but with a demo user email is left alone', as
     const em = t2.em();
     em.create(User, { email: 'operator@leadnet.example', role: Role.PlatformOperator, name: 'Bootstrapped' });
     await em.flush();
-    expect(await seedDemo(t2.em())).toBeNull();
+    expect(await seedDemo(t2.em(), modules)).toBeNull();
     expect(await t2.em().count(User, {})).toBe(1);
   } finally {
     await t2.close();

@@ -15,6 +15,7 @@ import { buildSchema, policies } from '../../src/graphql/schema';
 import { OperationRegistry } from '../../src/rest/operations';
 import { buildApp } from '../../src/app';
 import { costEstimator, costValidationRules, expandedSelections, operationCost } from '../../src/graphql/cost';
+import { modules } from '../../src/modules';
 
 /** Issue 9 items 1, 5 (documents) and 7: one query must not take the service down. */
 let t: TestApp;
@@ -110,8 +111,8 @@ describe('documents are bounded before they are parsed', () => {
   });
 
   test('no root field is open to callers without a key, so refusing them before parsing loses nothing', () => {
-    const rules = policies();
-    const schema = buildSchema();
+    const rules = policies(modules);
+    const schema = buildSchema(modules);
     for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
       for (const field of Object.keys(root.getFields())) {
         expect({ field: `${root.name}.${field}`, rule: rules[root.name]?.[field]?.constructor?.name }).toEqual({
@@ -160,7 +161,7 @@ test('a browser GET without an operation still reaches the landing page', async 
 
 test('every REST document passes the default limits at the largest page and with every association', () => {
   const limits = parseConfig({}).graphql;
-  const schema = buildSchema();
+  const schema = buildSchema(modules);
   const operations = new OperationRegistry(schema);
   for (const name of operations.names()) {
     const document = operations.get(name);
@@ -261,7 +262,7 @@ describe('fragments that expand exponentially are refused before anything walks 
 });
 
 describe('every step that walks a document stays linear in its text (issue 20)', () => {
-  const schema = buildSchema();
+  const schema = buildSchema(modules);
   const limits = parseConfig({}).graphql;
   const bomb = (on: 'Query' | 'Lead') => parse(doubling(21, on));
   const timed = <T>(fn: () => T): [T, number] => {

@@ -277,6 +277,14 @@ describe('stock', () => {
     expect((await fails(admin, SET, { i: { companyRetailerLocationId: w.crlB.id, productId: product.id } })).code).toBe('FORBIDDEN');
     expect((await fails(w.keys.company_territory_manager, SET, { i: { companyRetailerLocationId: w.crlIn.id, productId: product.id } })).code).toBe('FORBIDDEN');
     expect((await fails(w.keys.company_location_user, 'mutation($id: ID!) { deleteStock(id: $id) }', { id: created.setStock.id })).code).toBe('FORBIDDEN');
+    // A level is seen through its store: another store's user, another company's admin and a store manager of another store do not see it.
+    const otherStore = await f.userWithKey(t.em(), Role.CompanyLocationUser, w.A, { companyRetailerLocations: [w.crlSameCr] });
+    const otherCompany = await f.userWithKey(t.em(), Role.CompanyAdmin, w.B);
+    for (const key of [otherStore.key, otherCompany.key]) {
+      expect((await fails(key, 'mutation($id: ID!) { deleteStock(id: $id) }', { id: created.setStock.id })).code).toBe('NOT_FOUND');
+      expect((await fails(key, 'query($c: ID!) { stocks(companyRetailerLocationId: $c) { id } }', { c: w.crlIn.id })).code).toBe('NOT_FOUND');
+    }
+    expect((await ok(w.keys.retailer_store_manager, 'query($c: ID!) { stocks(companyRetailerLocationId: $c) { id } }', { c: w.crlIn.id })).stocks).toHaveLength(1);
     expect((await fails(w.keys.company_location_user, 'query($c: ID!) { stocks(companyRetailerLocationId: $c) { id } }', { c: w.crlSameCr.id })).code).toBe('NOT_FOUND');
     expect(await ok(admin, 'mutation($id: ID!) { deleteStock(id: $id) }', { id: created.setStock.id })).toEqual({ deleteStock: created.setStock.id });
   });
@@ -291,6 +299,35 @@ describe('company retailers and CRLs in GraphQL', () => {
     expect((await fails(local.keys.company_sales_associate, UPDATE, { id: local.crlIn.id, i: {} })).code).toBe('FORBIDDEN');
     expect((await fails(local.keys.company_location_user, UPDATE, { id: local.crlSameCr.id, i: {} })).code).toBe('NOT_FOUND');
     expect((await fails(local.keys.platform_operator, '{ companyRetailers { nodes { id } } }')).code).toBe('FORBIDDEN');
+  });
+
+  test('a page of company retailers with what they embed costs the same for 5 and 50 rows, for an admin of either side', async () => {
+    const em = t.em();
+    const acme = await f.company(em, 'Embeds');
+    const wide = await f.retailer(em, 'Embeds Retail');
+    for (let i = 0; i < 50; i++) {
+      const owner = i % 2 ? acme : await f.company(em);
+      const seller = i % 2 ? await f.retailer(em) : wide;
+      const cr = await f.companyRetailer(em, owner, seller, { territory: await f.territory(em, owner), physicalAddress: await f.location(em) });
+      await f.crl(em, cr);
+    }
+    const companyAdmin = await f.userWithKey(em, Role.CompanyAdmin, acme);
+    const retailerAdmin = await f.userWithKey(em, Role.RetailerAdmin, wide);
+    const QUERY = `query($n: Int) { companyRetailers(perPage: $n) { nodes {
+      company { name } retailer { name } territory { name } physicalAddress { city } retailerLocationsCount
+    } } }`;
+    const count = async (key: string, n: number, territory: 'seen' | 'unseen') => {
+      t.resetStatements();
+      const { companyRetailers } = await ok(key, QUERY, { n });
+      expect(companyRetailers.nodes).toHaveLength(Math.min(n, 25));
+      for (const node of companyRetailers.nodes) {
+        expect(node).toMatchObject({ company: { name: expect.any(String) }, retailer: { name: expect.any(String) }, physicalAddress: { city: 'Portland' }, retailerLocationsCount: 1 });
+        expect(node.territory === null).toBe(territory === 'unseen');
+      }
+      return t.statements.length;
+    };
+    expect(await count(companyAdmin.key, 5, 'seen')).toBe(await count(companyAdmin.key, 25, 'seen'));
+    expect(await count(retailerAdmin.key, 5, 'unseen')).toBe(await count(retailerAdmin.key, 25, 'unseen'));
   });
 
   test('a dashboard page of CRLs with their associations costs the same for 5 and 50 rows', async () => {

@@ -6,6 +6,7 @@ import { buildContext } from '../../src/context';
 import { PostgresSearchBackend } from '../../src/search/postgres';
 import { NullGeocoder } from '../../src/geo/geocoder';
 import { ProductService } from '../../src/modules/product/product.service';
+import { modules } from '../../src/modules';
 
 let t: TestApp;
 let admin: string;
@@ -59,8 +60,8 @@ test('create, update and delete through mutations', async () => {
 });
 
 test('every query and mutation has an explicit policy (anything else is denied)', () => {
-  const schema = buildBareSchema();
-  const rules = policies();
+  const schema = buildBareSchema(modules);
+  const rules = policies(modules);
   for (const type of [schema.getQueryType()!, schema.getMutationType()!]) {
     for (const field of Object.keys(type.getFields())) {
       expect([type.name, field, rules[type.name]?.[field] !== undefined]).toEqual([type.name, field, true]);

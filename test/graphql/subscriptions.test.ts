@@ -8,7 +8,7 @@ import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
 import { startChild, stopChildren } from '../support/service';
 import { parseConfig } from '../../src/config';
-import { initOrm } from '../../src/db/orm';
+import { initAppOrm } from '../../mikro-orm.config';
 import { buildApp, type App } from '../../src/app';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import * as f from '../support/factories';
@@ -70,7 +70,7 @@ beforeAll(async () => {
   r = await roles(t.em());
   // A second service instance on the same database, with its own pool and listening connection.
   const url = t.orm.config.get('clientUrl')!;
-  const orm = await initOrm(url);
+  const orm = await initAppOrm(url);
   const app = await buildApp(parseConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }), orm);
   const server = app.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -263,5 +263,5 @@ describe('across two service processes', () => {
     await until(() => real(admin).length >= 1 && real(other).length >= 1, 'both events delivered');
     expect(real(admin)).toEqual([{ type: 'lead.created', leadId: mine.id, lead: { name: 'Across Processes' } }]);
     expect(real(other)).toEqual([{ type: 'lead.created', leadId: theirs.id, lead: { name: 'Other Company' } }]);
-  });
+  }, 180_000); // two service processes start (migrations checked, schema built): most of a minute on a busy machine
 });

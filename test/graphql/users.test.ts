@@ -5,7 +5,7 @@ import { User } from '../../src/modules/user/user.entity';
 import { ApiKey } from '../../src/modules/user/api-key.entity';
 import { CLI_OPERATOR, UserService } from '../../src/modules/user/user.service';
 import type { Context } from '../../src/context';
-import { Loaders } from '../../src/graphql/loaders';
+import { Loaders } from '../../src/db/loaders';
 import { createSearchBackend } from '../../src/search/factory';
 import { NullGeocoder } from '../../src/geo/geocoder';
 

@@ -1,6 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { openApiDocument } from '../../src/rest/openapi';
 import { OpenApiValidator } from '../support/openapi';
+import { openApiLists } from '../../src/modules';
 
 const doc = openApiDocument();
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'];

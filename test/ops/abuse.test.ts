@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { Client } from 'pg';
 import { clusterStatus } from '../../src/db/embedded';
-import { migrationsList } from '../../migrations';
+import { projectMigrations } from '../../src/db/migration-files';
 import { withDatabase } from '../support/global-setup';
 import { ROOT, SERVICE, gone, pgPort, privateDir, removePrivateDirs, startChild, stopChildren, type ChildService } from '../support/service';
 
@@ -245,8 +245,8 @@ describe('kill -9 half-way through the migrations', () => {
     const again = startChild({ DATABASE_URL: url });
     const served = await again.ready();
     expect((await fetch(`${served}/readyz`)).status).toBe(200);
-    expect(await query('select count(*)::int as n from mikro_orm_migrations')).toEqual([{ n: migrationsList.length }]);
-    expect(again.stdout().match(/"msg":"migration applied"/g)).toHaveLength(migrationsList.length);
+    expect(await query('select count(*)::int as n from mikro_orm_migrations')).toEqual([{ n: projectMigrations().length }]);
+    expect(again.stdout().match(/"msg":"migration applied"/g)).toHaveLength(projectMigrations().length);
     expect(await stop(again)).toMatchObject({ code: 0 });
   });
 });

@@ -4,11 +4,16 @@ import { execFile } from 'node:child_process';
 import { createTestDatabase } from '../support/database';
 import { ROOT, startChild, stopChildren } from '../support/service';
 import { smokeCheck } from '../../scripts/smoke/checks';
+import { Client } from 'pg';
+import { projectMigrations } from '../../src/db/migration-files';
 
-/** `npm run build` emits JavaScript that production starts with plain node (`npm run start:prod`). */
+/**
+ * `npm run build` emits JavaScript that production starts with plain node (`npm run start:prod`), on an
+ * empty database as a first deployment: the build finds and applies every migration file.
+ */
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
-  db = await createTestDatabase();
+  db = await createTestDatabase({ empty: true });
 });
 afterAll(async () => {
   await stopChildren();
@@ -32,6 +37,12 @@ test('the build starts with node (no tsx), finds its documents and schema files,
   const url = await service.ready();
   expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
   expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ok', database: 'up' });
+  expect(fs.readdirSync(path.join(ROOT, 'dist', 'migrations')).filter((f) => f.endsWith('.js'))).toHaveLength(projectMigrations().length);
+  const client = new Client({ connectionString: db.url });
+  await client.connect();
+  const applied = (await client.query('select name from mikro_orm_migrations order by id')).rows.map((r) => r.name);
+  await client.end();
+  expect(applied).toEqual(projectMigrations().map((m) => m.name));
   const openapi = await fetch(`${url}/v1/openapi.json`);
   expect(openapi.status).toBe(200);
   expect(((await openapi.json()) as { openapi: string }).openapi).toMatch(/^3\./);

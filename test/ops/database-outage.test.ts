@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { controlledPostgres, type ControlledPostgres } from '../support/controlled-postgres';
 import { parseConfig } from '../../src/config';
-import { initOrm } from '../../src/db/orm';
+import { initAppOrm } from '../../mikro-orm.config';
 import { databaseOptions } from '../../src/db/pool';
 import { buildApp } from '../../src/app';
 import { Role } from '../../src/modules/user/role';
@@ -41,7 +41,7 @@ beforeAll(async () => {
     DB_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS),
     DB_POOL_SIZE: '4',
   });
-  orm = await initOrm(pg.url, { ...databaseOptions(config.database), debug: false });
+  orm = await initAppOrm(pg.url, { ...databaseOptions(config.database), debug: false });
   ({ app, stop: stopApp } = await buildApp(config, orm));
   const em = orm.em.fork() as EntityManager;
   const company = await f.company(em, 'Outage Co');

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../support/app';
-import { seedDemo } from '../../src/db/demo-seed';
+import { seedDemo } from '../../src/modules/demo/demo-seed';
+import { modules } from '../../src/modules';
 import { buildApp } from '../../src/app';
 
 /** `GET /` (src/home/home.router.ts; docs/operations.md, "The start page"). */
@@ -29,7 +30,7 @@ test('JSON for programs (application/json, */*, no Accept), HTML for browsers; w
 });
 
 test('once the demo network is seeded, its company and store finder are linked (names escaped in HTML)', async () => {
-  const seed = (await seedDemo(t.em()))!;
+  const seed = (await seedDemo(t.em(), modules))!;
   // A name as an admin could set it: the page escapes it.
   await t.em().getConnection().execute(`update companies set name = '<b>Cascade</b> & Co' where id = ?`, [seed.company.id]);
   // The lookup is kept 30 s: another app on the same database reads the seeded company at once.

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
-import { migrationsList } from '../../migrations';
+import { projectMigrations } from '../../src/db/migration-files';
 import { createTestDatabase } from '../support/database';
 import { ROOT, pgPort, privateDir, removePrivateDirs, startChild, stopChildren, type ChildService } from '../support/service';
 
@@ -66,7 +66,7 @@ test('the first start off a terminal: every stdout line is JSON, migrations and 
   const out = lines(service.stdout());
   for (const line of out) expect(() => JSON.parse(line)).not.toThrow();
   const parsed = out.map((l) => JSON.parse(l));
-  expect(parsed.filter((l) => l.msg === 'migration applied').map((l) => l.migration)).toEqual(migrationsList.map((m) => m.name));
+  expect(parsed.filter((l) => l.msg === 'migration applied').map((l) => l.migration)).toEqual(projectMigrations().map((m) => m.name));
   const listening = parsed.find((l) => /^leadnet listening/.test(l.msg));
   expect(listening.msg).toContain(`API reference ${url}/v1/docs`);
   expect(listening.docs).toBe(`${url}/v1/docs`);

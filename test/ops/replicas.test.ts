@@ -8,8 +8,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { withDatabase } from '../support/global-setup';
 import { serveFakeElasticsearch } from '../support/fake-elasticsearch-server';
 import { startService, type ServiceProcess } from '../support/service-process';
-import { initOrm } from '../../src/db/orm';
-import { migrationsList } from '../../migrations';
+import { initAppOrm } from '../../mikro-orm.config';
+import { projectMigrations } from '../../src/db/migration-files';
 import { Role } from '../../src/modules/user/role';
 import * as f from '../support/factories';
 
@@ -68,7 +68,7 @@ test('two replicas on one database: one migration run, one indexer, takeover aft
   await Promise.all(services.map((s) => s.waitFor((l) => /listening/.test(l.msg ?? ''), 120_000)));
 
   const migrations = await sql('select name, count(*)::int as n from mikro_orm_migrations group by name');
-  expect(migrations).toHaveLength(migrationsList.length);
+  expect(migrations).toHaveLength(projectMigrations().length);
   expect(migrations.every((m) => m.n === 1)).toBe(true);
   for (const s of services) expect(s.lines.filter((l) => l.level >= 50)).toEqual([]);
 
@@ -78,7 +78,7 @@ test('two replicas on one database: one migration run, one indexer, takeover aft
   const leader = services.find((s) => s.lines.some(leading))!;
   const standby = leader === a ? b : a;
 
-  orm = await initOrm(url, { debug: false });
+  orm = await initAppOrm(url, { debug: false });
   const em = orm.em.fork() as EntityManager;
   const company = await f.company(em, 'Replica Co');
   const { key } = await f.userWithKey(em, Role.CompanyAdmin, company);
@@ -107,8 +107,9 @@ test('two replicas on one database: one migration run, one indexer, takeover aft
   // Interleaved writes and reads on both replicas while the leader drains.
   for (let i = 0; i < 12; i++) await write(i % 2 ? a : b, i % 2 ? b : a, i);
 
-  await leader.kill('SIGKILL');
+  // Taken before the kill: the standby may take over (and log it) before this process hears of the exit.
   const killedAt = Date.now();
+  await leader.kill('SIGKILL');
   for (let i = 12; i < 20; i++) await write(standby, standby, i);
 
   const takeover = await standby.waitFor(leading, 30_000);

@@ -12,11 +12,11 @@ import { Email } from '../../src/modules/contact/email.entity';
 import { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
 import { CompanyStoreType } from '../../src/modules/company-store-type/company-store-type.entity';
 import { Company } from '../../src/modules/company/company.entity';
-import type { ActionTable, Action as PolicyAction } from '../../src/auth/policy';
-import { ACTIVITY_LEAD_ACTION, leadActions } from '../../src/modules/lead/lead.permissions';
-import { companyRetailerActions } from '../../src/modules/company-retailer/company-retailer.permissions';
-import { crlActions } from '../../src/modules/company-retailer-location/company-retailer-location.permissions';
-import { productActions } from '../../src/modules/product/product.permissions';
+import type { ActionTable, Action as PolicyAction } from '../../src/access/policy';
+import { ACTIVITY_LEAD_ACTION, leadActions } from '../../src/modules/lead/lead.policy';
+import { companyRetailerActions } from '../../src/modules/company-retailer/company-retailer.policy';
+import { crlActions } from '../../src/modules/company-retailer-location/company-retailer-location.policy';
+import { productActions } from '../../src/modules/product/product.policy';
 
 /**
  * Walks the status matrix of docs/roles.md over HTTP. The expected statuses come from the document; this

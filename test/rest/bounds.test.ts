@@ -5,6 +5,7 @@ import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
 import { LIMITS, MAX_BOOST, MAX_DELIVERY_RADIUS_MILES, numericBound } from '../../src/limits';
 import { buildSchema } from '../../src/graphql/schema';
+import { modules } from '../../src/modules';
 
 /** Issue 9 items 5 and 6: every client number and collection is bounded; no input gives a 5xx. */
 let t: TestApp;
@@ -192,7 +193,7 @@ describe('numeric inputs', () => {
     request(t.app)[method](path).set('Content-Type', 'application/json').set('X-Api-Key', key).send(json);
 
   test('every Int and Float input of the schema has a bound', () => {
-    const schema = buildSchema();
+    const schema = buildSchema(modules);
     const missing: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
       if (type.name.startsWith('__')) continue;

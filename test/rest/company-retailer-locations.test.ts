@@ -602,5 +602,7 @@ describe('statements', () => {
       return t.statements.length;
     };
     expect(await count(5)).toBe(await count(50));
+    // The key, then one statement: the page, its total, its rows and what they embed.
+    expect(await count(50)).toBe(2);
   });
 });

@@ -1,4 +1,4 @@
-import { api, createTestApp, type TestApp } from '../support/app';
+import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { world, type World } from '../support/network';
 import { RecordingGeocoder } from '../support/geocoder';
@@ -112,6 +112,37 @@ describe('visibility (PRODUCT.md section 3)', () => {
     expect((await api(t, 'get', `/v1/company_retailers/${bare.id}`, { key: manager.key })).status).toBe(200);
     expect((await api(t, 'get', `/v1/company_retailers/${bare.id}`, { key: admin.key })).status).toBe(200);
     expect((await api(t, 'get', `/v1/company_retailers/${bare.id}`, { key: w.keys.company_location_user })).status).toBe(404);
+  });
+
+  test("another tenant's territory, retailer and company under a company retailer the caller sees stay null, listed as shown", async () => {
+    const em = t.em();
+    // Rows written around the application (its writes refuse both): a company retailer of A whose
+    // territory is company B's, and a store of retailer R3 under a company retailer of B with R4.
+    const foreign = await f.territory(em, w.B, 'Bolt Hidden');
+    const crForeignTerritory = await f.companyRetailer(em, w.A, await f.retailer(em), { territory: foreign });
+    const [r3, r4] = [await f.retailer(em, 'Hidden Three'), await f.retailer(em, 'Hidden Four')];
+    const store = await f.retailerLocation(em, r3);
+    const crOther = await f.companyRetailer(em, w.B, r4, { name: 'Shared store', territory: foreign, physicalAddress: await f.location(em) });
+    await f.crl(em, crOther, { retailerLocation: store });
+    const manager = await f.userWithKey(em, Role.RetailerStoreManager, r3, { retailerLocations: [store] });
+    const read = async (key: string, id: string) => {
+      const list = await api(t, 'get', `/v1/company_retailers?include=*&opts[where][id]=${id}`, { key });
+      const show = await api(t, 'get', `/v1/company_retailers/${id}`, { key });
+      expect([list.status, show.status]).toEqual([200, 200]);
+      expect(list.body.company_retailers).toEqual([show.body]);
+      expect(JSON.stringify(list.body)).not.toMatch(/Bolt|Hidden/);
+      return show.body;
+    };
+    expect(await read(w.keys.company_admin, crForeignTerritory.id)).toMatchObject({ company: { id: w.A.id }, territory: null });
+    expect(await read(manager.key, crOther.id)).toMatchObject({
+      company: null,
+      retailer: null,
+      territory: null,
+      physical_address: { city: 'Portland' },
+      retailer_locations_count: 1,
+    });
+    const { body } = await gql(t, manager.key, '{ companyRetailers { nodes { id company { name } retailer { name } territory { name } retailerLocationsCount } } }');
+    expect(body.data.companyRetailers.nodes).toEqual([{ id: crOther.id, company: null, retailer: null, territory: null, retailerLocationsCount: 1 }]);
   });
 
   test('out of scope, unknown and malformed ids are all 404 naming the type', async () => {
@@ -397,5 +428,30 @@ describe('statements', () => {
       return t.statements.length;
     };
     expect(await count(5)).toBe(await count(50));
+    // The key, then one statement: the page, its total, its rows and what they embed.
+    expect(await count(50)).toBe(2);
+  });
+
+  test("a retailer admin's page (territories unseen, companies seen through the retailer) costs the same for 5 and 50 rows", async () => {
+    const em = t.em();
+    const wide = await f.retailer(em, 'Wide Reach');
+    for (let i = 0; i < 50; i++) {
+      const owner = await f.company(em);
+      const cr = await f.companyRetailer(em, owner, wide, { territory: await f.territory(em, owner), physicalAddress: await f.location(em) });
+      await f.crl(em, cr);
+    }
+    const admin = await f.userWithKey(em, Role.RetailerAdmin, wide);
+    const count = async (perPage: number) => {
+      t.resetStatements();
+      const res = await api(t, 'get', `/v1/company_retailers?include=*&opts[per_page]=${perPage}`, { key: admin.key });
+      expect(res.body.company_retailers).toHaveLength(perPage);
+      for (const cr of res.body.company_retailers) {
+        expect(cr).toMatchObject({ retailer: { name: 'Wide Reach' }, company: { id: expect.any(String) }, territory: null, retailer_locations_count: 1 });
+        expect(cr.territory_id).toEqual(expect.any(String));
+      }
+      return t.statements.length;
+    };
+    expect(await count(5)).toBe(await count(50));
+    expect(await count(50)).toBe(2);
   });
 });

@@ -7,6 +7,7 @@ import { assertMatchesOpenApi } from '../support/openapi';
 import { FuzzGenerator, type FuzzRequest } from '../support/fuzz';
 import { openApiDocument } from '../../src/rest/openapi';
 import * as f from '../support/factories';
+import { openApiLists } from '../../src/modules';
 
 /**
  * Property: whatever the request (generated from schema/openapi.json, hostile values mixed in, keys of

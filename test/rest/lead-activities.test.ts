@@ -256,5 +256,7 @@ describe('GET /v1/lead_activities', () => {
       return t.statements.length;
     };
     expect(await count(8)).toBe(await count(2));
+    // The key, then one statement: the page, its total, the activities and their leads.
+    expect(await count(8)).toBe(2);
   });
 });

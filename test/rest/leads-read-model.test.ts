@@ -2,7 +2,7 @@ import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
 
 /**
- * Issue 10: leads are read as plain rows (src/modules/lead/lead.reader.ts) and a create answers from
+ * Issue 10: leads are read as plain rows (src/modules/lead/lead.repository.ts) and a create answers from
  * what it wrote. The answers must be byte for byte what a read of the stored lead gives.
  */
 let t: TestApp;

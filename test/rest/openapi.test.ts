@@ -3,6 +3,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../support/app';
 import { withListFields, OPENAPI_PATH } from '../../src/rest/openapi';
+import { openApiLists } from '../../src/modules';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -14,7 +15,7 @@ test('GET /v1/openapi.json serves the committed document without an API key, wit
   const res = await request(t.app).get('/v1/openapi.json');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body).toEqual(withListFields(JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8'))));
+  expect(res.body).toEqual(withListFields(JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')), openApiLists));
   const leads = res.body.paths['/leads'].get;
   expect(leads['x-leadnet-fields'].where).toEqual(expect.arrayContaining(['status', 'created_at', 'city', 'emails']));
   expect(leads['x-leadnet-fields'].order).not.toContain('emails');

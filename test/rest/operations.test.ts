@@ -1,10 +1,11 @@
 import { buildSchema } from '../../src/graphql/schema';
 import { OperationRegistry, restDocumentFiles } from '../../src/rest/operations';
+import { modules } from '../../src/modules';
 
 test('every REST operation document parses and validates against the schema', () => {
   const files = restDocumentFiles();
   expect(files.length).toBeGreaterThan(0);
-  const registry = new OperationRegistry(buildSchema(), files);
+  const registry = new OperationRegistry(buildSchema(modules), files);
   expect(registry.names()).toEqual(expect.arrayContaining(['ListProducts', 'ShowProduct', 'CreateProduct', 'UpdateProduct', 'DeleteProduct']));
 });
 
@@ -14,7 +15,7 @@ test('an invalid document stops the start with a message naming it', () => {
   const path = require('node:path');
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-')), 'bad.rest.graphql');
   fs.writeFileSync(file, 'query Bad { result: products { nodes { nope } } }');
-  expect(() => new OperationRegistry(buildSchema(), [file])).toThrow(/bad\.rest\.graphql: .*nope/);
+  expect(() => new OperationRegistry(buildSchema(modules), [file])).toThrow(/bad\.rest\.graphql: .*nope/);
 });
 
 test('a file may use the fragments of another file (the shared RestMeta)', () => {
@@ -26,7 +27,7 @@ test('a file may use the fragments of another file (the shared RestMeta)', () =>
   const uses = path.join(dir, 'uses.rest.graphql');
   fs.writeFileSync(shared, 'fragment Meta on SearchMeta { total }');
   fs.writeFileSync(uses, 'query Uses { result: products { meta { ...Meta } } }');
-  const registry = new OperationRegistry(buildSchema(), [shared, uses]);
+  const registry = new OperationRegistry(buildSchema(modules), [shared, uses]);
   expect(registry.names()).toEqual(['Uses']);
-  expect(() => new OperationRegistry(buildSchema(), [uses])).toThrow(/uses\.rest\.graphql: Unknown fragment "Meta"/);
+  expect(() => new OperationRegistry(buildSchema(modules), [uses])).toThrow(/uses\.rest\.graphql: Unknown fragment "Meta"/);
 });

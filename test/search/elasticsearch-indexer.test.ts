@@ -8,10 +8,10 @@ import { FakeElasticsearch } from '../support/fake-elasticsearch';
 import { Role } from '../../src/modules/user/role';
 import type { Company } from '../../src/modules/company/company.entity';
 import { productSearch } from '../../src/modules/product/product.search';
-import { searchDocuments } from '../../src/search/documents';
+import { searchDocuments } from '../../src/modules';
 import { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { indexDefinition } from '../../src/search/elasticsearch/mapping';
-import { SEARCH_LOCK, syncTriggers } from '../../src/search/elasticsearch/outbox';
+import { SEARCH_LOCK, enqueueAll, syncTriggers } from '../../src/search/elasticsearch/outbox';
 import { searchBody } from '../../src/search/elasticsearch/query';
 import { reindex } from '../../src/search/elasticsearch/reindex';
 import { register } from '../../src/cli/commands/reindex';
@@ -245,7 +245,7 @@ describe('search', () => {
     expect(backward).toMatchObject({ ids: ['a', 'b'], sortValues: [[1, 'a'], [2, 'b']] });
   });
 
-  test('a document with no index (not in src/search/documents.ts) is searched in PostgreSQL', async () => {
+  test('a document with no index (no module lists it under `search`) is searched in PostgreSQL', async () => {
     const calls = es.requests.length;
     const unregistered = { ...productSearch, name: 'unregistered_products' };
     const result = await backend.search(unregistered, { q: 'old anvil', page: 1, perPage: 10, scope: { company_id: acme.id } });
@@ -355,5 +355,18 @@ describe('reindex', () => {
     await backend.indexer.drain();
     const count = (await sql('select count(*)::int as n from products'))[0].n;
     expect(liveDocs().size).toBe(count);
+  });
+
+  test("a new index's first load is queued in statements of a bounded number of ids, each id once", async () => {
+    for (let i = 0; i < 7; i++) await f.product(t.em(), acme, { sku: `BATCH-${i}` });
+    await backend.indexer.drain();
+    const ids = (await sql('select id from products order by id')).map((r: any) => r.id);
+    const statements: string[] = [];
+    const execute = (query: string, params?: unknown[]) => (statements.push(query), sql(query, params));
+    expect(await enqueueAll(execute, productSearch, 3)).toBe(ids.length);
+    expect(statements).toHaveLength(Math.floor(ids.length / 3) + 1);
+    expect((await outbox()).sort()).toEqual(ids);
+    await backend.indexer.drain();
+    expect(await outbox()).toEqual([]);
   });
 });

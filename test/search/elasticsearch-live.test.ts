@@ -13,6 +13,7 @@ import { productSearch } from '../../src/modules/product/product.search';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { reindex } from '../../src/search/elasticsearch/reindex';
+import { searchDocuments } from '../../src/modules';
 
 const engine = engineUnderTest();
 const run = engine ? describe : describe.skip;
@@ -33,7 +34,7 @@ run(`a live ${engine?.backend ?? 'search engine'}: index, indexer and reindex`, 
 
   beforeAll(async () => {
     t = await createTestApp({ SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix, SEARCH_INDEXER: 'false' });
-    backend = createElasticsearchBackend(t.config, t.orm, { runIndexer: false });
+    backend = createElasticsearchBackend(t.config, t.orm, { documents: searchDocuments, runIndexer: false });
     const acme = await f.company(t.em(), 'Acme');
     key = (await f.userWithKey(t.em(), Role.CompanyAdmin, acme)).key;
     for (let i = 1; i <= 7; i++) await f.product(t.em(), acme, { sku: `LIVE-${i}`, name: i % 2 ? `Anvil ${i}` : `Hammer ${i}` });

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createTestApp } from '../support/app';
 import { engineUnderTest } from '../support/search-engine';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
-import { searchDocuments } from '../../src/search/documents';
+import { searchDocuments } from '../../src/modules';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { searchConformance } from './conformance';
 

@@ -1,6 +1,7 @@
 import { createTestApp, type TestApp } from '../support/app';
 import type { Caller } from '../../src/auth/caller';
-import { leadScope, leadSearch } from '../../src/modules/lead/lead.search';
+import { leadSearch } from '../../src/modules/lead/lead.search';
+import { leadScope } from '../../src/modules/lead/lead.policy';
 import { planSearch } from '../../src/search/postgres';
 import type { Sql } from '../../src/search/types';
 import { query } from '../../src/db/sql';

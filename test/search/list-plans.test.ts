@@ -1,8 +1,10 @@
 import { createTestApp, type TestApp } from '../support/app';
-import { leadActivitySearch, leadScope } from '../../src/modules/lead/lead.search';
+import { leadActivitySearch } from '../../src/modules/lead/lead.search';
+import { leadScope } from '../../src/modules/lead/lead.policy';
 import { crlSearch } from '../../src/modules/company-retailer-location/company-retailer-location.search';
-import { crlScope } from '../../src/modules/company-retailer-location/company-retailer-location.scope';
-import { companyRetailerScope, companyRetailerSearch } from '../../src/modules/company-retailer/company-retailer.search';
+import { crlScope } from '../../src/modules/company-retailer-location/company-retailer-location.policy';
+import { companyRetailerSearch } from '../../src/modules/company-retailer/company-retailer.search';
+import { companyRetailerScope } from '../../src/modules/company-retailer/company-retailer.policy';
 import { planSearch } from '../../src/search/postgres';
 import type { SearchDocument, Where } from '../../src/search/types';
 import type { Caller } from '../../src/auth/caller';

@@ -11,8 +11,14 @@ import { reindex } from '../../src/search/elasticsearch/reindex';
 import { register } from '../../src/cli/commands/reindex';
 import { STORE_LOCATOR_INDEX } from '../../src/modules/store-locator/store-locator.elasticsearch';
 import { storeLocatorSearch } from '../../src/modules/store-locator/store-locator.search';
-import { searchDocuments } from '../../src/search/documents';
+import { searchDocuments } from '../../src/modules';
+import { definitionVersion, VERSION_META } from '../../src/search/elasticsearch/mapping';
 import { logger } from '../../src/logger';
+
+/** The store locator's own index definition, stamped with its version (`mappings._meta`). */
+const STORE_LOCATOR_DEFINITION = JSON.parse(
+  JSON.stringify({ ...STORE_LOCATOR_INDEX, mappings: { ...STORE_LOCATOR_INDEX.mappings, _meta: { [VERSION_META]: definitionVersion(storeLocatorSearch) } } }),
+);
 
 let t: TestApp;
 let es: FakeElasticsearch;
@@ -59,7 +65,7 @@ describe('start and the first fill', () => {
 
     const triggers = await sql(`select tgname, tgrelid::regclass::text as tbl from pg_trigger where tgname like 'leadnet_search_%' order by tgname`);
     expect(triggers.map((r: any) => r.tbl).sort()).toEqual(['company_retailer_locations', 'company_store_types', 'locations', 'products', 'retailer_locations', 'stocks']);
-    expect(es.indices.get(live())!.definition).toEqual(JSON.parse(JSON.stringify(STORE_LOCATOR_INDEX)));
+    expect(es.indices.get(live())!.definition).toEqual(STORE_LOCATOR_DEFINITION);
     expect(await queued()).toEqual([listed.id, silent.id, nowhere.id].sort());
 
     await backend.indexer.drain();
@@ -219,7 +225,7 @@ describe('reindex', () => {
     expect(result).toMatchObject({ index: building, documents: all, previous: [before] });
     expect(es.aliased(ALIAS)).toEqual([building]);
     expect(es.indices.has(before)).toBe(false);
-    expect(es.indices.get(building)!.definition).toEqual(JSON.parse(JSON.stringify(STORE_LOCATOR_INDEX)));
+    expect(es.indices.get(building)!.definition).toEqual(STORE_LOCATOR_DEFINITION);
     const docs = es.docs(building);
     expect([...docs.keys()].sort()).toEqual(await expected());
     expect(docs.has(dropped.id)).toBe(false);

@@ -4,12 +4,29 @@ import { errors } from '@elastic/elasticsearch';
 import { FakeElasticsearch } from './fake-elasticsearch';
 
 /**
+ * What a hostile or broken engine does with one request instead of answering it: `'hang'` accepts it and
+ * never answers; a raw answer is sent as it is (any status, content type and body); `lateMs` does what
+ * was asked but answers that much later (after the client gave up, for a timeout shorter than it).
+ */
+export type Misbehaviour = 'hang' | { lateMs: number } | { status: number; body: string; contentType?: string; headers?: Record<string, string> };
+
+/**
  * The in-memory Elasticsearch stand-in (test/support/fake-elasticsearch.ts) behind a real HTTP server
  * on 127.0.0.1, for service processes started as children (they reach it through ELASTICSEARCH_URL).
- * Requests are parsed as @elastic/elasticsearch-mock parses them and answered by the same handlers.
+ * Requests are parsed as @elastic/elasticsearch-mock parses them and answered by the same handlers,
+ * unless `intercept` returns a misbehaviour for the request.
  */
-export async function serveFakeElasticsearch(fake = new FakeElasticsearch()): Promise<{ fake: FakeElasticsearch; url: string; close(): Promise<void> }> {
+export async function serveFakeElasticsearch(
+  fake = new FakeElasticsearch(),
+  intercept: (req: { method: string; path: string }) => Misbehaviour | undefined = () => undefined,
+): Promise<{ fake: FakeElasticsearch; url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
+    const bad = intercept({ method: req.method ?? 'GET', path: new URL(req.url ?? '/', 'http://localhost').pathname });
+    if (bad === 'hang') return;
+    if (bad && 'status' in bad) {
+      res.writeHead(bad.status, { 'content-type': bad.contentType ?? 'application/json', 'x-elastic-product': 'Elasticsearch', ...bad.headers });
+      return void res.end(bad.body);
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -27,8 +44,12 @@ export async function serveFakeElasticsearch(fake = new FakeElasticsearch()): Pr
         payload = payload.body;
       }
       const out = typeof payload === 'string' ? payload : JSON.stringify(payload);
-      res.writeHead(status, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' });
-      res.end(req.method === 'HEAD' ? undefined : out);
+      const answer = () => {
+        res.writeHead(status, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' });
+        res.end(req.method === 'HEAD' ? undefined : out);
+      };
+      if (bad) setTimeout(answer, bad.lateMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

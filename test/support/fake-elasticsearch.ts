@@ -57,6 +57,11 @@ export class FakeElasticsearch {
       }
       return { acknowledged: true };
     });
+    on('GET', '/:index/_mapping', (_r, [name]) => {
+      const names = this.aliases.get(name)?.size ? [...this.aliases.get(name)!] : this.indices.has(name) ? [name] : [];
+      if (!names.length) return notFound('index_not_found_exception', name);
+      return Object.fromEntries(names.map((index) => [index, { mappings: this.indices.get(index)!.definition?.mappings ?? {} }]));
+    });
     on('POST', '/_bulk', (r) => this.bulk(r.body));
     on('PUT', '/_bulk', (r) => this.bulk(r.body));
     on('PUT', '/:index/_settings', (r, [index]) => {
@@ -67,7 +72,10 @@ export class FakeElasticsearch {
     on('GET', '/:index/_refresh', () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
     on('POST', '/:index/_search', (r) => this.searchResponse(r));
     on('PUT', '/:index', (r, [index]) => {
-      if (this.indices.has(index)) return new errors.ResponseError({ body: { status: 400 }, statusCode: 400, headers: {}, warnings: null, meta: {} } as any);
+      if (this.indices.has(index)) {
+        const body = { error: { type: 'resource_already_exists_exception', reason: `index [${index}] already exists` }, status: 400 };
+        return new errors.ResponseError({ body, statusCode: 400, headers: {}, warnings: null, meta: {} } as any);
+      }
       this.indices.set(index, { definition: r.body, docs: new Map(), settings: [] });
       return { acknowledged: true, index };
     });

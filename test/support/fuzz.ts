@@ -75,7 +75,7 @@ const hostileShallow: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Hostile values for bodies: also JSON thousands of levels deep and long lists. */
-const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: hostileShallow, weight: 12 },
   { arbitrary: fc.tuple(fc.integer({ min: 15, max: 6000 }), fc.constantFrom('a', '_not', '[]')).map(([d, k]) => deep(d, k)), weight: 1 },
   { arbitrary: fc.integer({ min: 50, max: 3000 }).map((n) => Array.from({ length: n }, (_, i) => ({ n: i }))), weight: 1 },

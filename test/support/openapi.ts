@@ -1,6 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { openApiDocument, type OpenApiDocument } from '../../src/rest/openapi';
+import { openApiLists } from '../../src/modules';
 
 const COMPONENTS_ID = 'https://leadnet.invalid/openapi/components.json';
 

@@ -35,6 +35,7 @@ describe('the HTTP edge', () => {
     expect(parseConfig({}).http).toEqual({
       trustProxy: false,
       rateLimit: { windowMs: 60_000, api: 600, apiPerIp: 3000, storeLocator: 120 },
+      fairShare: { inFlight: 8, queue: 100, waitMs: 10_000 },
       graphqlCorsOrigins: [],
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,

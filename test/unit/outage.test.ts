@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ConnectionException, TableNotFoundException, UniqueConstraintViolationException, DeadlockException } from '@mikro-orm/core';
 import { isDatabaseUnavailable } from '../../src/db/outage';
-import { httpErrorFromGraphQL, httpErrorFromUnknown } from '../../src/rest/envelopes';
+import { httpErrorFromGraphQL, httpErrorFromUnknown } from '../../src/http/envelopes';
 import { requestIdOf } from '../../src/observability/request-id';
 import { parseConfig } from '../../src/config';
 

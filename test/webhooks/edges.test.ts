@@ -9,14 +9,15 @@ import { Role } from '../../src/modules/user/role';
 import { buildSchema } from '../../src/graphql/schema';
 import { createSearchBackend } from '../../src/search/factory';
 import { createGeocoder } from '../../src/geo/factory';
-import { initOrm } from '../../src/db/orm';
+import { initAppOrm } from '../../mikro-orm.config';
 import type { Config } from '../../src/config';
 import { createWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from '../../src/modules/webhooks/webhook.worker';
 import { REPLAY_WINDOW_SECONDS, verifySignature } from '../../src/modules/webhooks/webhook.signature';
 import { startHostile, startReceiver, until } from './receiver';
 import { startChild, stopChildren } from '../support/service';
+import { modules } from '../../src/modules';
 
-const schema = buildSchema();
+const schema = buildSchema(modules);
 const SETTINGS = { GEOCODER: 'none', WEBHOOK_SECRET_KEY: 'k'.repeat(40), WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
 /** The service as it runs: the worker started by the app under its leader lock, polling every 250 ms. */
 const LIVE = { ...SETTINGS, WEBHOOK_WORKER: 'true', WEBHOOK_POLL_MS: '250', WORKER_LOCK_RETRY_MS: '100' };
@@ -88,7 +89,7 @@ describe('the event names the lead owner', () => {
 });
 
 describe('fairness', () => {
-  test("an organisation with many hanging endpoints delays no one: another organisation's delivery and its own healthy endpoint's arrive within 2 s", async () => {
+  test("an organisation with many hanging endpoints delays no one: another organisation's delivery and its own healthy endpoint's arrive within seconds", async () => {
     const live = await createTestApp(LIVE);
     // Accepts every connection and request, and never answers (the worker gives up after WEBHOOK_TIMEOUT_MS, 10 s).
     const hanging = await startHostile(() => undefined);
@@ -106,12 +107,14 @@ describe('fairness', () => {
       let started = Date.now();
       const theirs = await createLead(live, b.admin);
       await until(() => at('/b').some((r) => r.json.lead?.id === theirs.id), "the other organisation's delivery");
-      expect(Date.now() - started).toBeLessThan(2000);
+      // Within seconds, not after the hanging requests' 10 s timeout.
+      expect(Date.now() - started).toBeLessThan(5000);
 
       started = Date.now();
       await api(live, 'patch', `/v1/leads/${leads[0].id}`, { key: a.admin, body: { lead: { status: 'Won' } } });
       await until(() => at('/a-healthy').length > 0, "the organisation's own healthy endpoint");
-      expect(Date.now() - started).toBeLessThan(2000);
+      // Within seconds, not after the hanging requests' 10 s timeout.
+      expect(Date.now() - started).toBeLessThan(5000);
       // A hanging endpoint has at most its own few requests open.
       const open = new Map<string, number>();
       for (const r of hanging.arrived) open.set(r.path, (open.get(r.path) ?? 0) + 1);
@@ -143,15 +146,28 @@ describe('what an endpoint hears', () => {
       const started = Date.now();
       const mine = await createLead(live, a.admin);
       await until(() => at('/fresh').some((r) => r.json.type === 'lead.created'), 'the new lead at the new endpoint');
-      expect(Date.now() - started).toBeLessThan(2000);
+      const bulkWhenFreshArrived = at('/bulk').length;
+      // Seconds, not the backlog's tens of seconds (a poll interval missed would show here); under a loaded
+      // machine the absolute time varies, the order below does not.
+      expect(Date.now() - started).toBeLessThan(20_000);
       await until(async () => (await db.execute(`select count(*)::int as n from lead_events where dispatched_at is null`))[0].n === 0, 'the backlog dispatched', 120_000);
       await until(() => at('/bulk').length >= 600, 'the bulk import delivered', 120_000);
+      // Newest first: the new lead's event went out before most of the backlog (36 batches of 100 events),
+      // and reached its endpoint before the other organisation's import was half delivered.
+      const [order] = await db.execute(
+        `select count(*) filter (where e.dispatched_at > m.dispatched_at)::int as after, count(*)::int as backlog
+           from lead_events e, (select dispatched_at from lead_events where lead_id = ? and type = 'lead.created') m
+          where e.lead_id = ? or e.owner_company_id = ?`,
+        [mine.id, old.id, c.net.company.id],
+      );
+      expect(order.after).toBeGreaterThan(order.backlog / 2);
+      expect(bulkWhenFreshArrived).toBeLessThan(300);
       expect(new Set(at('/fresh').map((r) => r.json.lead.id))).toEqual(new Set([mine.id]));
       expect(at('/fresh').map((r) => r.json.type).sort()).toEqual(['lead.created', 'lead_activity.created']);
     } finally {
       await live.close();
     }
-  });
+  }, 300_000);
 });
 
 describe('where requests may go (WEBHOOK_ALLOW_PRIVATE_URLS unset)', () => {
@@ -391,7 +407,7 @@ describe('at least once, once in normal operation', () => {
     await endpoint(t, admin, receiver.url('/once-a'), ['LeadCreated', 'LeadActivityCreated']);
     await endpoint(t, admin, receiver.url('/once-b'), ['LeadCreated', 'LeadActivityCreated']);
     for (let i = 0; i < 15; i++) await createLead(t, admin);
-    const other = await initOrm(t.config.databaseUrl!);
+    const other = await initAppOrm(t.config.databaseUrl!);
     try {
       await Promise.all([workerFor(t.orm).drain(), workerFor(other).drain(), worker.drain()]);
     } finally {
@@ -407,6 +423,8 @@ describe('at least once, once in normal operation', () => {
     const { admin } = await organisation(t);
     const { endpoint: ep } = await endpoint(t, admin, receiver.url('/crash'), ['LeadCreated']);
     // Two answered at once, the third held until the worker is gone.
+    // The replies are the receiver's, whatever path asks: earlier tests' retries coming due must not take them.
+    await t.em().getConnection().execute(`update webhook_endpoints set enabled = false where id <> ?`, [ep.id]);
     receiver.replies.push({ status: 200 }, { status: 200 }, { status: 200, delayMs: 60_000 });
     for (let i = 0; i < 3; i++) await createLead(t, admin);
     const service = startChild({

@@ -6,15 +6,16 @@ import { Role } from '../../src/modules/user/role';
 import { buildSchema } from '../../src/graphql/schema';
 import { createSearchBackend } from '../../src/search/factory';
 import { createGeocoder } from '../../src/geo/factory';
-import { initOrm } from '../../src/db/orm';
+import { initAppOrm } from '../../mikro-orm.config';
 import { createWebhookWorker, WEBHOOK_LOCK, type WebhookWorker } from '../../src/modules/webhooks/webhook.worker';
 import { verifySignature } from '../../src/modules/webhooks/webhook.signature';
 import { startReceiver } from './receiver';
+import { modules } from '../../src/modules';
 
 let t: TestApp;
 let worker: WebhookWorker;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const schema = buildSchema();
+const schema = buildSchema(modules);
 
 function workerFor(orm: MikroORM, config = t.config): WebhookWorker {
   return createWebhookWorker(orm, { orm, config, search: createSearchBackend(config, orm), geocoder: createGeocoder(config) }, schema);
@@ -198,7 +199,7 @@ describe('webhooks: failures', () => {
     const { admin } = await network();
     const { endpoint: ep } = await endpoint(admin, ['LeadCreated'], '/restart');
     // The first service instance: the receiver is down, so its deliveries fail; then it stops.
-    const first = await initOrm(t.config.databaseUrl!);
+    const first = await initAppOrm(t.config.databaseUrl!);
     const firstWorker = workerFor(first);
     receiver.replies.push({ status: 502 }, { status: 502 });
     const a = await createLead(t, admin);
@@ -210,7 +211,7 @@ describe('webhooks: failures', () => {
     // Written while nothing delivers.
     const c = await createLead(t, admin);
     // The restarted service (a new connection pool and worker).
-    const second = await initOrm(t.config.databaseUrl!);
+    const second = await initAppOrm(t.config.databaseUrl!);
     try {
       const secondWorker = workerFor(second);
       await second.em.fork().execute(`update webhook_deliveries set next_attempt_at = now() where endpoint_id = ?`, [ep.id]);

@@ -6,4 +6,5 @@ export * as migrate from './migrate';
 export * as seedDemo from './seed-demo';
 export * as users from './users';
 export * as reindex from './reindex';
+export * as search from './search';
 export * as dataImport from './import';

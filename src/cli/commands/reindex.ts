@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
-import { searchDocuments } from '../../search/documents';
+import { searchDocuments } from '../../modules';
 import { createElasticsearchBackend } from '../../search/factory';
 import type { ElasticsearchSearchBackend } from '../../search/elasticsearch/backend';
 import { reindexWithProgress } from '../../search/elasticsearch/reindex-all';
@@ -21,7 +21,7 @@ export interface ReindexDeps {
 }
 
 const defaults: ReindexDeps = {
-  backend: (config, orm) => createElasticsearchBackend(config, orm, { runIndexer: false }),
+  backend: (config, orm) => createElasticsearchBackend(config, orm, { documents: searchDocuments, runIndexer: false }),
   stream: process.stderr,
 };
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { demoBanner, demoJson, seedDemo } from '../../db/demo-seed';
+import { demoBanner, demoJson, seedDemo } from '../../modules/demo/demo-seed';
+import { modules } from '../../modules';
 import { CliError, type CliRuntime } from '../runtime';
 
 export function register(program: Command, runtime: CliRuntime): void {
@@ -9,7 +10,7 @@ export function register(program: Command, runtime: CliRuntime): void {
       .description('Seed a small demo network into an empty database and print one API key per role (refuses when companies exist)'),
     async (session) => {
       const orm = await session.orm();
-      const demo = await seedDemo(orm.em.fork());
+      const demo = await seedDemo(orm.em.fork(), modules);
       if (!demo) throw new CliError('The database is not empty (it has companies or demo users); seed-demo only seeds an empty database.', 'NOT_EMPTY');
       const baseUrl = `http://localhost:${session.config.port}`;
       return { json: demoJson(demo, baseUrl), text: demoBanner(demo, baseUrl) };

@@ -1,13 +1,13 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { visibleLoader } from '../../auth/visibility';
+import { visibleLoader } from '../visibility';
 import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { Collection } from './collection.entity';
 import { CollectionInput } from './collection.input';
 import { collectionService, collectionSearch } from './collection.service';
-import { listInputs } from '../../graphql/list-args';
+import { listInputs } from '../../search/list-args';
 
 const CollectionLists = listInputs(collectionSearch, 'Collection');
 
@@ -26,23 +26,23 @@ export class CollectionResolver {
     return collectionService(ctx).connection(filter, paging);
   }
 
-  @Query(() => Collection)
-  collection(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  @Query(() => Collection, { description: 'One collection the caller sees, by id.' })
+  collection(@Arg('id', () => ID, { description: "The collection's id (UUID). One outside the caller's scope is NOT_FOUND, as one that does not exist." }) id: string, @Ctx() ctx: Context) {
     return collectionService(ctx).get(id);
   }
 
   @Mutation(() => Collection, { description: 'Platform operator, or a company admin for its company.' })
-  createCollection(@Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() ctx: Context) {
+  createCollection(@Arg('input', () => CollectionInput, { description: "The new collection's attributes." }) input: CollectionInput, @Ctx() ctx: Context) {
     return collectionService(ctx).create(input);
   }
 
   @Mutation(() => Collection, { description: 'Platform operator, or a company admin for its company.' })
-  updateCollection(@Arg('id', () => ID) id: string, @Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() ctx: Context) {
+  updateCollection(@Arg('id', () => ID, { description: "The collection to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => CollectionInput, { description: 'The attributes to change; those not sent keep their values.' }) input: CollectionInput, @Ctx() ctx: Context) {
     return collectionService(ctx).update(id, input);
   }
 
   @Mutation(() => ID, { description: 'Platform operator, or a company admin for its company.' })
-  async deleteCollection(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async deleteCollection(@Arg('id', () => ID, { description: "The collection to delete (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Ctx() ctx: Context) {
     await collectionService(ctx).delete(id);
     return id;
   }

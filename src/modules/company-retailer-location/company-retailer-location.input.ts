@@ -4,18 +4,18 @@ import { EmailInput, LocationInput, PhoneNumberInput } from '../contact/contact.
 import { HourInput } from '../retailer-location/hours';
 
 /** PRODUCT.md section 1 delivery area item. */
-@InputType()
+@InputType({ description: 'One delivery area of a store. Without `id` it is added; with `id` that area is changed, or removed with `_destroy: true`.' })
 export class DeliveryAreaInput {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'A delivery area of this store to change or remove.' })
   id?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The postal code; required for a new area.' })
   postalCode?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'ISO 3166 alpha-2 country of the postal code.' })
   country?: string | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'With `id`: remove this delivery area.' })
   _destroy?: boolean | null;
 }
 
@@ -24,7 +24,7 @@ export class DeliveryAreaInput {
  * Each role writes the subset of SPEC 2.5's table. Address, email, phone number and hours are written to
  * the linked retailer location when there is one.
  */
-@InputType()
+@InputType({ description: "A company retailer location's writable attributes (contract 2.5 and 4.4); each role writes only its column of contract 2.5, other attributes are dropped. Address, email, phone and hours are written to the linked retailer location when there is one." })
 export class CompanyRetailerLocationInput {
   @Field(() => UUIDScalar, { nullable: true, description: "The company retailer's company (the caller's)." })
   companyId?: string | null;
@@ -38,25 +38,25 @@ export class CompanyRetailerLocationInput {
   @Field(() => String, { nullable: true, description: "Blank falls back to the retailer location's name." })
   name?: string | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'List the store in the store locator (with `receivingLeads`). Default true.' })
   sendingLeads?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'Accept routed and assigned leads. Default true.' })
   receivingLeads?: boolean | null;
 
   @Field(() => Float, { nullable: true, description: 'Miles, >= 0.' })
   deliveryRadius?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The store's web address." })
   website?: string | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: "Calls to the store are recorded; stored for the partner's own systems; the service does not act on it." })
   recordCalls?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: "Shoppers' emails are masked for the store; stored for the partner's own systems; the service does not act on it." })
   maskEmails?: boolean | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The store's Google Places id." })
   placeId?: string | null;
 
   @Field(() => String, { nullable: true, description: 'IANA zone name.' })
@@ -71,16 +71,16 @@ export class CompanyRetailerLocationInput {
   @Field(() => LocationInput, { nullable: true, description: 'Null removes the address.' })
   physicalAddress?: LocationInput | null;
 
-  @Field(() => EmailInput, { nullable: true })
+  @Field(() => EmailInput, { nullable: true, description: "The store's general email; `_destroy` with its id removes it." })
   generalEmail?: EmailInput | null;
 
-  @Field(() => PhoneNumberInput, { nullable: true })
+  @Field(() => PhoneNumberInput, { nullable: true, description: "The store's general phone number; `_destroy` with its id removes it." })
   generalPhoneNumber?: PhoneNumberInput | null;
 
-  @Field(() => [DeliveryAreaInput], { nullable: true })
+  @Field(() => [DeliveryAreaInput], { nullable: true, description: 'Delivery areas to add, change (`id`) or remove (`_destroy`).' })
   deliveryAreas?: DeliveryAreaInput[] | null;
 
-  @Field(() => [HourInput], { nullable: true })
+  @Field(() => [HourInput], { nullable: true, description: 'Weekly hours to add, change (`id`) or remove (`_destroy`); one item per weekday.' })
   retailerLocationHours?: HourInput[] | null;
 }
 

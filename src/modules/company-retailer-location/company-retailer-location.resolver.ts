@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } fr
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { PageType, type ListArgs } from '../../graphql/common';
-import { visibleLoader } from '../../auth/visibility';
+import { visibleLoader } from '../visibility';
 import { Company } from '../company/company.entity';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
 import { RetailerLocation } from '../retailer-location/retailer-location.entity';
@@ -17,16 +17,20 @@ import { CompanyRetailerLocation } from './company-retailer-location.entity';
 import { DeliveryArea } from './delivery-area.entity';
 import { CompanyRetailerLocationInput } from './company-retailer-location.input';
 import { CompanyRetailerLocationService } from './company-retailer-location.service';
-import { listInputs } from '../../graphql/list-args';
+import { listInputs } from '../../search/list-args';
 import { crlSearch } from './company-retailer-location.search';
+import { crlEmbeds, type CrlRow } from './company-retailer-location.repository';
 
 const CompanyRetailerLocationLists = listInputs(crlSearch, 'CompanyRetailerLocation');
+
+/** An entity (shows, writes, the connection) or a plain row of the list page (not converted to the class: no getters to assign). */
+type CrlRoot = CompanyRetailerLocation | CrlRow;
 
 export const CompanyRetailerLocationPage = PageType(CompanyRetailerLocation, 'CompanyRetailerLocationPage');
 export const CompanyRetailerLocationConnection = ConnectionType(CompanyRetailerLocation, 'CompanyRetailerLocation');
 
 /** The linked retailer location, which holds the contact objects and hours when present. */
-function linkedLocation(crl: CompanyRetailerLocation, ctx: Context): Promise<RetailerLocation | null> {
+function linkedLocation(crl: CrlRoot, ctx: Context): Promise<RetailerLocation | null> {
   return crl.retailerLocation ? ctx.loaders.byId(RetailerLocation).load(crl.retailerLocation.id) : Promise.resolve(null);
 }
 
@@ -42,39 +46,47 @@ export class CompanyRetailerLocationResolver {
     return new CompanyRetailerLocationService(ctx).connection(filter, paging);
   }
 
-  @Query(() => CompanyRetailerLocation)
-  companyRetailerLocation(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  @Query(() => CompanyRetailerLocation, { description: 'One company retailer location the caller sees, by id.' })
+  companyRetailerLocation(@Arg('id', () => ID, { description: "The company retailer location's id (UUID). One outside the caller's scope is NOT_FOUND, as one that does not exist." }) id: string, @Ctx() ctx: Context) {
     return new CompanyRetailerLocationService(ctx).get(id);
   }
 
-  @Mutation(() => CompanyRetailerLocation)
-  createCompanyRetailerLocation(@Arg('input', () => CompanyRetailerLocationInput) input: CompanyRetailerLocationInput, @Ctx() ctx: Context) {
+  @Mutation(() => CompanyRetailerLocation, { description: 'Links a store to a company retailer: company admins, and territory and retailer managers within their scope. Attributes the role may not write are dropped.' })
+  createCompanyRetailerLocation(@Arg('input', () => CompanyRetailerLocationInput, { description: "The new company retailer location's attributes." }) input: CompanyRetailerLocationInput, @Ctx() ctx: Context) {
     return new CompanyRetailerLocationService(ctx).create(input);
   }
 
-  @Mutation(() => CompanyRetailerLocation)
+  @Mutation(() => CompanyRetailerLocation, {
+    description:
+      'Changes the attributes sent, within what the role may write (contract 2.5); nested `deliveryAreas` and `retailerLocationHours` items by `id`, `_destroy` removes. ' +
+      'Address, email, phone and hours of a linked retailer location are written there.',
+  })
   updateCompanyRetailerLocation(
-    @Arg('id', () => ID) id: string,
-    @Arg('input', () => CompanyRetailerLocationInput) input: CompanyRetailerLocationInput,
+    @Arg('id', () => ID, { description: "The company retailer location to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string,
+    @Arg('input', () => CompanyRetailerLocationInput, { description: 'The attributes to change; those not sent keep their values.' }) input: CompanyRetailerLocationInput,
     @Ctx() ctx: Context,
   ) {
     return new CompanyRetailerLocationService(ctx).update(id, input);
   }
 
   @Mutation(() => ID, { description: 'Deletes the location (refused while leads are assigned to it) and returns its id.' })
-  async deleteCompanyRetailerLocation(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async deleteCompanyRetailerLocation(@Arg('id', () => ID, { description: "The company retailer location to delete (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Ctx() ctx: Context) {
     await new CompanyRetailerLocationService(ctx).delete(id);
     return id;
   }
 
   @FieldResolver(() => String, { nullable: true, description: "Its own name, else the retailer location's." })
-  async name(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  async name(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+    const embeds = crlEmbeds(crl);
+    if (embeds) return embeds.name;
     if (crl.name) return crl.name;
     return (await linkedLocation(crl, ctx))?.name ?? null;
   }
 
   @FieldResolver(() => ID, { nullable: true, description: "Its own territory, else its company retailer's." })
-  async territoryId(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  async territoryId(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+    const embeds = crlEmbeds(crl);
+    if (embeds) return embeds.territoryId;
     if (crl.territory) return crl.territory.id;
     return (await ctx.loaders.byId(CompanyRetailer).load(crl.companyRetailer.id))?.territory?.id ?? null;
   }
@@ -83,51 +95,59 @@ export class CompanyRetailerLocationResolver {
     nullable: true,
     description: "Its own territory, else its company retailer's; null when the caller does not see it (retailer users).",
   })
-  async territory(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  async territory(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     const id = await this.territoryId(crl, ctx);
     return id ? visibleLoader(ctx, 'Territory').load(id) : null;
   }
 
   @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
-  company(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  company(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     return visibleLoader(ctx, 'Company').load(crl.company.id);
   }
 
   @FieldResolver(() => CompanyRetailer, { nullable: true, description: 'Null when the caller does not see it.' })
-  companyRetailer(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  companyRetailer(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     return visibleLoader(ctx, 'CompanyRetailer').load(crl.companyRetailer.id);
   }
 
   @FieldResolver(() => RetailerLocation, { nullable: true, description: 'Null when it has none or the caller does not see it.' })
-  retailerLocation(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  retailerLocation(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     return crl.retailerLocation ? visibleLoader(ctx, 'RetailerLocation').load(crl.retailerLocation.id) : null;
   }
 
   @FieldResolver(() => CompanyStoreType, { nullable: true, description: 'Null when it has none or the caller does not see it (retailer users).' })
-  companyStoreType(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  companyStoreType(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     return crl.companyStoreType ? visibleLoader(ctx, 'CompanyStoreType').load(crl.companyStoreType.id) : null;
   }
 
   @FieldResolver(() => Location, { nullable: true, description: "The retailer location's when linked." })
-  async physicalAddress(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
-    const ref = ((await linkedLocation(crl, ctx)) ?? crl).physicalAddress;
+  async physicalAddress(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+    const embeds = crlEmbeds(crl);
+    if (embeds) return embeds.physicalAddress;
+    const ref = ((await linkedLocation(crl, ctx)) ?? (crl as CompanyRetailerLocation)).physicalAddress;
     return ref ? ctx.loaders.byId(Location).load(ref.id) : null;
   }
 
   @FieldResolver(() => Email, { nullable: true, description: "The retailer location's when linked." })
-  async generalEmail(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
-    const ref = ((await linkedLocation(crl, ctx)) ?? crl).generalEmail;
+  async generalEmail(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+    const embeds = crlEmbeds(crl);
+    if (embeds) return embeds.generalEmail;
+    const ref = ((await linkedLocation(crl, ctx)) ?? (crl as CompanyRetailerLocation)).generalEmail;
     return ref ? ctx.loaders.byId(Email).load(ref.id) : null;
   }
 
   @FieldResolver(() => PhoneNumber, { nullable: true, description: "The retailer location's when linked." })
-  async generalPhoneNumber(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
-    const ref = ((await linkedLocation(crl, ctx)) ?? crl).generalPhoneNumber;
+  async generalPhoneNumber(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+    const embeds = crlEmbeds(crl);
+    if (embeds) return embeds.generalPhoneNumber;
+    const ref = ((await linkedLocation(crl, ctx)) ?? (crl as CompanyRetailerLocation)).generalPhoneNumber;
     return ref ? ctx.loaders.byId(PhoneNumber).load(ref.id) : null;
   }
 
   @FieldResolver(() => [Hour], { description: "Weekly hours, Monday first; the retailer location's when linked." })
-  async retailerLocationHours(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  async retailerLocationHours(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+    const embeds = crlEmbeds(crl);
+    if (embeds) return embeds.hours;
     const rl = await linkedLocation(crl, ctx);
     const hours = rl
       ? await ctx.loaders.manyBy(Hour, 'retailerLocation').load(rl.id)
@@ -136,7 +156,9 @@ export class CompanyRetailerLocationResolver {
   }
 
   @FieldResolver(() => [DeliveryArea], { description: 'By postal code.' })
-  deliveryAreas(@Root() crl: CompanyRetailerLocation, @Ctx() ctx: Context) {
+  deliveryAreas(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+    const embeds = crlEmbeds(crl);
+    if (embeds) return embeds.deliveryAreas;
     return ctx.loaders.manyBy(DeliveryArea, 'companyRetailerLocation', { postalCode: 'asc', country: 'asc', id: 'asc' }).load(crl.id);
   }
 }

@@ -1,7 +1,6 @@
 import type { Caller } from '../../auth/caller';
 import { isCompanyRole } from '../user/role';
-import type { SearchDocument } from '../../search/types';
-import { crlScopeFields } from './company-retailer-location.scope';
+import type { SearchDocument, SearchField } from '../../search/types';
 
 const scope = crlScopeFields('crl');
 /** Territories and store types are a company's own: retailer users do not see their names. */
@@ -57,3 +56,27 @@ export const crlSearch: SearchDocument = {
     updated_at: { sql: 'crl.updated_at', type: 'date' },
   },
 };
+
+/**
+ * The SQL of the fields `crlScope` reads, for a document whose FROM clause holds a CRL under alias `crl`
+ * followed by `joins`. A CRL's territory is its own, else its company retailer's: a store without a
+ * territory of its own is in its retailer's territory (the serialized `territory_id` says the same).
+ */
+export function crlScopeFields(crl: string, prefix = ''): { joins: string; fields: Record<string, SearchField> } {
+  const cr = `${crl}_cr`;
+  const rl = `${crl}_rl`;
+  return {
+    joins:
+      `left join company_retailers ${cr} on ${cr}.id = ${crl}.company_retailer_id ` +
+      `left join retailer_locations ${rl} on ${rl}.id = ${crl}.retailer_location_id`,
+    fields: {
+      [`${prefix}id`]: { sql: `${crl}.id`, type: 'uuid' },
+      [`${prefix}company_id`]: { sql: `${crl}.company_id`, type: 'uuid' },
+      [`${prefix}territory_id`]: { sql: `coalesce(${crl}.territory_id, ${cr}.territory_id)`, type: 'uuid' },
+      [`${prefix}company_retailer_id`]: { sql: `${crl}.company_retailer_id`, type: 'uuid' },
+      // Kept on the CRL row by triggers (Migration20261124162000_crl_retailer_key): its retailer location's.
+      [`${prefix}retailer_id`]: { sql: `${crl}.retailer_id`, type: 'uuid' },
+      [`${prefix}retailer_location_id`]: { sql: `${crl}.retailer_location_id`, type: 'uuid' },
+    },
+  };
+}

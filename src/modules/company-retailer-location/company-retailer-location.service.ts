@@ -7,11 +7,12 @@ import { destroyHalted, forbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { MAX_DELIVERY_RADIUS_MILES } from '../../limits';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../auth/policy';
-import { permit } from '../../auth/permit';
-import { checkReferences } from '../../auth/visibility';
+import { authorize } from '../../access/policy';
+import { permit } from '../../access/permit';
+import { checkReferences } from '../visibility';
 import { isTimeZone } from '../../geo/time-zone-name';
-import { findInScope, listPage } from '../../search/list';
+import { findInScope, listPageRows } from '../../search/list';
+import { crlRows } from './company-retailer-location.repository';
 import { Role } from '../user/role';
 import { Territory } from '../territory/territory.entity';
 import { CompanyStoreType } from '../company-store-type/company-store-type.entity';
@@ -25,8 +26,8 @@ import { ContactWriter, type ContactHolder } from '../contact/contact.writes';
 import { Lead } from '../lead/lead.entity';
 import { CompanyRetailerLocation } from './company-retailer-location.entity';
 import type { CompanyRetailerLocationInput } from './company-retailer-location.input';
-import { crlActions, crlWritable } from './company-retailer-location.permissions';
-import { crlScope } from './company-retailer-location.scope';
+import { crlActions, crlWritable } from './company-retailer-location.policy';
+import { crlScope } from './company-retailer-location.policy';
 import { crlSearch } from './company-retailer-location.search';
 import { writeDeliveryAreas } from './delivery-areas';
 
@@ -54,7 +55,8 @@ export class CompanyRetailerLocationService {
 
   list(args: ListArgs): Promise<Page<CompanyRetailerLocation>> {
     authorize(crlActions, this.caller, 'list');
-    return listPage(this.ctx, crlSearch, CompanyRetailerLocation, crlScope(this.caller), args);
+    // Plain rows with their embeds, read by the search's statement (company-retailer-location.repository.ts), not entities.
+    return listPageRows(this.ctx, crlSearch, crlScope(this.caller), args, crlRows) as unknown as Promise<Page<CompanyRetailerLocation>>;
   }
 
   /** The same list by Relay cursors (keyset). */
@@ -134,7 +136,7 @@ export class CompanyRetailerLocationService {
   }
 
   /**
-   * The reference check (src/auth/visibility.ts): a company retailer the caller does not see is 403,
+   * The reference check (src/access/visibility.ts): a company retailer the caller does not see is 403,
    * as for one that does not exist; a store, territory or store type it does not see is 422 on the
    * field, worded as for one that does not exist. Returns the fields of those 422s.
    */

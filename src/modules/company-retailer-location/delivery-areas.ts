@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Validator } from '../../errors';
 import { Assign } from '../../db/assign';
+import { planNested } from '../../db/nested-write';
 import { DeliveryArea } from './delivery-area.entity';
 import type { CompanyRetailerLocation } from './company-retailer-location.entity';
 import type { DeliveryAreaInput } from './company-retailer-location.input';
@@ -22,22 +23,20 @@ export async function writeDeliveryAreas(
 ): Promise<void> {
   const current = crlIsNew ? [] : await em.find(DeliveryArea, { companyRetailerLocation: crl.id });
   let count = current.length;
-  for (const item of items) {
-    let area: DeliveryArea | undefined;
-    if (item.id != null) {
-      area = current.find((a) => a.id === item.id);
-      if (!area) {
-        v.add(`${FIELD}.id`, 'invalid', 'is not the id of a delivery area of this location');
-        continue;
-      }
-      if (item._destroy) {
-        em.remove(area);
-        count--;
-        continue;
-      }
-    } else if (item._destroy) {
+  for (const step of planNested(items, current)) {
+    if (step.op === 'unknown') {
+      v.add(`${FIELD}.id`, 'invalid', 'is not the id of a delivery area of this location');
       continue;
-    } else {
+    }
+    if (step.op === 'remove') {
+      em.remove(step.entity);
+      count--;
+      continue;
+    }
+    const { item } = step;
+    let area: DeliveryArea;
+    if (step.op === 'update') area = step.entity;
+    else {
       area = em.create(DeliveryArea, { companyRetailerLocation: crl, postalCode: '' });
       count++;
       if (item.postalCode === undefined) v.add(`${FIELD}.postal_code`, 'blank');

@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { PageType, type ListArgs } from '../../graphql/common';
-import { visibleCountLoader, visibleLoader } from '../../auth/visibility';
+import { visibleCountLoader, visibleLoader } from '../visibility';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
 import { Territory } from '../territory/territory.entity';
@@ -10,8 +10,12 @@ import { Location } from '../contact/location.entity';
 import { CompanyRetailer } from './company-retailer.entity';
 import { CompanyRetailerInput } from './company-retailer.input';
 import { CompanyRetailerService } from './company-retailer.service';
-import { listInputs } from '../../graphql/list-args';
+import { listInputs } from '../../search/list-args';
 import { companyRetailerSearch } from './company-retailer.search';
+import { companyRetailerEmbeds, type CompanyRetailerRow } from './company-retailer.repository';
+
+/** An entity (shows, writes, the connection) or a plain row of the list page (not converted to the class: no getters to assign). */
+type CompanyRetailerRoot = CompanyRetailer | CompanyRetailerRow;
 
 const CompanyRetailerLists = listInputs(companyRetailerSearch, 'CompanyRetailer');
 
@@ -30,54 +34,56 @@ export class CompanyRetailerResolver {
     return new CompanyRetailerService(ctx).connection(filter, paging);
   }
 
-  @Query(() => CompanyRetailer)
-  companyRetailer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  @Query(() => CompanyRetailer, { description: 'One company retailer the caller sees, by id.' })
+  companyRetailer(@Arg('id', () => ID, { description: "The company retailer's id (UUID). One outside the caller's scope is NOT_FOUND, as one that does not exist." }) id: string, @Ctx() ctx: Context) {
     return new CompanyRetailerService(ctx).get(id);
   }
 
   @Mutation(() => CompanyRetailer, { description: "Joins the caller's company to a retailer." })
-  createCompanyRetailer(@Arg('input', () => CompanyRetailerInput) input: CompanyRetailerInput, @Ctx() ctx: Context) {
+  createCompanyRetailer(@Arg('input', () => CompanyRetailerInput, { description: "The new company retailer's attributes." }) input: CompanyRetailerInput, @Ctx() ctx: Context) {
     return new CompanyRetailerService(ctx).create(input);
   }
 
   @Mutation(() => CompanyRetailer, { description: 'Changes the attributes sent.' })
-  updateCompanyRetailer(@Arg('id', () => ID) id: string, @Arg('input', () => CompanyRetailerInput) input: CompanyRetailerInput, @Ctx() ctx: Context) {
+  updateCompanyRetailer(@Arg('id', () => ID, { description: "The company retailer to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => CompanyRetailerInput, { description: 'The attributes to change; those not sent keep their values.' }) input: CompanyRetailerInput, @Ctx() ctx: Context) {
     return new CompanyRetailerService(ctx).update(id, input);
   }
 
   @Mutation(() => CompanyRetailer, { description: 'Replaces the writable attributes: those left out return to their defaults.' })
-  replaceCompanyRetailer(@Arg('id', () => ID) id: string, @Arg('input', () => CompanyRetailerInput) input: CompanyRetailerInput, @Ctx() ctx: Context) {
+  replaceCompanyRetailer(@Arg('id', () => ID, { description: "The company retailer to replace (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => CompanyRetailerInput, { description: 'Every writable attribute; those not sent are cleared or return to their defaults.' }) input: CompanyRetailerInput, @Ctx() ctx: Context) {
     return new CompanyRetailerService(ctx).update(id, input, true);
   }
 
   @Mutation(() => ID, { description: 'Deletes the company retailer (refused while it has locations) and returns its id.' })
-  async deleteCompanyRetailer(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async deleteCompanyRetailer(@Arg('id', () => ID, { description: "The company retailer to delete (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Ctx() ctx: Context) {
     await new CompanyRetailerService(ctx).delete(id);
     return id;
   }
 
   @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
-  company(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
+  company(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
     return visibleLoader(ctx, 'Company').load(cr.company.id);
   }
 
   @FieldResolver(() => Retailer, { nullable: true, description: 'Null when the caller does not see it.' })
-  retailer(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
+  retailer(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
     return visibleLoader(ctx, 'Retailer').load(cr.retailer.id);
   }
 
   @FieldResolver(() => Territory, { nullable: true, description: 'Null when it has none or the caller does not see it (retailer users).' })
-  territory(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
+  territory(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
     return cr.territory ? visibleLoader(ctx, 'Territory').load(cr.territory.id) : null;
   }
 
-  @FieldResolver(() => Location, { nullable: true })
-  physicalAddress(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
+  @FieldResolver(() => Location, { nullable: true, description: "The retailer's address as the company knows it; null when none." })
+  physicalAddress(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
+    const embeds = companyRetailerEmbeds(cr);
+    if (embeds) return embeds.physicalAddress;
     return cr.physicalAddress ? ctx.loaders.byId(Location).load(cr.physicalAddress.id) : null;
   }
 
   @FieldResolver(() => Int, { description: 'Number of company retailer locations under it that the caller sees.' })
-  retailerLocationsCount(@Root() cr: CompanyRetailer, @Ctx() ctx: Context) {
+  retailerLocationsCount(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
     return visibleCountLoader(ctx, 'CompanyRetailerLocation', 'company_retailer_id').load(cr.id);
   }
 }

@@ -1,7 +1,7 @@
 import type { Caller } from '../../auth/caller';
-import type { SearchDocument, SearchField, Where } from '../../search/types';
+import type { SearchDocument, SearchField } from '../../search/types';
 import { isCompanyRole, Role } from '../user/role';
-import { crlScope, crlScopeFields } from '../company-retailer-location/company-retailer-location.scope';
+import { crlScopeFields } from '../company-retailer-location/company-retailer-location.search';
 
 const crls = crlScopeFields('x', 'crl_');
 /** A company admin sees every CRL under the company retailers it sees (the only role that does). */
@@ -69,19 +69,3 @@ export const companyRetailerSearch: SearchDocument = {
   },
 };
 
-/**
- * PRODUCT.md section 3: its company's admin, its retailer's admin, anyone who sees a CRL under it, and a
- * retailer manager for the company retailers assigned to it.
- */
-export function companyRetailerScope(caller: Caller): Where {
-  switch (caller.role) {
-    case Role.CompanyAdmin:
-      return { company_id: caller.companyId ?? [] };
-    case Role.RetailerAdmin:
-      return { retailer_id: caller.retailerId ?? [] };
-    case Role.CompanyRetailerManager:
-      return { _or: [crlScope(caller, 'crl_'), { company_id: caller.companyId ?? [], id: caller.companyRetailerIds }] };
-    default:
-      return crlScope(caller, 'crl_');
-  }
-}

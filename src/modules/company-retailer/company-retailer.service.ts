@@ -6,10 +6,11 @@ import type { ListArgs, Page } from '../../graphql/common';
 import { destroyHalted, forbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../auth/policy';
-import { permit } from '../../auth/permit';
-import { checkReferences } from '../../auth/visibility';
-import { findInScope, listPage } from '../../search/list';
+import { authorize } from '../../access/policy';
+import { permit } from '../../access/permit';
+import { checkReferences } from '../visibility';
+import { findInScope, listPageRows } from '../../search/list';
+import { companyRetailerRows } from './company-retailer.repository';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
 import { Territory } from '../territory/territory.entity';
@@ -18,8 +19,9 @@ import { ContactWriter } from '../contact/contact.writes';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { CompanyRetailer } from './company-retailer.entity';
 import type { CompanyRetailerInput } from './company-retailer.input';
-import { companyRetailerActions, companyRetailerWritable } from './company-retailer.permissions';
-import { companyRetailerScope, companyRetailerSearch } from './company-retailer.search';
+import { companyRetailerActions, companyRetailerWritable } from './company-retailer.policy';
+import { companyRetailerSearch } from './company-retailer.search';
+import { companyRetailerScope } from './company-retailer.policy';
 
 const UNIQUE = { company_retailers_company_id_retailer_id_unique: 'retailer_id' };
 
@@ -42,7 +44,10 @@ export class CompanyRetailerService {
 
   list(args: ListArgs): Promise<Page<CompanyRetailer>> {
     authorize(companyRetailerActions, this.caller, 'list');
-    return listPage(this.ctx, companyRetailerSearch, CompanyRetailer, companyRetailerScope(this.caller), args);
+    // Plain rows with their embeds, read by the search's statement (company-retailer.repository.ts), not entities.
+    return listPageRows(this.ctx, companyRetailerSearch, companyRetailerScope(this.caller), args, companyRetailerRows(this.ctx)) as unknown as Promise<
+      Page<CompanyRetailer>
+    >;
   }
 
   /** The same list by Relay cursors (keyset). */
@@ -120,7 +125,7 @@ export class CompanyRetailerService {
   }
 
   private async assign(em: EntityManager, cr: CompanyRetailer, data: Partial<CompanyRetailerInput>, creating: boolean): Promise<void> {
-    // The reference check (src/auth/visibility.ts); `retailer_id` names any retailer: joining one is what a create is for.
+    // The reference check (src/access/visibility.ts); `retailer_id` names any retailer: joining one is what a create is for.
     const unseen = await checkReferences(this.ctx, [{ field: 'territory_id', kind: 'Territory', id: data.territoryId, unseen: 'invalid' }]);
     const v = new Validator();
     const set = new Assign(cr, v);

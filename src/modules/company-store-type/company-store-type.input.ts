@@ -1,7 +1,7 @@
 import { Field, Float, InputType } from 'type-graphql';
 import { UUIDScalar } from '../../graphql/common';
 
-@InputType()
+@InputType({ description: "A company store type's writable attributes." })
 export class CompanyStoreTypeInput {
   @Field(() => UUIDScalar, { nullable: true, description: "Required from the platform operator on create; defaults to a company admin's company. Cannot change." })
   companyId?: string | null;

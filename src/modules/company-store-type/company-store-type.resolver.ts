@@ -1,13 +1,13 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { visibleLoader } from '../../auth/visibility';
+import { visibleLoader } from '../visibility';
 import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { CompanyStoreType } from './company-store-type.entity';
 import { CompanyStoreTypeInput } from './company-store-type.input';
 import { companyStoreTypeService, companyStoreTypeSearch } from './company-store-type.service';
-import { listInputs } from '../../graphql/list-args';
+import { listInputs } from '../../search/list-args';
 
 const CompanyStoreTypeLists = listInputs(companyStoreTypeSearch, 'CompanyStoreType');
 
@@ -26,23 +26,23 @@ export class CompanyStoreTypeResolver {
     return companyStoreTypeService(ctx).connection(filter, paging);
   }
 
-  @Query(() => CompanyStoreType)
-  companyStoreType(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  @Query(() => CompanyStoreType, { description: 'One company store type the caller sees, by id.' })
+  companyStoreType(@Arg('id', () => ID, { description: "The company store type's id (UUID). One outside the caller's scope is NOT_FOUND, as one that does not exist." }) id: string, @Ctx() ctx: Context) {
     return companyStoreTypeService(ctx).get(id);
   }
 
   @Mutation(() => CompanyStoreType, { description: 'Platform operator, or a company admin for its company.' })
-  createCompanyStoreType(@Arg('input', () => CompanyStoreTypeInput) input: CompanyStoreTypeInput, @Ctx() ctx: Context) {
+  createCompanyStoreType(@Arg('input', () => CompanyStoreTypeInput, { description: "The new company store type's attributes." }) input: CompanyStoreTypeInput, @Ctx() ctx: Context) {
     return companyStoreTypeService(ctx).create(input);
   }
 
   @Mutation(() => CompanyStoreType, { description: 'Platform operator, or a company admin for its company.' })
-  updateCompanyStoreType(@Arg('id', () => ID) id: string, @Arg('input', () => CompanyStoreTypeInput) input: CompanyStoreTypeInput, @Ctx() ctx: Context) {
+  updateCompanyStoreType(@Arg('id', () => ID, { description: "The company store type to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => CompanyStoreTypeInput, { description: 'The attributes to change; those not sent keep their values.' }) input: CompanyStoreTypeInput, @Ctx() ctx: Context) {
     return companyStoreTypeService(ctx).update(id, input);
   }
 
   @Mutation(() => ID, { description: 'Platform operator, or a company admin for its company.' })
-  async deleteCompanyStoreType(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async deleteCompanyStoreType(@Arg('id', () => ID, { description: "The company store type to delete (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Ctx() ctx: Context) {
     await companyStoreTypeService(ctx).delete(id);
     return id;
   }

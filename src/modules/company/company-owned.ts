@@ -7,7 +7,7 @@ import type { ListArgs, Page } from '../../graphql/common';
 import { forbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { actionTable, ALL, authorize, READ } from '../../auth/policy';
+import { actionTable, ALL, authorize, READ } from '../../access/policy';
 import { findInScope, listPage } from '../../search/list';
 import type { SearchDocument, Where } from '../../search/types';
 import { isCompanyRole, Role } from '../user/role';

@@ -1,6 +1,6 @@
 import { Field, InputType } from 'type-graphql';
 
-@InputType()
+@InputType({ description: "A company's writable attributes (platform operator only)." })
 export class CompanyInput {
   @Field(() => String, { nullable: true, description: 'Required on create.' })
   name?: string | null;

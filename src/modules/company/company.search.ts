@@ -1,6 +1,4 @@
-import type { Caller } from '../../auth/caller';
-import type { SearchDocument, Where } from '../../search/types';
-import { isCompanyRole, isRetailerRole, Role } from '../user/role';
+import type { SearchDocument } from '../../search/types';
 
 export const companySearch: SearchDocument = {
   name: 'companies',
@@ -15,10 +13,3 @@ export const companySearch: SearchDocument = {
   },
 };
 
-/** The operator sees every company; company users their own; retailer users the companies their retailer works with. */
-export function companyScope(caller: Caller): Where {
-  if (caller.role === Role.PlatformOperator) return {};
-  if (isCompanyRole(caller.role)) return { id: caller.companyId ?? [] };
-  if (isRetailerRole(caller.role)) return { retailer_ids: caller.retailerId ?? [] };
-  return { id: [] };
-}

@@ -4,13 +4,14 @@ import type { ListArgs, Page } from '../../graphql/common';
 import { destroyHalted, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../auth/policy';
+import { authorize } from '../../access/policy';
 import { findInScope, listPage } from '../../search/list';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
 import { Company } from './company.entity';
 import type { CompanyInput } from './company.input';
-import { companyActions } from './company.permissions';
-import { companyScope, companySearch } from './company.search';
+import { companyActions } from './company.policy';
+import { companySearch } from './company.search';
+import { companyScope } from './company.policy';
 
 /** Network management of companies (GraphQL only). */
 export class CompanyService {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Validator } from '../../errors';
+import { planNestedOne } from '../../db/nested-write';
 import type { Geocoder } from '../../geo/geocoder';
 import { Location } from './location.entity';
 import { Email } from './email.entity';
@@ -87,11 +88,12 @@ export class ContactWriter {
   /** `null` or `_destroy` removes the email; `id`, when sent, must be the current one's. */
   async email(holder: ContactHolder, input: EmailInput | null, field = 'general_email'): Promise<void> {
     const current = holder.generalEmail ? await this.em.findOne(Email, holder.generalEmail.id) : null;
-    if (input?.id != null && input.id !== current?.id) {
+    const step = planNestedOne(input, current);
+    if (step.op === 'unknown') {
       this.v.add(`${field}.id`, 'invalid', 'is not the id of the current email');
       return;
     }
-    if (input === null || input._destroy) {
+    if (step.op === 'remove' || input === null) {
       if (current) this.em.remove(current);
       holder.generalEmail = null;
       return;
@@ -111,11 +113,12 @@ export class ContactWriter {
   /** Like `email`; the number is parsed for `country_code` (else the current one's, else US) and kept in E.164. */
   async phone(holder: ContactHolder, input: PhoneNumberInput | null, field = 'general_phone_number'): Promise<void> {
     const current = holder.generalPhoneNumber ? await this.em.findOne(PhoneNumber, holder.generalPhoneNumber.id) : null;
-    if (input?.id != null && input.id !== current?.id) {
+    const step = planNestedOne(input, current);
+    if (step.op === 'unknown') {
       this.v.add(`${field}.id`, 'invalid', 'is not the id of the current phone number');
       return;
     }
-    if (input === null || input._destroy) {
+    if (step.op === 'remove' || input === null) {
       if (current) this.em.remove(current);
       holder.generalPhoneNumber = null;
       return;

@@ -4,10 +4,10 @@ import { BaseEntity } from '../../db/base.entity';
 import { Lead } from '../lead/lead.entity';
 
 /** An email address: one of a lead's, or the general email of a store (referenced from it). */
-@ObjectType()
+@ObjectType({ description: 'An email address of a lead, or the general email of a store.' })
 @Entity({ tableName: 'emails' })
 export class Email extends BaseEntity {
-  @Field(() => String)
+  @Field(() => String, { description: 'The address, trimmed and lower-cased.' })
   @Property({ type: 'string' })
   email!: string;
 

@@ -20,21 +20,21 @@ import { ImportReport } from './import.types';
  */
 @Resolver()
 export class ImportResolver {
-  @Mutation(() => ImportReport, { description: 'Creates or updates the company\'s stores from CSV text, as `leadnet import locations` does (README: Import).' })
+  @Mutation(() => ImportReport, { description: "Creates or updates the company's stores from CSV text, as `leadnet import locations` does (README: Import)." })
   importLocations(
-    @Arg('companyId', () => ID) companyId: string,
-    @Arg('csv', () => String) csv: string,
-    @Arg('dryRun', () => Boolean, { defaultValue: false }) dryRun: boolean,
+    @Arg('companyId', () => ID, { description: 'The company whose stores are imported (UUID); its admin or the platform operator.' }) companyId: string,
+    @Arg('csv', () => String, { description: 'The CSV file\'s text, one store a row with a header row (columns: docs/import-export.md); at most 1 MiB.' }) csv: string,
+    @Arg('dryRun', () => Boolean, { defaultValue: false, description: 'Check every row and report what would change, writing nothing.' }) dryRun: boolean,
     @Ctx() ctx: Context,
   ) {
     return run(ctx, companyId, () => importLocations(ctx.em, ctx.geocoder, companyId, csv, { dryRun, source: 'text' }));
   }
 
-  @Mutation(() => ImportReport, { description: 'Creates or updates the company\'s products (and stock) from CSV text, as `leadnet import products` does.' })
+  @Mutation(() => ImportReport, { description: "Creates or updates the company's products (and stock) from CSV text, as `leadnet import products` does." })
   importProducts(
-    @Arg('companyId', () => ID) companyId: string,
-    @Arg('csv', () => String) csv: string,
-    @Arg('dryRun', () => Boolean, { defaultValue: false }) dryRun: boolean,
+    @Arg('companyId', () => ID, { description: 'The company whose catalog is imported (UUID); its admin or the platform operator.' }) companyId: string,
+    @Arg('csv', () => String, { description: 'The CSV file\'s text, one product a row with a header row (columns: docs/import-export.md); at most 1 MiB.' }) csv: string,
+    @Arg('dryRun', () => Boolean, { defaultValue: false, description: 'Check every row and report what would change, writing nothing.' }) dryRun: boolean,
     @Ctx() ctx: Context,
   ) {
     return run(ctx, companyId, () => importProducts(ctx.em, companyId, csv, { dryRun, source: 'text' }));

@@ -6,7 +6,8 @@ import { organisationAdmin } from '../../auth/caller';
 import { compileScope } from '../../search/where';
 import { fromClause } from '../../search/types';
 import { query } from '../../db/sql';
-import { leadScope, leadSearch } from '../lead/lead.search';
+import { leadSearch } from '../lead/lead.search';
+import { leadScope } from '../lead/lead.policy';
 import { toDate } from '../webhooks/webhook.service';
 
 export const LEAD_EXPORT_COLUMNS = [

@@ -129,6 +129,13 @@ async function run(em: EntityManager, companyId: string, input: ImportInput, opt
 
 const COMPARED = `(p.name, p.category, p.url, p.external_id, p.collection_id) is not distinct from (r.name, r.category, r.url, r.external_id, r.collection_id)`;
 const RECORDS = `json_to_recordset(?::json) as r(sku text, name text, category text, url text, external_id text, collection_id uuid)`;
+/**
+ * The row's product, one unique-index probe per row. A plain join lets the planner pick a hash join over
+ * every product of the company when its statistics are older than the company's products (as in or
+ * after a large import): each batch then reads all of them (1.47 s instead of 0.16 s per batch of 1,000
+ * at 100,000 products). `limit 1` keeps the lateral subquery a parameterized index scan.
+ */
+const PRODUCT_BY_SKU = `select p.* from products p where p.company_id = ? and p.sku = r.sku limit 1`;
 
 /** Whether each row would create, update (its attributes or, when given, its stock) or leave its product. */
 async function compare(em: EntityManager, companyId: string, rows: ProductRow[]) {
@@ -137,7 +144,7 @@ async function compare(em: EntityManager, companyId: string, rows: ProductRow[])
             (select coalesce(json_agg(json_build_object('crl', s.company_retailer_location_id, 'stocked', s.stocked, 'available', s.available)
                       order by s.company_retailer_location_id), '[]')
                from stocks s where s.product_id = p.id) as stock
-       from ${RECORDS} left join products p on p.company_id = ? and p.sku = r.sku`,
+       from ${RECORDS} left join lateral (${PRODUCT_BY_SKU}) p on true`,
     [JSON.stringify(rows), companyId],
   );
   const bySku = new Map(rows.map((r) => [r.sku, r]));
@@ -167,7 +174,7 @@ async function write(tx: EntityManager, companyId: string, rows: ProductRow[]) {
   if (stocked.length) {
     // The product's stock becomes the row's: other stores' rows go, named stores' rows are set.
     await tx.execute(
-      `with r as (select p.id, r.stock from json_to_recordset(?::json) as r(sku text, stock json) join products p on p.company_id = ? and p.sku = r.sku),
+      `with r as (select p.id, r.stock from json_to_recordset(?::json) as r(sku text, stock json) cross join lateral (${PRODUCT_BY_SKU}) p),
             gone as (delete from stocks s using r where s.product_id = r.id
                        and not exists (select 1 from json_to_recordset(r.stock) as x(crl uuid) where x.crl = s.company_retailer_location_id))
        insert into stocks (company_retailer_location_id, product_id, stocked, available)

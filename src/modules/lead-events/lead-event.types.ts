@@ -13,16 +13,16 @@ export class LeadEvent {
   })
   type!: LeadEventType;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When it happened (ISO 8601 date-time, UTC).' })
   occurredAt!: Date;
 
   @Field(() => String, { description: '`Company` or `Retailer`.' })
   ownerType!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The company or retailer that owned the lead when it happened.' })
   ownerId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The lead it is about.' })
   leadId!: string;
 
   @Field(() => ID, { nullable: true, description: 'The new activity of a `lead_activity.created` event.' })

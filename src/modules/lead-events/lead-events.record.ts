@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** PRODUCT.md section 11: the lead events shared by webhooks and GraphQL subscriptions. */
-export const LEAD_EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.assigned', 'lead.status_changed', 'lead.merged', 'lead_activity.created'] as const;
+export const LEAD_EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.assigned', 'lead.status_changed', 'lead.merged', 'lead_activity.created', 'lead.sla_breached'] as const;
 export type LeadEventType = (typeof LEAD_EVENT_TYPES)[number];
 
 /**

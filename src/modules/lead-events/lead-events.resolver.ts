@@ -1,11 +1,12 @@
+import { may } from '../../access/policy';
+import { leadActions } from '../lead/lead.policy';
 import { Arg, Ctx, FieldResolver, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
 import type { Context } from '../../context';
 import { AppError, badRequest, forbidden, invalid, unauthenticated, validationDetail } from '../../errors';
-import { Role } from '../user/role';
 import { Lead } from '../lead/lead.entity';
 import { LeadActivity } from '../lead/lead-activity.entity';
 import { LeadService } from '../lead/lead.service';
-import type { LeadRow } from '../lead/lead.reader';
+import type { LeadRow } from '../lead/lead.repository';
 import type { LeadEventHub, LeadEventRow } from './lead-events.hub';
 import { LEAD_EVENT_TYPES } from './lead-events.record';
 import { LeadEvent, leadEventOf } from './lead-event.types';
@@ -38,7 +39,7 @@ export class LeadEventResolver {
       '`types` narrows them (default: all).',
     subscribe: ({ args, context }: SubscribeResolverData<unknown, { types?: string[] | null }, Context>) => leadEvents(context, args.types ?? null),
   })
-  leadEvents(@Root() event: LeadEvent | undefined, @Arg('types', () => [String], { nullable: true }) _types?: string[]): LeadEvent {
+  leadEvents(@Root() event: LeadEvent | undefined, @Arg('types', () => [String], { nullable: true, description: 'Only events of these types, e.g. `["lead.created", "lead.status_changed"]` (default: all).' }) _types?: string[]): LeadEvent {
     // Without an event the operation was executed as a query or mutation would be (over HTTP).
     if (!event) throw badRequest(OVER_WEBSOCKET);
     return event;
@@ -49,7 +50,7 @@ export class LeadEventResolver {
     return event.lead ?? new LeadService(ctx).get(event.leadId);
   }
 
-  @FieldResolver(() => LeadActivity, { nullable: true })
+  @FieldResolver(() => LeadActivity, { nullable: true, description: 'The new activity of a `lead_activity.created` event; null for other events.' })
   leadActivity(@Root() event: Seen, @Ctx() ctx: Context) {
     return event.leadActivityId ? ctx.loaders.byId(LeadActivity).load(event.leadActivityId) : null;
   }
@@ -63,10 +64,11 @@ export class LeadEventResolver {
 function leadEvents(context: Context, types: string[] | null): AsyncIterableIterator<Seen> {
   const live = (context as Partial<LiveContext>).live;
   if (!live) throw badRequest(OVER_WEBSOCKET);
-  // graphql-shield's rule (lead-events.permissions.ts) guards each event's resolve; graphql-middleware
-  // does not wrap `subscribe` when a field has both, so the same rule is applied here before listening.
+  // graphql-shield's rule (lead-events.policy.ts) guards each event's resolve; graphql-middleware
+  // does not wrap `subscribe` when a field has both, so it is checked here before listening: a role
+  // that lists no leads (leadActions, the lead policy) hears none of their events.
   if (!context.caller) throw unauthenticated();
-  if (context.caller.role === Role.PlatformOperator) throw forbidden();
+  if (!may(leadActions, context.caller, 'list')) throw forbidden();
   const unknown = (types ?? []).filter((t) => !(LEAD_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length) throw invalid([validationDetail('types', 'inclusion', `has unknown event types: ${unknown.join(', ')}`)]);
   const wanted = types?.length ? new Set(types) : null;

@@ -6,7 +6,7 @@ import { checkDocumentText, costValidationRules, operationCost } from '../../gra
 import { queryTooComplex } from '../../errors';
 import { authenticate } from '../../auth/api-keys';
 import { buildContext, type ContextDeps } from '../../context';
-import { Loaders } from '../../graphql/loaders';
+import { Loaders } from '../../db/loaders';
 import type { LeadEventHub } from './lead-events.hub';
 import type { LiveContext } from './lead-events.resolver';
 

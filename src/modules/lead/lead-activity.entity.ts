@@ -21,7 +21,7 @@ export const LEAD_ACTIVITY_TYPES = [
 export type LeadActivityType = (typeof LEAD_ACTIVITY_TYPES)[number];
 
 /** An event on a lead's timeline. */
-@ObjectType()
+@ObjectType({ description: "An event on a lead's timeline: a call, a note, a quote request, a status change... Visible to whoever sees its lead." })
 // List indexes: migrations/Migration20261124160000_list_order_indexes.ts and Migration20261124161000_lead_activity_owner_keys.ts.
 @Entity({ tableName: 'lead_activities' })
 export class LeadActivity extends BaseEntity {
@@ -37,23 +37,23 @@ export class LeadActivity extends BaseEntity {
   @Property({ type: 'json', nullable: true })
   data?: Record<string, unknown> | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The kind of record `sourceId` names, e.g. `CompanyRetailerLocation`.' })
   @Property({ type: 'string', nullable: true })
   sourceType?: string | null;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Where the activity came from.' })
   @Property({ type: 'uuid', nullable: true })
   sourceId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The activity's id in the partner's CRM." })
   @Property({ type: 'string', nullable: true })
   crmId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The CRM it was synced to.' })
   @Property({ type: 'string', nullable: true })
   crmProvider?: string | null;
 
-  @Field(() => JSONScalar, { nullable: true })
+  @Field(() => JSONScalar, { nullable: true, description: 'The JSON object the CRM integration keeps with the activity.' })
   @Property({ type: 'json', nullable: true })
   crmDataCache?: Record<string, unknown> | null;
 

@@ -15,14 +15,14 @@ import { LeadActivity } from './lead-activity.entity';
  * in the list order and the scope keys kept of its assignee are trigger-written columns the entity does
  * not map (Migration20261123110000_lead_scope_keys).
  */
-@ObjectType()
+@ObjectType({ description: 'A sales prospect owned by a company or a retailer, with contacts, an address, a status, a timeline and an optional assignee store. Only the leads the caller sees are reachable (PRODUCT.md 3).' })
 @Entity({ tableName: 'leads' })
 export class Lead extends BaseEntity {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The prospect's name." })
   @Property({ type: 'string', nullable: true })
   name?: string | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Any non-blank text up to 64 characters, default `New`; each change appends a `LeadActivity::StatusChange`.' })
   @Property({ type: 'string', length: 64, default: 'New' })
   status: string & Opt = 'New';
 
@@ -35,11 +35,11 @@ export class Lead extends BaseEntity {
   @ManyToOne(() => CompanyRetailerLocation, { nullable: true, deleteRule: 'restrict' })
   assignee?: CompanyRetailerLocation | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The kind of record `sourceId` names, e.g. `CompanyRetailerLocation`.' })
   @Property({ type: 'string', nullable: true })
   sourceType?: string | null;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Where the lead came from, e.g. the store whose locator sent it.' })
   @Property({ type: 'uuid', nullable: true })
   sourceId?: string | null;
 

@@ -1,6 +1,6 @@
 import type { EntityClass, FilterQuery } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
-import { Loaders } from '../../graphql/loaders';
+import { Loaders } from '../../db/loaders';
 import { notFound } from '../../errors';
 
 /**

@@ -11,9 +11,10 @@ import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadInput } from './lead.input';
 import { LeadAssignee, LeadMerge, LeadPage } from './lead.types';
-import { LeadService, merges } from './lead.service';
-import { leadAssociation, type LeadRow } from './lead.reader';
-import { listInputs } from '../../graphql/list-args';
+import { LeadService } from './lead.service';
+import { merges } from './lead.merge';
+import { leadAssociation, type LeadRow } from './lead.repository';
+import { listInputs } from '../../search/list-args';
 import { leadSearch } from './lead.search';
 
 const LeadLists = listInputs(leadSearch, 'Lead');
@@ -37,23 +38,23 @@ export class LeadResolver {
     return new LeadService(ctx).connection(filter, paging, selectedFields(info, ['edges', 'node'], ['nodes']));
   }
 
-  @Query(() => Lead)
-  lead(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  @Query(() => Lead, { description: 'One lead the caller sees, by id.' })
+  lead(@Arg('id', () => ID, { description: "The lead's id (UUID). One outside the caller's scope is NOT_FOUND, as one that does not exist." }) id: string, @Ctx() ctx: Context) {
     return new LeadService(ctx).get(id);
   }
 
   @Query(() => [LeadActivity], { description: "A visible lead's whole activity timeline, newest first." })
-  leadTimeline(@Arg('leadId', () => ID) leadId: string, @Ctx() ctx: Context) {
+  leadTimeline(@Arg('leadId', () => ID, { description: "The lead (UUID); one outside the caller's scope is NOT_FOUND." }) leadId: string, @Ctx() ctx: Context) {
     return new LeadService(ctx).timeline(leadId);
   }
 
   @Mutation(() => Lead, { description: 'Creates a lead, or merges it into the duplicate of the same owner and returns that.' })
-  createLead(@Arg('input', () => LeadInput) input: LeadInput, @Ctx() ctx: Context) {
+  createLead(@Arg('input', () => LeadInput, { description: "The new lead's attributes." }) input: LeadInput, @Ctx() ctx: Context) {
     return new LeadService(ctx).create(input);
   }
 
   @Mutation(() => Lead, { description: 'Changes the sent attributes; nested items by `id`, `_destroy` removes.' })
-  updateLead(@Arg('id', () => ID) id: string, @Arg('input', () => LeadInput) input: LeadInput, @Ctx() ctx: Context) {
+  updateLead(@Arg('id', () => ID, { description: "The lead to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => LeadInput, { description: 'The attributes to change; those not sent keep their values.' }) input: LeadInput, @Ctx() ctx: Context) {
     return new LeadService(ctx).update(id, input, false);
   }
 
@@ -64,52 +65,52 @@ export class LeadResolver {
       'every other stored item removed. `location` becomes the sent one, or none. `leadActivities` behave as in `updateLead`: ' +
       'the timeline is history and is never replaced.',
   })
-  replaceLead(@Arg('id', () => ID) id: string, @Arg('input', () => LeadInput) input: LeadInput, @Ctx() ctx: Context) {
+  replaceLead(@Arg('id', () => ID, { description: "The lead to replace (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => LeadInput, { description: 'Every writable attribute; those not sent are cleared or return to their defaults.' }) input: LeadInput, @Ctx() ctx: Context) {
     return new LeadService(ctx).update(id, input, true);
   }
 
   @Mutation(() => ID, { description: 'Deletes the lead and returns its id.' })
-  async deleteLead(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async deleteLead(@Arg('id', () => ID, { description: "The lead to delete (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Ctx() ctx: Context) {
     await new LeadService(ctx).delete(id);
     return id;
   }
 
-  @FieldResolver(() => String)
+  @FieldResolver(() => String, { description: "`Company` or `Retailer`: the kind of organisation that owns the lead (the creator's)." })
   ownerType(@Root() lead: LeadRow) {
     return lead.ownerType;
   }
 
-  @FieldResolver(() => ID)
+  @FieldResolver(() => ID, { description: 'The owning company or retailer.' })
   ownerId(@Root() lead: LeadRow) {
     return lead.ownerId;
   }
 
-  @FieldResolver(() => ID, { nullable: true })
+  @FieldResolver(() => ID, { nullable: true, description: 'The company retailer location the lead is assigned to; null when unassigned.' })
   assigneeId(@Root() lead: LeadRow) {
     return lead.assigneeId;
   }
 
-  @FieldResolver(() => ID, { nullable: true })
+  @FieldResolver(() => ID, { nullable: true, description: 'The user whose API key created the lead; null when unknown (e.g. the user was deleted).' })
   createdById(@Root() lead: LeadRow) {
     return lead.createdById;
   }
 
-  @FieldResolver(() => [PhoneNumber])
+  @FieldResolver(() => [PhoneNumber], { description: 'Phone numbers, in the order they were added.' })
   phoneNumbers(@Root() lead: LeadRow, @Ctx() ctx: Context) {
     return leadAssociation(ctx, lead, 'phoneNumbers');
   }
 
-  @FieldResolver(() => [Email])
+  @FieldResolver(() => [Email], { description: 'Emails, in the order they were added.' })
   emails(@Root() lead: LeadRow, @Ctx() ctx: Context) {
     return leadAssociation(ctx, lead, 'emails');
   }
 
-  @FieldResolver(() => Location, { nullable: true })
+  @FieldResolver(() => Location, { nullable: true, description: "The prospect's address; null when none was given." })
   location(@Root() lead: LeadRow, @Ctx() ctx: Context) {
     return leadAssociation(ctx, lead, 'location');
   }
 
-  @FieldResolver(() => LeadAssignee, { nullable: true })
+  @FieldResolver(() => LeadAssignee, { nullable: true, description: 'The assigned store, in summary (id, name, company retailer, retailer location); null when unassigned.' })
   assignee(@Root() lead: LeadRow, @Ctx() ctx: Context) {
     return leadAssociation(ctx, lead, 'assignee');
   }

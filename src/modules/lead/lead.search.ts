@@ -1,7 +1,5 @@
-import type { Caller } from '../../auth/caller';
-import type { SearchDocument, SearchField, Where } from '../../search/types';
-import { crlScope, crlScopeFields } from '../company-retailer-location/company-retailer-location.scope';
-import { Role } from '../user/role';
+import type { SearchDocument, SearchField } from '../../search/types';
+import { crlScopeFields } from '../company-retailer-location/company-retailer-location.search';
 
 /** The CRL a lead is assigned to (alias `a`) and the fields `crlScope(caller, 'assignee_')` reads. */
 const ASSIGNEE = crlScopeFields('a', 'assignee_');
@@ -146,20 +144,3 @@ export const assigneeSearch: SearchDocument = {
   fields: ASSIGNEE.fields,
 };
 
-/**
- * PRODUCT.md section 3: a lead is visible when its assignee is a CRL the caller sees, when the caller
- * is an admin of the lead's owner, or when the caller created it. Activities use it through their lead.
- */
-export function leadScope(caller: Caller): Where {
-  if (caller.role === Role.PlatformOperator) return { id: [] };
-  const mine = { created_by_id: caller.userId };
-  // An admin's own leads first, then those assigned to its organisation beyond them: the same set as
-  // crlScope's "assignee of ours" or "owned by us", in branches that do not overlap.
-  if (caller.role === Role.CompanyAdmin && caller.companyId) {
-    return { _or: [{ owner_company_id: caller.companyId }, { assignee_company_beyond_owner_id: caller.companyId }, mine] };
-  }
-  if (caller.role === Role.RetailerAdmin && caller.retailerId) {
-    return { _or: [{ owner_retailer_id: caller.retailerId }, { assignee_retailer_beyond_owner_id: caller.retailerId }, mine] };
-  }
-  return { _or: [crlScope(caller, 'assignee_'), mine] };
-}

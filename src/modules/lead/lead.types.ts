@@ -4,9 +4,9 @@ import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 
 /** A lead's assignee: always a company retailer location for now (SPEC 2.1 "polymorphic"). */
-@ObjectType()
+@ObjectType({ description: 'The store a lead is assigned to: a company retailer location the caller sees.' })
 export class LeadAssignee {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The company retailer location's id." })
   id!: string;
 
   @Field(() => String, { description: '`CompanyRetailerLocation`.' })
@@ -15,10 +15,10 @@ export class LeadAssignee {
   @Field(() => String, { nullable: true, description: "The CRL's name, else its retailer location's name." })
   name!: string | null;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The company retailer it belongs to.' })
   companyRetailerId!: string;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The retailer location (the physical store) it links; null for a location without one.' })
   retailerLocationId!: string | null;
 }
 

@@ -2,7 +2,7 @@ import { Field, InputType, Int } from 'type-graphql';
 import { UUIDScalar } from '../../graphql/common';
 
 /** PRODUCT.md section 1 product image. */
-@InputType()
+@InputType({ description: "A product image's writable attributes." })
 export class ProductImageInput {
   @Field(() => UUIDScalar, { nullable: true, description: 'Required on create; cannot change.' })
   productId?: string | null;

@@ -8,22 +8,22 @@ import { ProductImageService } from './product-image.service';
 @Resolver(() => ProductImage)
 export class ProductImageResolver {
   @Query(() => [ProductImage], { description: 'The images of a product the caller sees, by position.' })
-  productImages(@Arg('productId', () => ID) productId: string, @Ctx() ctx: Context) {
+  productImages(@Arg('productId', () => ID, { description: "The product (UUID); one outside the caller's scope is NOT_FOUND." }) productId: string, @Ctx() ctx: Context) {
     return new ProductImageService(ctx).forProduct(productId);
   }
 
   @Mutation(() => ProductImage, { description: "Platform operator, or a company admin for its company's products." })
-  createProductImage(@Arg('input', () => ProductImageInput) input: ProductImageInput, @Ctx() ctx: Context) {
+  createProductImage(@Arg('input', () => ProductImageInput, { description: "The new product image's attributes." }) input: ProductImageInput, @Ctx() ctx: Context) {
     return new ProductImageService(ctx).create(input);
   }
 
   @Mutation(() => ProductImage, { description: "Platform operator, or a company admin for its company's products." })
-  updateProductImage(@Arg('id', () => ID) id: string, @Arg('input', () => ProductImageInput) input: ProductImageInput, @Ctx() ctx: Context) {
+  updateProductImage(@Arg('id', () => ID, { description: "The product image to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => ProductImageInput, { description: 'The attributes to change; those not sent keep their values.' }) input: ProductImageInput, @Ctx() ctx: Context) {
     return new ProductImageService(ctx).update(id, input);
   }
 
   @Mutation(() => ID, { description: "Platform operator, or a company admin for its company's products." })
-  async deleteProductImage(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async deleteProductImage(@Arg('id', () => ID, { description: "The product image to delete (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Ctx() ctx: Context) {
     await new ProductImageService(ctx).delete(id);
     return id;
   }

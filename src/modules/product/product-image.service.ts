@@ -1,18 +1,16 @@
 import { FlushMode } from '@mikro-orm/core';
 import type { Context } from '../../context';
-import type { Caller } from '../../auth/caller';
 import { notFoundAsForbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../auth/policy';
+import { authorize } from '../../access/policy';
 import { findInScope } from '../../search/list';
-import type { SearchDocument, Where } from '../../search/types';
-import { Role } from '../user/role';
+import type { SearchDocument } from '../../search/types';
 import { Product } from './product.entity';
 import { ProductImage } from './product-image.entity';
 import type { ProductImageInput } from './product-image.input';
-import { productImageActions } from './product-image.permissions';
-import { productScope, productSearch } from './product.search';
+import { productImageActions, productImagePolicy } from './product-image.policy';
+import { productSearch } from './product.search';
 
 const imageSearch: SearchDocument = {
   name: 'product_images',
@@ -25,11 +23,6 @@ const imageSearch: SearchDocument = {
     created_at: { sql: 'i.created_at', type: 'date' },
   },
 };
-
-/** The products whose images the caller sees: those it sees (all of them for the operator). */
-function imageScope(caller: Caller): Where {
-  return caller.role === Role.PlatformOperator ? {} : productScope(caller);
-}
 
 const isHttpUrl = (s: string) => {
   try {
@@ -49,19 +42,19 @@ export class ProductImageService {
 
   /** The images of a product the caller sees, by position. */
   async forProduct(productId: string): Promise<ProductImage[]> {
-    const product = await findInScope(this.ctx, productSearch, Product, imageScope(this.caller), productId, 'Product');
+    const product = await findInScope(this.ctx, productSearch, Product, productImagePolicy.scope(this.caller), productId, 'Product');
     return this.ctx.em.find(ProductImage, { product: product.id }, { orderBy: { position: 'asc', createdAt: 'asc', id: 'asc' } });
   }
 
   get(id: string): Promise<ProductImage> {
-    return findInScope(this.ctx, imageSearch, ProductImage, imageScope(this.caller), id, 'ProductImage');
+    return findInScope(this.ctx, imageSearch, ProductImage, productImagePolicy.scope(this.caller), id, 'ProductImage');
   }
 
   /** The product must be one the caller may change (its company's for a company admin): anything else is 403. */
   async create(input: ProductImageInput): Promise<ProductImage> {
     authorize(productImageActions, this.caller, 'create');
     if (!input.productId) new Validator().add('product_id', 'blank').throwIfAny();
-    const product = await findInScope(this.ctx, productSearch, Product, imageScope(this.caller), input.productId!, 'Product')
+    const product = await findInScope(this.ctx, productSearch, Product, productImagePolicy.scope(this.caller), input.productId!, 'Product')
       .catch(notFoundAsForbidden);
     const image = new ProductImage();
     image.product = product;

@@ -5,7 +5,7 @@ import { PageType, type ListArgs } from '../../graphql/common';
 import { Product } from './product.entity';
 import { ProductInput } from './product.input';
 import { ProductService } from './product.service';
-import { listInputs } from '../../graphql/list-args';
+import { listInputs } from '../../search/list-args';
 import { productSearch } from './product.search';
 
 const ProductLists = listInputs(productSearch, 'Product');
@@ -25,23 +25,23 @@ export class ProductResolver {
     return new ProductService(ctx).connection(filter, paging);
   }
 
-  @Query(() => Product)
-  product(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  @Query(() => Product, { description: 'One product the caller sees, by id.' })
+  product(@Arg('id', () => ID, { description: "The product's id (UUID). One outside the caller's scope is NOT_FOUND, as one that does not exist." }) id: string, @Ctx() ctx: Context) {
     return new ProductService(ctx).get(id);
   }
 
-  @Mutation(() => Product)
-  createProduct(@Arg('input', () => ProductInput) input: ProductInput, @Ctx() ctx: Context) {
+  @Mutation(() => Product, { description: "Adds a product to a catalog: a company admin for its company (the default `companyId`), or the platform operator. `sku` is unique per company." })
+  createProduct(@Arg('input', () => ProductInput, { description: "The new product's attributes." }) input: ProductInput, @Ctx() ctx: Context) {
     return new ProductService(ctx).create(input);
   }
 
-  @Mutation(() => Product)
-  updateProduct(@Arg('id', () => ID) id: string, @Arg('input', () => ProductInput) input: ProductInput, @Ctx() ctx: Context) {
+  @Mutation(() => Product, { description: 'Changes the attributes sent: a company admin for its company, or the platform operator.' })
+  updateProduct(@Arg('id', () => ID, { description: "The product to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => ProductInput, { description: 'The attributes to change; those not sent keep their values.' }) input: ProductInput, @Ctx() ctx: Context) {
     return new ProductService(ctx).update(id, input);
   }
 
   @Mutation(() => ID, { description: 'Deletes the product and returns its id.' })
-  async deleteProduct(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async deleteProduct(@Arg('id', () => ID, { description: "The product to delete (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Ctx() ctx: Context) {
     await new ProductService(ctx).delete(id);
     return id;
   }

@@ -1,6 +1,4 @@
-import type { Caller } from '../../auth/caller';
-import type { SearchDocument, Where } from '../../search/types';
-import { isCompanyRole, isRetailerRole } from '../user/role';
+import type { SearchDocument } from '../../search/types';
 
 /** What a product list can search, filter, order and aggregate on. */
 export const productSearch: SearchDocument = {
@@ -24,9 +22,3 @@ export const productSearch: SearchDocument = {
   },
 };
 
-/** PRODUCT.md section 3: company users see their company's products, retailer users all of them. */
-export function productScope(caller: Caller): Where {
-  if (isCompanyRole(caller.role)) return { company_id: caller.companyId };
-  if (isRetailerRole(caller.role)) return {};
-  return { id: [] };
-}

@@ -4,15 +4,17 @@ import type { ListArgs, Page } from '../../graphql/common';
 import { forbidden, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { findInScope, listPage } from '../../search/list';
+import { findInScope, listPageRows } from '../../search/list';
 import { Company } from '../company/company.entity';
 import { Collection } from '../collection/collection.entity';
-import { authorize } from '../../auth/policy';
-import { checkReferences } from '../../auth/visibility';
-import { productActions } from './product.permissions';
+import { authorize } from '../../access/policy';
+import { checkReferences } from '../visibility';
+import { productActions } from './product.policy';
 import { Product } from './product.entity';
 import type { ProductInput } from './product.input';
-import { productScope, productSearch } from './product.search';
+import { productSearch } from './product.search';
+import { productRows } from './product.reader';
+import { productScope } from './product.policy';
 
 const UNIQUE = { products_company_id_sku_unique: 'sku' };
 
@@ -24,8 +26,9 @@ export class ProductService {
     return this.ctx.caller!;
   }
 
+  /** A page of products as plain rows read with the search (product.reader.ts), not managed entities. */
   list(args: ListArgs): Promise<Page<Product>> {
-    return listPage(this.ctx, productSearch, Product, productScope(this.caller), args);
+    return listPageRows(this.ctx, productSearch, productScope(this.caller), args, productRows);
   }
 
   /** The same list by Relay cursors (keyset). */

@@ -5,7 +5,7 @@ import { Product } from './product.entity';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 
 /** Whether one store (CRL) stocks a product and whether it is available there. */
-@ObjectType()
+@ObjectType({ description: 'Whether one store (a company retailer location) stocks a product, and whether the product is available there; the store locator filters and shows these.' })
 @Entity({ tableName: 'stocks' })
 @Unique({ properties: ['companyRetailerLocation', 'product'] })
 export class Stock extends BaseEntity {
@@ -16,20 +16,20 @@ export class Stock extends BaseEntity {
   @ManyToOne(() => Product, { deleteRule: 'cascade' })
   product!: Product;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'The store stocks the product (what the store locator\'s `stocked_product_*` filters match).' })
   @Property({ type: 'boolean', default: false })
   stocked: boolean & Opt = false;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'The product is available at the store (what the store locator\'s `available_product_*` filters match).' })
   @Property({ type: 'boolean', default: false })
   available: boolean & Opt = false;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The store.' })
   get companyRetailerLocationId(): string & Opt {
     return this.companyRetailerLocation.id;
   }
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The product.' })
   get productId(): string & Opt {
     return this.product.id;
   }

@@ -2,9 +2,9 @@ import { Field, InputType } from 'type-graphql';
 import { UUIDScalar } from '../../graphql/common';
 
 /** Whether one store (CRL) stocks a product of its company, and whether it is available there. */
-@InputType()
+@InputType({ description: 'The stock of one product at one store; `setStock` creates or changes the record of the pair.' })
 export class StockInput {
-  @Field(() => UUIDScalar)
+  @Field(() => UUIDScalar, { description: 'The store (a company retailer location of the company).' })
   companyRetailerLocationId!: string;
 
   @Field(() => UUIDScalar, { description: "A product of the location's company." })

@@ -1,34 +1,29 @@
 import { FlushMode } from '@mikro-orm/core';
 import type { Context } from '../../context';
-import type { Caller } from '../../auth/caller';
 import { notFoundAsForbidden, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../auth/policy';
-import { checkReferences } from '../../auth/visibility';
+import { authorize } from '../../access/policy';
+import { checkReferences } from '../visibility';
 import { findInScope } from '../../search/list';
-import type { SearchDocument, Where } from '../../search/types';
+import type { SearchDocument } from '../../search/types';
 import { Role } from '../user/role';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
-import { crlScope, crlScopeFields } from '../company-retailer-location/company-retailer-location.scope';
+import { crlScopeFields } from '../company-retailer-location/company-retailer-location.search';
 import { crlSearch } from '../company-retailer-location/company-retailer-location.search';
 import { Product } from './product.entity';
 import { Stock } from './stock.entity';
 import type { StockInput } from './stock.input';
-import { stockActions } from './stock.permissions';
+import { stockActions, stockPolicy } from './stock.policy';
 
-const crl = crlScopeFields('crl', 'crl_');
+/** A stock level's document: its store's fields (`crlScopeFields`, as `crlSearch` names them), so the store's scope reads it. */
+const crl = crlScopeFields('crl');
 const stockSearch: SearchDocument = {
   name: 'stocks',
   from: `stocks s join company_retailer_locations crl on crl.id = s.company_retailer_location_id ${crl.joins}`,
   alias: 's',
-  fields: { ...crl.fields, id: { sql: 's.id', type: 'uuid' }, created_at: { sql: 's.created_at', type: 'date' } },
+  fields: { ...crl.fields, created_at: { sql: 's.created_at', type: 'date' } },
 };
-
-/** Stock follows its store: the CRLs the caller sees (every one for the operator), over `prefix` fields. */
-function storeScope(caller: Caller, prefix = ''): Where {
-  return caller.role === Role.PlatformOperator ? {} : crlScope(caller, prefix);
-}
 
 /** Network management of stock per (CRL, product). */
 export class StockService {
@@ -39,14 +34,14 @@ export class StockService {
   }
 
   async forLocation(crlId: string): Promise<Stock[]> {
-    const store = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, storeScope(this.caller), crlId, 'CompanyRetailerLocation');
+    const store = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, stockPolicy.scope(this.caller), crlId, 'CompanyRetailerLocation');
     return this.ctx.em.find(Stock, { companyRetailerLocation: store.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   }
 
   /** Creates or changes the stock record of a store and a product; a store the caller may not change is 403. */
   async set(input: StockInput): Promise<Stock> {
     authorize(stockActions, this.caller, 'create');
-    const store = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, storeScope(this.caller), input.companyRetailerLocationId, 'CompanyRetailerLocation')
+    const store = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, stockPolicy.scope(this.caller), input.companyRetailerLocationId, 'CompanyRetailerLocation')
       .catch(notFoundAsForbidden);
     return transactional(
       this.ctx.em,
@@ -76,7 +71,7 @@ export class StockService {
   }
 
   async delete(id: string): Promise<void> {
-    const stock = await findInScope(this.ctx, stockSearch, Stock, storeScope(this.caller, 'crl_'), id, 'Stock');
+    const stock = await findInScope(this.ctx, stockSearch, Stock, stockPolicy.scope(this.caller), id, 'Stock');
     authorize(stockActions, this.caller, 'destroy');
     await transactional(this.ctx.em, async (em) => {
       em.remove(stock);

@@ -8,7 +8,7 @@ export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday',
 export type Weekday = (typeof WEEKDAYS)[number];
 
 /** Opening hours of one weekday, on a retailer location or (without one) on a CRL. */
-@ObjectType()
+@ObjectType({ description: "A store's opening hours on one weekday, in the store's time zone." })
 @Entity({ tableName: 'hours' })
 export class Hour extends BaseEntity {
   @Index()
@@ -19,27 +19,27 @@ export class Hour extends BaseEntity {
   @ManyToOne(() => CompanyRetailerLocation, { nullable: true, deleteRule: 'cascade' })
   companyRetailerLocation?: CompanyRetailerLocation | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Lower-case weekday name (`monday`...`sunday`).' })
   @Property({ type: 'string', length: 9 })
   day!: Weekday;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Open on this day; when false the times are null.' })
   @Property({ type: 'boolean', default: false })
   open: boolean & Opt = false;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Opening hour, 0-23 (local time).' })
   @Property({ type: 'smallint', nullable: true })
   openAtHour?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Opening minute, 0-59.' })
   @Property({ type: 'smallint', nullable: true })
   openAtMinute?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Closing hour, 0-23; at or before the opening time means closing after midnight.' })
   @Property({ type: 'smallint', nullable: true })
   closeAtHour?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Closing minute, 0-59.' })
   @Property({ type: 'smallint', nullable: true })
   closeAtMinute?: number | null;
 }

@@ -1,35 +1,36 @@
 import { Field, ID, InputType, Int } from 'type-graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { planNested } from '../../db/nested-write';
 import { validationDetail, type ErrorDetail, type Validator } from '../../errors';
 import { Hour, WEEKDAYS } from './hour.entity';
 import type { RetailerLocation } from './retailer-location.entity';
 import type { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 
 /** PRODUCT.md section 1 hours item. Items with `id` change (or, with `_destroy`, remove) that hour; others add one. */
-@InputType()
+@InputType({ description: "One weekday's hours of a store. Without `id` it is added; with `id` that day is changed, or removed with `_destroy: true`." })
 export class HourInput {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'An hours item of this store to change or remove.' })
   id?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Lower-case weekday, unique per location.' })
   day?: string | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'Open on this day; when true the four times are required.' })
   open?: boolean | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Opening hour, 0-23 (local time).' })
   openAtHour?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Opening minute, 0-59.' })
   openAtMinute?: number | null;
 
   @Field(() => Int, { nullable: true, description: 'At or before the opening time means closing after midnight.' })
   closeAtHour?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'Closing minute, 0-59.' })
   closeAtMinute?: number | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'With `id`: remove this day (the store is then closed that day).' })
   _destroy?: boolean | null;
 }
 
@@ -93,21 +94,13 @@ export async function writeHours(
   const field = options.field ?? 'retailer_location_hours';
   const current: Hour[] = options.ownerIsNew ? [] : await em.find(Hour, owner as any);
   const removed = new Set<Hour>();
-  for (const item of items) {
-    if (item.id != null) {
-      const hour = current.find((h) => h.id === item.id);
-      if (!hour) {
-        v.add(`${field}.id`, 'invalid', 'is not the id of an hour of this location');
-        continue;
-      }
-      if (item._destroy) {
-        removed.add(hour);
-        continue;
-      }
-      assignHour(hour, item);
-    } else if (!item._destroy) {
+  for (const step of planNested(items, current)) {
+    if (step.op === 'unknown') v.add(`${field}.id`, 'invalid', 'is not the id of an hour of this location');
+    else if (step.op === 'remove') removed.add(step.entity);
+    else if (step.op === 'update') assignHour(step.entity, step.item);
+    else {
       const hour = em.create(Hour, { ...owner, day: '' as any });
-      assignHour(hour, item);
+      assignHour(hour, step.item);
       current.push(hour);
     }
   }

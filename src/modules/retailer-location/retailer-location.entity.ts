@@ -8,27 +8,27 @@ import { PhoneNumber } from '../contact/phone-number.entity';
 import { Hour } from './hour.entity';
 
 /** A physical store of a retailer. */
-@ObjectType()
+@ObjectType({ description: "A physical store of a retailer, shared by every company the retailer works with: its name, address, contacts and weekly hours. Seen by the platform operator, the retailer's admin, its store manager and the companies the retailer works with." })
 @Entity({ tableName: 'retailer_locations' })
 export class RetailerLocation extends BaseEntity {
   @Index()
   @ManyToOne(() => Retailer, { deleteRule: 'cascade' })
   retailer!: Retailer;
 
-  @Field(() => String)
+  @Field(() => String, { description: `The store's name, e.g. "Pearl District".` })
   @Property({ type: 'string' })
   name!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The store's web address." })
   @Property({ type: 'string', nullable: true })
   website?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The store's Google Places id." })
   @Property({ type: 'string', nullable: true })
   placeId?: string | null;
 
   /** IANA zone name. */
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'IANA zone name (`America/Los_Angeles`) its hours are read in; when null, the zone at its coordinates.' })
   @Property({ type: 'string', nullable: true })
   timezone?: string | null;
 
@@ -44,7 +44,7 @@ export class RetailerLocation extends BaseEntity {
   @OneToMany(() => Hour, (h) => h.retailerLocation)
   hours = new OrmCollection<Hour>(this);
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The retailer that owns the store.' })
   get retailerId(): string & Opt {
     return this.retailer.id;
   }

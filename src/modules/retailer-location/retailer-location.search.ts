@@ -1,6 +1,4 @@
-import type { Caller } from '../../auth/caller';
-import type { SearchDocument, Where } from '../../search/types';
-import { isCompanyRole, Role } from '../user/role';
+import type { SearchDocument } from '../../search/types';
 
 export const retailerLocationSearch: SearchDocument = {
   name: 'retailer_locations',
@@ -26,19 +24,3 @@ export const retailerLocationSearch: SearchDocument = {
   },
 };
 
-/**
- * The operator sees every store; a retailer admin its retailer's; a store manager its assigned ones;
- * company users the stores of the retailers their company works with (to link them to CRLs).
- */
-export function retailerLocationScope(caller: Caller): Where {
-  switch (caller.role) {
-    case Role.PlatformOperator:
-      return {};
-    case Role.RetailerAdmin:
-      return { retailer_id: caller.retailerId ?? [] };
-    case Role.RetailerStoreManager:
-      return { id: caller.retailerLocationIds };
-    default:
-      return isCompanyRole(caller.role) ? { company_ids: caller.companyId ?? [] } : { id: [] };
-  }
-}

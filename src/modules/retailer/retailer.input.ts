@@ -1,6 +1,6 @@
 import { Field, InputType } from 'type-graphql';
 
-@InputType()
+@InputType({ description: "A retailer's writable attributes (platform operator only)." })
 export class RetailerInput {
   @Field(() => String, { nullable: true, description: 'Required on create.' })
   name?: string | null;

@@ -1,6 +1,4 @@
-import type { Caller } from '../../auth/caller';
-import type { SearchDocument, Where } from '../../search/types';
-import { isCompanyRole, isRetailerRole, Role } from '../user/role';
+import type { SearchDocument } from '../../search/types';
 
 export const retailerSearch: SearchDocument = {
   name: 'retailers',
@@ -15,10 +13,3 @@ export const retailerSearch: SearchDocument = {
   },
 };
 
-/** The operator sees every retailer; retailer users their own; company users the retailers their company works with. */
-export function retailerScope(caller: Caller): Where {
-  if (caller.role === Role.PlatformOperator) return {};
-  if (isRetailerRole(caller.role)) return { id: caller.retailerId ?? [] };
-  if (isCompanyRole(caller.role)) return { company_ids: caller.companyId ?? [] };
-  return { id: [] };
-}

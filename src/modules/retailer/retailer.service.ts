@@ -4,13 +4,14 @@ import type { ListArgs, Page } from '../../graphql/common';
 import { destroyHalted, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../auth/policy';
+import { authorize } from '../../access/policy';
 import { findInScope, listPage } from '../../search/list';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
 import { Retailer } from './retailer.entity';
 import type { RetailerInput } from './retailer.input';
-import { retailerActions } from './retailer.permissions';
-import { retailerScope, retailerSearch } from './retailer.search';
+import { retailerActions } from './retailer.policy';
+import { retailerSearch } from './retailer.search';
+import { retailerScope } from './retailer.policy';
 
 /** Network management of retailers (GraphQL only). */
 export class RetailerService {

@@ -14,7 +14,7 @@ export class RoutingResolver {
 
   @Mutation(() => RoutingSettings, { description: 'Turns lead routing on or off and sets its rules. Platform operator, or a company admin for its company.' })
   updateRoutingSettings(
-    @Arg('input', () => RoutingSettingsInput) input: RoutingSettingsInput,
+    @Arg('input', () => RoutingSettingsInput, { description: 'The attributes to change; those not sent keep their values.' }) input: RoutingSettingsInput,
     @Arg('companyId', () => ID, COMPANY) companyId: string | null,
     @Ctx() ctx: Context,
   ) {
@@ -23,7 +23,7 @@ export class RoutingResolver {
 
   @Query(() => RoutingDecision, { description: 'Dry run: the store a lead at this address would be routed to, and why. Nothing is written.' })
   routeAddress(
-    @Arg('address', () => RoutingAddressInput) address: RoutingAddressInput,
+    @Arg('address', () => RoutingAddressInput, { description: "The lead's address, geocoded as a lead's location is." }) address: RoutingAddressInput,
     @Arg('companyId', () => ID, COMPANY) companyId: string | null,
     @Arg('territoryId', () => ID, { nullable: true, description: "The lead's territory, for `nearestInTerritory`." }) territoryId: string | null,
     @Ctx() ctx: Context,

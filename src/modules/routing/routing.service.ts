@@ -53,8 +53,43 @@ export async function loadRoutingSettings(em: Sqlish, companyId: string): Promis
 export async function routeNewLead(tx: Sqlish, companyId: string, address: LeadAddress | null, territoryId: string | null): Promise<RoutingChoice | null> {
   const settings = await loadRoutingSettings(tx, companyId);
   if (!settings.enabled) return null;
-  if (settings.roundRobin) await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`routing:${companyId}`]);
-  const choice = await decide(tx, settings, targetOf(companyId, address, territoryId));
+  return route(tx, settings, targetOf(companyId, address, territoryId));
+}
+
+/**
+ * The next store for a lead its store did not answer in time (docs/response-times.md), inside the
+ * caller's transaction: the company's own rules, in its order, with its eligibility (receiving stores of
+ * the company, delivery areas, radius, nearest distance and territory, boost, round robin), as for a new
+ * lead, minus `exclude` (the stores the lead already had). The company chose reassignment in its
+ * response-time settings, so the rules apply whether or not new leads are routed (`enabled`), as in a
+ * dry run. The address is the lead's stored location; its territory is its creator's when a territory
+ * manager of the company created it (as when it was created). Null when no store is eligible.
+ */
+export async function rerouteLead(tx: Sqlish, companyId: string, leadId: string, exclude: readonly string[]): Promise<RoutingChoice | null> {
+  const [lead] = await tx.execute(
+    `select loc.postal_code, loc.country, loc.latitude, loc.longitude,
+            case when u.role = 'company_territory_manager' and u.company_id = l.owner_company_id then u.territory_id end as territory_id
+       from leads l left join locations loc on loc.id = l.location_id left join users u on u.id = l.created_by_id
+      where l.id = ? and l.owner_company_id = ?`,
+    [leadId, companyId],
+  );
+  if (!lead) return null; // only a company's own leads are routed
+  const settings = await loadRoutingSettings(tx, companyId);
+  const address: LeadAddress = {
+    postalCode: lead.postal_code,
+    country: lead.country,
+    latitude: lead.latitude === null ? null : Number(lead.latitude),
+    longitude: lead.longitude === null ? null : Number(lead.longitude),
+  };
+  return route(tx, settings, { ...targetOf(companyId, address, lead.territory_id ?? null), exclude });
+}
+
+/** The key of the transaction-scoped advisory lock under which a company's round-robin turns are taken. */
+export const routingLockKey = (companyId: string) => `routing:${companyId}`;
+
+async function route(tx: Sqlish, settings: RoutingSettings, target: RoutingTarget): Promise<RoutingChoice | null> {
+  if (settings.roundRobin) await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [routingLockKey(target.companyId)]);
+  const choice = await decide(tx, settings, target);
   if (choice && settings.roundRobin) {
     await tx.execute(
       `insert into routing_round_robin (crl_id, last_assigned_at) values (?, clock_timestamp())

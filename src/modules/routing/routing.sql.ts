@@ -27,6 +27,8 @@ export interface RoutingTarget {
   countries: string[];
   point: LatLng | null;
   territoryId: string | null;
+  /** Stores never to choose (a lead reassigned after a breach never goes back to a store it had). */
+  exclude?: readonly string[];
 }
 
 export interface RoutingOptions {
@@ -72,6 +74,8 @@ export function routingSql(target: RoutingTarget, options: RoutingOptions): Sql 
   const originBindings = point ? [point.latitude, point.latitude, point.longitude] : [];
   const boxBindings = point ? [point.latitude, point.longitude] : [];
   const postal = postalKey(target.postalCode);
+  const exclude = target.exclude?.length ? [...target.exclude] : null;
+  const notExcluded = (column: string): Sql => (exclude ? { sql: ` and ${column} <> all(?::uuid[])`, bindings: [pgArray(exclude)] } : { sql: '', bindings: [] });
   options.strategies.forEach((rule) => {
     if (rule === RoutingRule.DeliveryArea && postal) {
       parts.push({
@@ -82,8 +86,8 @@ export function routingSql(target: RoutingTarget, options: RoutingOptions): Sql 
                 left join routing_entries e on e.crl_id = crl.id
                 left join company_store_types st on st.id = crl.company_store_type_id
                where upper(replace(da.postal_code, ' ', '')) = ? and crl.company_id = ?::uuid and crl.receiving_leads and cr.receiving_leads
-                 and (da.country is null or btrim(da.country) = '' or cardinality(?::text[]) = 0 or upper(btrim(da.country)) = any(?::text[]))`,
-        bindings: [...originBindings, postal, target.companyId, pgArray(target.countries), pgArray(target.countries)],
+                 and (da.country is null or btrim(da.country) = '' or cardinality(?::text[]) = 0 or upper(btrim(da.country)) = any(?::text[]))${notExcluded('crl.id').sql}`,
+        bindings: [...originBindings, postal, target.companyId, pgArray(target.countries), pgArray(target.countries), ...notExcluded('crl.id').bindings],
       });
     } else if (rule === RoutingRule.DeliveryRadius && point) {
       parts.push({
@@ -92,9 +96,9 @@ export function routingSql(target: RoutingTarget, options: RoutingOptions): Sql 
                 left join company_store_types st on st.id = e.company_store_type_id
                where e.company_id = ?::uuid and e.delivery_radius_m is not null
                  and ${inBox('e', 'select max(m.delivery_radius_m) from routing_entries m where m.company_id = ?::uuid')}
-                 and d.distance <= e.delivery_radius_m
+                 and d.distance <= e.delivery_radius_m${notExcluded('e.crl_id').sql}
                order by ${KNN} limit ${NEAREST_CANDIDATES}`,
-        bindings: [...originBindings, target.companyId, ...boxBindings, target.companyId, ...boxBindings],
+        bindings: [...originBindings, target.companyId, ...boxBindings, target.companyId, ...notExcluded('e.crl_id').bindings, ...boxBindings],
       });
     } else if (rule === RoutingRule.Nearest && point && options.nearestMaxDistanceMiles) {
       const metres = options.nearestMaxDistanceMiles * METRES_PER_MILE;
@@ -104,9 +108,18 @@ export function routingSql(target: RoutingTarget, options: RoutingOptions): Sql 
                 from routing_entries e cross join lateral (select ${haversine('e')} as distance) d
                 left join company_store_types st on st.id = e.company_store_type_id
                where e.company_id = ?::uuid and ${inBox('e', '?::float8')} and d.distance <= ?::float8
-                 ${territory ? 'and e.territory_id = ?::uuid' : ''}
+                 ${territory ? 'and e.territory_id = ?::uuid' : ''}${notExcluded('e.crl_id').sql}
                order by ${KNN} limit ${NEAREST_CANDIDATES}`,
-        bindings: [...originBindings, target.companyId, ...boxBindings, metres, metres, ...(territory ? [target.territoryId] : []), ...boxBindings],
+        bindings: [
+          ...originBindings,
+          target.companyId,
+          ...boxBindings,
+          metres,
+          metres,
+          ...(territory ? [target.territoryId] : []),
+          ...notExcluded('e.crl_id').bindings,
+          ...boxBindings,
+        ],
       });
     }
   });

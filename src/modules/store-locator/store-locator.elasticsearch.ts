@@ -12,6 +12,7 @@ import {
   type StoreLocatorSearch,
 } from './store-locator.types';
 import { pgArray } from '../../db/sql';
+import { createIndexOnce, engineSearch } from '../../search/elasticsearch/unavailable';
 
 /** The part of the Elasticsearch client the store locator uses (the real one is adapted by `esClient`). */
 export interface EsClient {
@@ -173,7 +174,7 @@ export class ElasticsearchStoreLocatorSearch implements StoreLocatorSearch {
       query.geo.kind === 'point'
         ? (await this.execute(STORE_TYPES_SQL, [query.companyId])).map((r) => ({ id: r.id, boost: Number(r.boost) }))
         : [];
-    const response = await this.client.search(elasticsearchRequest(this.index, query, this.settings, storeTypes));
+    const response = await engineSearch(() => this.client.search(elasticsearchRequest(this.index, query, this.settings, storeTypes)));
     return parseResponse(response);
   }
 }
@@ -250,7 +251,7 @@ export class StoreLocatorIndexer {
 
   async ensureIndex(): Promise<void> {
     if (await this.client.indices.exists({ index: this.index })) return;
-    await this.client.indices.create({ index: this.index, ...STORE_LOCATOR_INDEX });
+    await createIndexOnce(() => this.client.indices.create({ index: this.index, ...STORE_LOCATOR_INDEX }));
   }
 
   /** Indexes the given CRLs and removes the documents of those that no longer exist. */

@@ -11,13 +11,13 @@ import {
   type StoreLocatorSearch,
 } from './store-locator.types';
 import { pgArray } from '../../db/sql';
-import { circleCells, type CellRange } from './store-locator.cells';
+import { circleCells, type CellRange, type CircleCells } from './store-locator.cells';
+import { FACET_LIMIT, HeldStoresCache } from './store-locator.held';
+
+export { FACET_LIMIT };
 
 /** A search area this wide (radius, or the circle holding a box) covers much of a network. */
 export const WIDE_SEARCH_M = 250_000;
-
-/** Buckets per facet, as the list endpoints' default `limit` (PRODUCT.md section 6). */
-export const FACET_LIMIT = 1000;
 
 /** A facet's JSON column, read from the CTE `b_<facet>` of its buckets (`k`, `c`). */
 const facetColumn = (f: string) => `json_build_object(
@@ -31,24 +31,56 @@ const facetColumn = (f: string) => `json_build_object(
  * once, then the page, the total and the four facets are read from them.
  */
 export class PostgresStoreLocatorSearch implements StoreLocatorSearch {
+  /** Copies of companies' listed stores, for the total and facets of wide point searches. */
+  readonly held: HeldStoresCache;
+  /** Searches whose total and facets came from a held copy. */
+  fromCopy = 0;
+
   constructor(
     private readonly execute: Execute,
     private readonly settings: ScoreSettings,
-  ) {}
+    /** Companies whose stores are held at once (STORE_LOCATOR_HELD_COMPANIES). */
+    heldCompanies = 16,
+  ) {
+    this.held = new HeldStoresCache(execute, heldCompanies);
+  }
 
   async search(query: StoreLocatorQuery): Promise<StoreLocatorHits> {
     // A narrow circle holds few stores: scoring them all beats the nearest-neighbour scans and cell counts.
     const wide = query.geo.kind === 'point' && query.geo.radius >= NEAREST_MIN_RADIUS_M;
-    const statement = (wide && nearestSql(query, this.settings)) || storeLocatorSql(query, this.settings);
-    const [row] = await this.execute(statement.sql, statement.bindings);
-    const aggs = {} as Record<Facet, AggResult>;
-    for (const facet of FACETS) {
-      const { buckets, all } = row[facet] as { buckets: Array<{ key: string; doc_count: number }>; all: number };
-      const shown = buckets.reduce((sum, b) => sum + b.doc_count, 0);
-      aggs[facet] = { doc_count_error_upper_bound: 0, sum_other_doc_count: Number(all) - shown, buckets };
+    const cells = wide ? nearestCells(query) : null;
+    if (cells && query.geo.kind === 'point') {
+      const held = this.held.get(query.companyId);
+      const sums = held?.sum(cells, query.geo.origin, query.geo.radius);
+      const statement = nearestSql(query, this.settings, held && sums ? { version: held.version, typeIds: held.typeIds, near: sums.nearPoints } : undefined)!;
+      const [row] = await this.execute(statement.sql, statement.bindings);
+      if (held && sums && row.version === held.version) {
+        // The copy is the statement's snapshot: its sums, with the edge stores the statement decided.
+        for (const i of row.near_within as number[]) held.count(sums.counts, sums.near[i]);
+        this.fromCopy++;
+        return { ids: row.ids as string[], ...held.answer(sums.counts, (row.type_names ?? {}) as Record<string, string>) };
+      }
+      this.held.seen(query.companyId, String(row.version));
+      if (!held) return hitsOf(row);
+      // The copy is of another version: the kept counts answer (its page read again in the same snapshot).
+      const exact = nearestSql(query, this.settings)!;
+      return hitsOf((await this.execute(exact.sql, exact.bindings))[0]);
     }
-    return { ids: row.ids as string[], total: Number(row.total), aggs };
+    const statement = storeLocatorSql(query, this.settings);
+    const [row] = await this.execute(statement.sql, statement.bindings);
+    return hitsOf(row);
   }
+}
+
+/** The hits of a statement's row (ids, total and the four facet columns). */
+function hitsOf(row: Record<string, unknown>): StoreLocatorHits {
+  const aggs = {} as Record<Facet, AggResult>;
+  for (const facet of FACETS) {
+    const { buckets, all } = row[facet] as { buckets: Array<{ key: string; doc_count: number }>; all: number };
+    const shown = buckets.reduce((sum, b) => sum + b.doc_count, 0);
+    aggs[facet] = { doc_count_error_upper_bound: 0, sum_other_doc_count: Number(all) - shown, buckets };
+  }
+  return { ids: row.ids as string[], total: Number(row.total), aggs };
 }
 
 const FACET_COLUMN: Record<Facet, string> = { city: 'city', province: 'province', country: 'country', store_type: 'store_type' };
@@ -149,6 +181,24 @@ export const NEAREST_MIN_RADIUS_M = 200 * 1609.344;
 /** The deepest page `nearestSql` answers (page × per_page): deeper, nearest-neighbour scans cost more than scoring. */
 export const NEAREST_MAX_DEPTH = 1000;
 
+/** The cells of a point search `nearestSql` answers; null when it cannot (see there). */
+export function nearestCells(query: StoreLocatorQuery): CircleCells | null {
+  const geo = query.geo;
+  if (geo.kind !== 'point' || query.ids || query.products.length || FACETS.some((f) => query.facets[f])) return null;
+  if (query.page * query.perPage > NEAREST_MAX_DEPTH) return null;
+  return circleCells(geo.origin, geo.radius, NEAREST_MAX_RADIUS_M);
+}
+
+/** What a search knows from a held copy of the company's stores (`HeldStores`), for `nearestSql`. */
+export interface HeldInput {
+  /** The copy's version: when the statement reads the same, it leaves the total and the facets out. */
+  version: string;
+  /** The store type ids of the copy: the statement names them. */
+  typeIds: string[];
+  /** Stores too near the circle's edge to decide in the application: the statement says which are within. */
+  near: LatLng[];
+}
+
 /**
  * A point search with no filter, as `storeLocatorSql` answers it, without scoring every store in range;
  * null when it cannot (filters, a box, a deep page, a circle over a pole or the antimeridian, or wider
@@ -160,14 +210,17 @@ export const NEAREST_MAX_DEPTH = 1000;
  * drop a tie). Their union holds the page; it is ordered by the exact score, distance and id.
  * The total and the facets: the kept counts of the cells wholly inside the circle
  * (`store_locator_cell_counts`), plus the stores of the cells its edge cuts, checked one by one.
+ *
+ * Columns: `ids`, `version` (the company's `store_locator_versions`, in the statement's snapshot), then
+ * `total` and the four facets; or, with `held` (the total and the facets come from the held copy when
+ * `version` is its version), `type_names` (id -> name of its type ids) and `near_within` (indexes into
+ * `held.near` of the stores within the circle).
  */
-export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings): Sql | null {
+export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings, held?: HeldInput): Sql | null {
   const geo = query.geo;
-  if (geo.kind !== 'point' || query.ids || query.products.length || FACETS.some((f) => query.facets[f])) return null;
+  const cells = nearestCells(query);
+  if (!cells || geo.kind !== 'point') return null;
   const depth = query.page * query.perPage;
-  if (depth > NEAREST_MAX_DEPTH) return null;
-  const cells = circleCells(geo.origin, geo.radius, NEAREST_MAX_RADIUS_M);
-  if (!cells) return null;
   const { latitude, longitude } = geo.origin;
   const centre = [latitude, latitude, longitude];
   const box = earthBox(geo.origin, geo.radius);
@@ -175,12 +228,8 @@ export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings): S
   // A store of boost group `g` (a store without a type counts as boost 0).
   const member = '(e.company_store_type_id = any(g.types) or (g.boost = 0 and e.company_store_type_id is null))';
   const ranges = (list: CellRange[]) => [`{${list.map((r) => r.lo).join(',')}}`, `{${list.map((r) => r.hi).join(',')}}`];
-  const facetRows = FACETS.map(
-    (f) => `b_${f} as (select k, c from ${f === 'store_type' ? 'type_counts where true' : `counts where facet = '${f}'`} and k is not null and c > 0)`,
-  );
-  const facetColumns = FACETS.map(facetColumn);
-  return {
-    sql: `with origin as (select ll_to_earth(?::float8, ?::float8) as p),
+  const page: Sql = {
+    sql: `origin as (select ll_to_earth(?::float8, ?::float8) as p),
           groups as (select b.boost, array(select st.id from company_store_types st where st.company_id = ?::uuid and st.boost = b.boost) as types
                        from (select boost from company_store_types where company_id = ?::uuid union select 0) b),
           reach as materialized (select g.*, (select max(k.chord) from (
@@ -195,7 +244,52 @@ export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings): S
                          and earth_box(o.p, sec_to_gc(g.chord) * (1 + 2e-9) + 0.002) @> ${position} and ${position} <-> o.p <= g.chord * (1 + 1e-9) + 0.001
                         cross join lateral (select ${haversineSql('e.latitude', 'e.longitude')} as distance) d
                         left join company_store_types st on st.id = e.company_store_type_id
-                       where d.distance <= ?::float8),
+                       where d.distance <= ?::float8)`,
+    bindings: [
+      latitude,
+      longitude,
+      query.companyId,
+      query.companyId,
+      query.companyId,
+      ...box.bindings,
+      depth,
+      Math.log(settings.decay),
+      settings.offsetMeters,
+      settings.scaleMeters,
+      query.companyId,
+      ...centre,
+      geo.radius,
+    ],
+  };
+  const ids = {
+    sql: `coalesce((select json_agg(p.id order by p.score desc, p.distance asc, p.id asc)
+                      from (select id, score, distance from nearest order by score desc, distance asc, id asc limit ? offset ?) p), '[]'::json) as ids,
+          (select coalesce((select version from store_locator_versions where company_id = ?::uuid), 0))::text as version`,
+    bindings: [query.perPage, (query.page - 1) * query.perPage, query.companyId],
+  };
+  if (held) {
+    return {
+      sql: `with ${page.sql}
+            select ${ids.sql},
+                   (select coalesce(json_object_agg(st.id, st.name), '{}'::json) from company_store_types st where st.id = any(?::uuid[])) as type_names,
+                   array(select u.i::int - 1 from unnest(?::float8[], ?::float8[]) with ordinality u(latitude, longitude, i)
+                          where ${haversineSql('u.latitude', 'u.longitude')} <= ?::float8) as near_within`,
+      bindings: [
+        ...page.bindings,
+        ...ids.bindings,
+        pgArray(held.typeIds),
+        `{${held.near.map((p) => p.latitude).join(',')}}`,
+        `{${held.near.map((p) => p.longitude).join(',')}}`,
+        ...centre,
+        geo.radius,
+      ],
+    };
+  }
+  const facetRows = FACETS.map(
+    (f) => `b_${f} as (select k, c from ${f === 'store_type' ? 'type_counts where true' : `counts where facet = '${f}'`} and k is not null and c > 0)`,
+  );
+  return {
+    sql: `with ${page.sql},
           edge as materialized (
                    select e.city, e.province, e.country, e.company_store_type_id
                      from store_locator_entries e
@@ -214,32 +308,18 @@ export function nearestSql(query: StoreLocatorQuery, settings: ScoreSettings): S
           type_counts as (select st.name as k, sum(c.c)::int as c from counts c join company_store_types st on st.id::text = c.k
                            where c.facet = 'store_type' group by st.name),
           ${facetRows.join(',\n')}
-          select coalesce((select json_agg(p.id order by p.score desc, p.distance asc, p.id asc)
-                             from (select id, score, distance from nearest order by score desc, distance asc, id asc limit ? offset ?) p), '[]'::json) as ids,
+          select ${ids.sql},
                  (select coalesce(sum(c), 0)::int from counts where facet = 'store_type') as total,
-                 ${facetColumns.join(',\n')}`,
+                 ${FACETS.map(facetColumn).join(',\n')}`,
     bindings: [
-      latitude,
-      longitude,
-      query.companyId,
-      query.companyId,
-      query.companyId,
-      ...box.bindings,
-      depth,
-      Math.log(settings.decay),
-      settings.offsetMeters,
-      settings.scaleMeters,
-      query.companyId,
-      ...centre,
-      geo.radius,
+      ...page.bindings,
       query.companyId,
       `{${cells.cut.flatMap((r) => Array.from({ length: r.hi - r.lo + 1 }, (_, i) => r.lo + i)).join(',')}}`,
       ...centre,
       geo.radius,
       ...ranges(cells.inside),
       query.companyId,
-      query.perPage,
-      (query.page - 1) * query.perPage,
+      ...ids.bindings,
     ],
   };
 }

@@ -1,7 +1,7 @@
 import { Field, InputType } from 'type-graphql';
 import { UUIDScalar } from '../../graphql/common';
 
-@InputType()
+@InputType({ description: "A territory's writable attributes." })
 export class TerritoryInput {
   @Field(() => UUIDScalar, { nullable: true, description: "Required from the platform operator on create; defaults to a company admin's company. Cannot change." })
   companyId?: string | null;

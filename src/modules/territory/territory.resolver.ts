@@ -1,13 +1,13 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { visibleLoader } from '../../auth/visibility';
+import { visibleLoader } from '../visibility';
 import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { Territory } from './territory.entity';
 import { TerritoryInput } from './territory.input';
 import { territoryService, territorySearch } from './territory.service';
-import { listInputs } from '../../graphql/list-args';
+import { listInputs } from '../../search/list-args';
 
 const TerritoryLists = listInputs(territorySearch, 'Territory');
 
@@ -16,7 +16,7 @@ export const TerritoryConnection = ConnectionType(Territory, 'Territory');
 
 @Resolver(() => Territory)
 export class TerritoryResolver {
-  @Query(() => TerritoryPage, { description: "The territorys of the caller's company (all of them for the platform operator)." })
+  @Query(() => TerritoryPage, { description: "The territories of the caller's company (all of them for the platform operator)." })
   territories(@Args(() => TerritoryLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
     return territoryService(ctx).list(args);
   }
@@ -26,23 +26,23 @@ export class TerritoryResolver {
     return territoryService(ctx).connection(filter, paging);
   }
 
-  @Query(() => Territory)
-  territory(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  @Query(() => Territory, { description: 'One territory the caller sees, by id.' })
+  territory(@Arg('id', () => ID, { description: "The territory's id (UUID). One outside the caller's scope is NOT_FOUND, as one that does not exist." }) id: string, @Ctx() ctx: Context) {
     return territoryService(ctx).get(id);
   }
 
   @Mutation(() => Territory, { description: 'Platform operator, or a company admin for its company.' })
-  createTerritory(@Arg('input', () => TerritoryInput) input: TerritoryInput, @Ctx() ctx: Context) {
+  createTerritory(@Arg('input', () => TerritoryInput, { description: "The new territory's attributes." }) input: TerritoryInput, @Ctx() ctx: Context) {
     return territoryService(ctx).create(input);
   }
 
   @Mutation(() => Territory, { description: 'Platform operator, or a company admin for its company.' })
-  updateTerritory(@Arg('id', () => ID) id: string, @Arg('input', () => TerritoryInput) input: TerritoryInput, @Ctx() ctx: Context) {
+  updateTerritory(@Arg('id', () => ID, { description: "The territory to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => TerritoryInput, { description: 'The attributes to change; those not sent keep their values.' }) input: TerritoryInput, @Ctx() ctx: Context) {
     return territoryService(ctx).update(id, input);
   }
 
   @Mutation(() => ID, { description: 'Platform operator, or a company admin for its company.' })
-  async deleteTerritory(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async deleteTerritory(@Arg('id', () => ID, { description: "The territory to delete (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Ctx() ctx: Context) {
     await territoryService(ctx).delete(id);
     return id;
   }

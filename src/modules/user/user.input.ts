@@ -9,15 +9,15 @@ import { Role, RoleEnum } from './role';
  * (retailer manager), `companyRetailerLocationIds` (location user, sales associate),
  * `retailerLocationIds` (store manager).
  */
-@InputType()
+@InputType({ description: 'A new user: a person with one role in one company or retailer. Every problem is reported at once as BAD_USER_INPUT with details.' })
 export class CreateUserInput {
   @Field(() => String, { nullable: true, description: 'Unique, stored lower-cased.' })
   email?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The person's name." })
   name?: string | null;
 
-  @Field(() => RoleEnum, { nullable: true })
+  @Field(() => RoleEnum, { nullable: true, description: 'The role; company roles need a company, retailer roles a retailer.' })
   role?: Role | null;
 
   @Field(() => UUIDScalar, { nullable: true, description: "Company roles; an admin's own company by default." })
@@ -26,16 +26,16 @@ export class CreateUserInput {
   @Field(() => UUIDScalar, { nullable: true, description: "Retailer roles; an admin's own retailer by default." })
   retailerId?: string | null;
 
-  @Field(() => UUIDScalar, { nullable: true })
+  @Field(() => UUIDScalar, { nullable: true, description: 'The territory of a company territory manager (required for that role, refused for others).' })
   territoryId?: string | null;
 
-  @Field(() => [UUIDScalar], { nullable: true })
+  @Field(() => [UUIDScalar], { nullable: true, description: 'The company retailers of a company retailer manager.' })
   companyRetailerIds?: string[] | null;
 
-  @Field(() => [UUIDScalar], { nullable: true })
+  @Field(() => [UUIDScalar], { nullable: true, description: 'The company retailer locations of a location user or sales associate.' })
   companyRetailerLocationIds?: string[] | null;
 
-  @Field(() => [UUIDScalar], { nullable: true })
+  @Field(() => [UUIDScalar], { nullable: true, description: 'The retailer locations of a retailer store manager.' })
   retailerLocationIds?: string[] | null;
 }
 
@@ -44,26 +44,26 @@ export class CreateUserInput {
  * its company or retailer, so a new role must be one of the same kind. Assignments the new role does not
  * use are cleared.
  */
-@InputType()
+@InputType({ description: 'Changes to a user: absent fields are kept, a sent list replaces the old one. A new role must be of the same kind (company or retailer); assignments it does not use are cleared.' })
 export class UpdateUserInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The login email; unique, stored lower-cased.' })
   email?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The person's name." })
   name?: string | null;
 
-  @Field(() => RoleEnum, { nullable: true })
+  @Field(() => RoleEnum, { nullable: true, description: 'The new role, of the same kind as the old one.' })
   role?: Role | null;
 
-  @Field(() => UUIDScalar, { nullable: true })
+  @Field(() => UUIDScalar, { nullable: true, description: 'The territory of a company territory manager.' })
   territoryId?: string | null;
 
-  @Field(() => [UUIDScalar], { nullable: true })
+  @Field(() => [UUIDScalar], { nullable: true, description: 'The company retailers of a company retailer manager (replaces the list).' })
   companyRetailerIds?: string[] | null;
 
-  @Field(() => [UUIDScalar], { nullable: true })
+  @Field(() => [UUIDScalar], { nullable: true, description: 'The company retailer locations of a location user or sales associate (replaces the list).' })
   companyRetailerLocationIds?: string[] | null;
 
-  @Field(() => [UUIDScalar], { nullable: true })
+  @Field(() => [UUIDScalar], { nullable: true, description: 'The retailer locations of a retailer store manager (replaces the list).' })
   retailerLocationIds?: string[] | null;
 }

@@ -7,7 +7,7 @@ import { GeneratedApiKey } from './api-key.output';
 import { User } from './user.entity';
 import { CreateUserInput, UpdateUserInput } from './user.input';
 import { loadAssignments, UserService, type UserAssignments } from './user.service';
-import { listInputs } from '../../graphql/list-args';
+import { listInputs } from '../../search/list-args';
 import { userSearch } from './user.search';
 
 const UserLists = listInputs(userSearch, 'User');
@@ -31,37 +31,37 @@ export class UserResolver {
     return service(ctx).connection(filter, paging);
   }
 
-  @Query(() => User)
-  user(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  @Query(() => User, { description: 'One user the caller manages, by id.' })
+  user(@Arg('id', () => ID, { description: "The user's id (UUID). One outside the caller's scope is NOT_FOUND, as one that does not exist." }) id: string, @Ctx() ctx: Context) {
     return service(ctx).get(id);
   }
 
   @Query(() => [ApiKey], { description: "A user's API keys, newest first, revoked ones included." })
-  apiKeys(@Arg('userId', () => ID) userId: string, @Ctx() ctx: Context) {
+  apiKeys(@Arg('userId', () => ID, { description: 'The user (UUID), one the caller manages.' }) userId: string, @Ctx() ctx: Context) {
     return service(ctx).apiKeys(userId);
   }
 
-  @Mutation(() => User)
-  createUser(@Arg('input', () => CreateUserInput) input: CreateUserInput, @Ctx() ctx: Context) {
+  @Mutation(() => User, { description: 'Creates a user of a company or a retailer, with a role; `leadnet users create` does the same. Its API keys come from `generateApiKey`.' })
+  createUser(@Arg('input', () => CreateUserInput, { description: "The new user's attributes." }) input: CreateUserInput, @Ctx() ctx: Context) {
     return service(ctx).create(input);
   }
 
-  @Mutation(() => User)
-  updateUser(@Arg('id', () => ID) id: string, @Arg('input', () => UpdateUserInput) input: UpdateUserInput, @Ctx() ctx: Context) {
+  @Mutation(() => User, { description: "Changes a managed user's name, email, role, organisation or scope assignments." })
+  updateUser(@Arg('id', () => ID, { description: "The user to change (UUID); one outside the caller's scope is NOT_FOUND." }) id: string, @Arg('input', () => UpdateUserInput, { description: 'The attributes to change; those not sent keep their values.' }) input: UpdateUserInput, @Ctx() ctx: Context) {
     return service(ctx).update(id, input);
   }
 
   @Mutation(() => GeneratedApiKey, { description: 'A new key for the user; the plain key is returned only here.' })
   generateApiKey(
-    @Arg('userId', () => ID) userId: string,
-    @Arg('label', () => String, { nullable: true }) label: string | null,
+    @Arg('userId', () => ID, { description: 'The user the key acts as (UUID), one the caller manages.' }) userId: string,
+    @Arg('label', () => String, { nullable: true, description: 'A note to tell keys apart in `apiKeys` (e.g. "CRM sync").' }) label: string | null,
     @Ctx() ctx: Context,
   ) {
     return service(ctx).generateApiKey(userId, label);
   }
 
   @Mutation(() => ApiKey, { description: 'Revokes a key at once; its next request is 401.' })
-  revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  revokeApiKey(@Arg('id', () => ID, { description: "The API key to revoke (UUID), as `apiKeys` lists it." }) id: string, @Ctx() ctx: Context) {
     return service(ctx).revokeApiKey(id);
   }
 

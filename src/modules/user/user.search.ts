@@ -1,11 +1,8 @@
 import type { Caller } from '../../auth/caller';
-import type { SearchDocument, Where } from '../../search/types';
-import { Role } from './role';
+import type { SearchDocument } from '../../search/types';
 
 /** Who manages users: the platform operator, or an admin of a company or retailer. */
 export type UserManager = Pick<Caller, 'role' | 'companyId' | 'retailerId'>;
-
-export const USER_MANAGER_ROLES: readonly Role[] = [Role.PlatformOperator, Role.CompanyAdmin, Role.RetailerAdmin];
 
 /** What a user list can search, filter, order and aggregate on. */
 export const userSearch: SearchDocument = {
@@ -25,19 +22,3 @@ export const userSearch: SearchDocument = {
   },
 };
 
-/**
- * The users a manager reaches: every user for the platform operator, the users of its own company or
- * retailer for an admin, nobody for anyone else. Outside it a user (and its keys) is 404.
- */
-export function userScope(manager: UserManager): Where {
-  switch (manager.role) {
-    case Role.PlatformOperator:
-      return {};
-    case Role.CompanyAdmin:
-      return { company_id: manager.companyId ?? [] };
-    case Role.RetailerAdmin:
-      return { retailer_id: manager.retailerId ?? [] };
-    default:
-      return { id: [] };
-  }
-}

@@ -17,7 +17,8 @@ import type { GeneratedApiKey } from './api-key.output';
 import { User } from './user.entity';
 import type { CreateUserInput, UpdateUserInput } from './user.input';
 import { Role, isCompanyRole, isRetailerRole } from './role';
-import { USER_MANAGER_ROLES, userScope, userSearch, type UserManager } from './user.search';
+import { userSearch, type UserManager } from './user.search';
+import { USER_MANAGER_ROLES, userPolicy } from './user.policy';
 
 const UNIQUE = { users_email_unique: 'email' };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -100,16 +101,16 @@ export class UserService {
   }
 
   list(args: ListArgs): Promise<Page<User>> {
-    return listPage(this.ctx, userSearch, User, userScope(this.manager), args);
+    return listPage(this.ctx, userSearch, User, userPolicy.scope(this.manager), args);
   }
 
   /** The same list by Relay cursors (keyset). */
   connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<User>> {
-    return listConnection(this.ctx, userSearch, User, userScope(this.manager), filter, paging);
+    return listConnection(this.ctx, userSearch, User, userPolicy.scope(this.manager), filter, paging);
   }
 
   get(id: string): Promise<User> {
-    return findInScope(this.ctx, userSearch, User, userScope(this.manager), id, 'User');
+    return findInScope(this.ctx, userSearch, User, userPolicy.scope(this.manager), id, 'User');
   }
 
   /** A user by id or (case-insensitive) email, within reach. */
@@ -218,10 +219,16 @@ export class UserService {
 
   /**
    * Runs a write in one transaction on a fork of the request's EntityManager, so that a write refused
-   * half-way (422) leaves nothing behind for a later flush of the same request.
+   * half-way (422) leaves nothing behind for a later flush of the same request. Kept callers are
+   * forgotten once it ends (a revoked key is 401 on its next request).
    */
-  private write<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
-    return transactional(this.ctx.em.fork() as EntityManager, work, UNIQUE);
+  private async write<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await transactional(this.ctx.em.fork() as EntityManager, work, UNIQUE);
+    } finally {
+      // This process's next request reads its key again (others hear the database's notification).
+      this.ctx.callers?.invalidate();
+    }
   }
 
   private email(value: string | null | undefined, v: Validator): string | null {

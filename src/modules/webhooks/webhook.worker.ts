@@ -4,16 +4,20 @@ import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../../config';
 import { organisationAdmin } from '../../auth/caller';
 import type { ContextDeps } from '../../context';
-import { Loaders } from '../../graphql/loaders';
+import { Loaders } from '../../db/loaders';
 import { logger } from '../../logger';
 import { OperationRegistry } from '../../rest/operations';
 import { RestExecutor } from '../../rest/executor';
 import { compileScope } from '../../search/where';
 import { fromClause } from '../../search/types';
 import { pgArray, query } from '../../db/sql';
-import { leadScope, leadSearch } from '../lead/lead.search';
+import { leadSearch } from '../lead/lead.search';
+import { leadScope } from '../lead/lead.policy';
 import { toDate } from './webhook.service';
 import { leadEventEnvelope } from '../lead-events/lead-event.types';
+import type { LeadEventRow } from '../lead-events/lead-events.hub';
+import { withXactLock } from '../../db/leader';
+import { OutboxRunner, type ClaimRequest, type OutboxItem, type OutboxOutcome, type OutboxQueue, type Verdict } from '../../outbox/runner';
 import { backoffMs, openSecret, SIGNATURE_HEADER, signatureHeader } from './webhook.signature';
 
 /** Advisory lock key of the worker's dispatch: one process at a time fans events out. */
@@ -32,21 +36,12 @@ const PAYLOAD_CONCURRENCY = 4;
 export const ENDPOINT_CONCURRENCY = 4;
 /** Deliveries claimed by one statement, whatever the number of endpoints. */
 const CLAIM_LIMIT = 1000;
-/** Outcomes recorded at once (each a short transaction): the worker leaves the pool to the API. */
-const RECORD_CONCURRENCY = 2;
 /** A claimed delivery is not claimed again for its request's timeout plus this, unless its outcome is recorded. */
 const LEASE_MARGIN_MS = 60_000;
 
-/**
- * Runs `work` in a transaction holding the webhook worker's transaction-scoped advisory lock, or
- * returns null at once when another process holds it. A crash ends the transaction and frees the lock;
- * whatever it had not committed is done again by the next holder (at-least-once).
- */
+/** `withXactLock` on the webhook worker's dispatch lock, or `key`. */
 export async function withWebhookLock<T>(orm: MikroORM, work: (em: EntityManager) => Promise<T>, key = WEBHOOK_LOCK): Promise<T | null> {
-  return (orm.em as EntityManager).fork().transactional(async (em) => {
-    const [{ locked }] = await em.execute('select pg_try_advisory_xact_lock(?) as locked', [key]);
-    return locked ? work(em) : null;
-  });
+  return withXactLock(orm, key, work);
 }
 
 export interface TickResult {
@@ -70,24 +65,22 @@ export interface WebhookWorkerOptions {
  * Delivers lead events to webhook endpoints from PostgreSQL. Dispatch fans each new `lead_events` row
  * out, newest first, to the enabled endpoints created before it that subscribe to its type and whose
  * owner may see the lead (the lead read scope of the owner's admin), with the lead as its REST show
- * serializes it then. Delivery keeps one queue per endpoint: at most `ENDPOINT_CONCURRENCY` signed POSTs
- * in flight each, the next one claimed as soon as one ends, so a slow endpoint only ever delays itself and
- * a round never waits for a request. Failures are retried with backoff for `retryHours`; an endpoint
- * failing for `disableAfterHours` is disabled. A claimed delivery is leased (its `next_attempt_at` moved
- * past its timeout) until its outcome is recorded: at least once, and once in normal operation.
+ * serializes it then. Delivery is the outbox runner's (src/outbox/runner.ts, docs/outbox.md) with one
+ * lane per endpoint: at most `ENDPOINT_CONCURRENCY` signed POSTs in flight each, so a slow endpoint only
+ * ever delays itself. Any failure is transient (retried with backoff for `retryHours`); an endpoint
+ * failing for `disableAfterHours` is disabled.
  */
-export class WebhookWorker {
-  private timer: NodeJS.Timeout | null = null;
+export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
+  readonly name = 'webhook';
+  readonly claimLock = WEBHOOK_CLAIM_LOCK;
+  readonly laneConcurrency = ENDPOINT_CONCURRENCY;
+  readonly maxInFlight = Infinity;
+  readonly claimLimit = CLAIM_LIMIT;
+  readonly leaseMs: number;
+  readonly retryHours: number;
   private prunedAt = 0;
-  private running: Promise<unknown> | null = null;
   private readonly executor: RestExecutor;
-  /** Requests in flight per endpoint id, and their promises. */
-  private readonly busy = new Map<string, number>();
-  private readonly sending = new Set<Promise<void>>();
-  private claiming: Promise<number> | null = null;
-  private claimAgain = false;
-  private recording = 0;
-  private readonly waitingToRecord: Array<() => void> = [];
+  private readonly runner: OutboxRunner<Claimed, Outcome>;
 
   constructor(
     private readonly orm: MikroORM,
@@ -97,49 +90,40 @@ export class WebhookWorker {
     private readonly options: WebhookWorkerOptions = {},
   ) {
     this.executor = new RestExecutor(schema, new OperationRegistry(schema), deps);
+    this.leaseMs = config.webhooks.timeoutMs + LEASE_MARGIN_MS;
+    this.retryHours = config.webhooks.retryHours;
+    this.runner = new OutboxRunner(orm, this, { pollMs: config.webhooks.pollMs });
   }
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.round()
-        .catch((err) => logger.error({ err }, 'webhook worker round failed'))
-        .finally(() => (this.running = null));
-    }, this.config.webhooks.pollMs);
-    this.timer.unref();
+    this.runner.start();
   }
 
   /** Stops taking work and waits for the requests in flight (each ends by its timeout). */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-    await this.claiming?.catch(() => undefined);
-    await Promise.allSettled([...this.sending]);
-  }
-
-  /** The service's round: dispatch, then start the due deliveries without waiting for them. */
-  private async round(): Promise<void> {
-    if ((await this.dispatch()) === null) return;
-    await this.claim();
-    if (Date.now() - this.prunedAt >= PRUNE_INTERVAL_MS) {
-      this.prunedAt = Date.now();
-      await this.prune();
-    }
+  stop(): Promise<void> {
+    return this.runner.stop();
   }
 
   /** One round that also waits for the requests it started (tests, shutdown); now and then prunes old events. */
   async tick(): Promise<TickResult> {
-    const dispatched = await this.dispatch();
-    if (dispatched === null) return { locked: false, dispatched: 0, attempted: 0 };
-    const attempted = await this.claim();
-    await Promise.allSettled([...this.sending]);
-    if (Date.now() - this.prunedAt >= PRUNE_INTERVAL_MS) {
-      this.prunedAt = Date.now();
-      await this.prune();
-    }
-    return { locked: true, dispatched, attempted };
+    const r = await this.runner.tick();
+    return { locked: r.locked, dispatched: r.prepared, attempted: r.started };
+  }
+
+  /** Runs rounds until nothing is left to dispatch or due (tests, shutdown). */
+  drain(maxRounds = 50): Promise<void> {
+    return this.runner.drain(maxRounds);
+  }
+
+  backoffMs(attempt: number): number {
+    return backoffMs(attempt);
+  }
+
+  /** Every `PRUNE_INTERVAL_MS`, after a round. */
+  async housekeeping(): Promise<void> {
+    if (Date.now() - this.prunedAt < PRUNE_INTERVAL_MS) return;
+    this.prunedAt = Date.now();
+    await this.prune();
   }
 
   /**
@@ -167,12 +151,9 @@ export class WebhookWorker {
     return deleted;
   }
 
-  /** Runs rounds until nothing is left to dispatch or due (tests, shutdown). */
-  async drain(maxRounds = 50): Promise<void> {
-    for (let i = 0; i < maxRounds; i++) {
-      const r = await this.tick();
-      if (!r.locked || (r.dispatched === 0 && r.attempted === 0)) return;
-    }
+  /** Dispatch (the runner's prepare step). */
+  prepare(): Promise<number | null> {
+    return this.dispatch();
   }
 
   /** Dispatches batches, newest first, for up to `DISPATCH_BUDGET_MS`; null when another process holds the lock. */
@@ -284,98 +265,40 @@ export class WebhookWorker {
     return leads;
   }
 
-  /**
-   * Claims and starts the due deliveries of every endpoint with a free slot, oldest event first, without
-   * waiting for the requests. Single flight: a call during a claim runs one more claim after it.
-   * Returns how many it started.
-   */
-  private claim(): Promise<number> {
-    if (this.claiming) {
-      this.claimAgain = true;
-      return this.claiming;
-    }
-    const run = async () => {
-      let started = 0;
-      do {
-        this.claimAgain = false;
-        started += await this.claimOnce();
-      } while (this.claimAgain);
-      return started;
-    };
-    this.claiming = run().finally(() => (this.claiming = null));
-    return this.claiming;
+  /** Every endpoint's due deliveries up to its free slots, oldest event first, leased for the request's timeout and a margin. */
+  async claim(em: EntityManager, request: ClaimRequest): Promise<Claimed[]> {
+    const rows: Claimed[] = await em.execute(
+      `with busy as (select * from unnest(?::uuid[], ?::int[]) as b(endpoint_id, n)),
+            due as (
+              select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq) as rank, coalesce(b.n, 0) as in_flight
+                from webhook_endpoints w
+                cross join lateral (
+                  select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq from webhook_deliveries d
+                   where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
+                   order by d.next_attempt_at, d.event_seq limit ?) d
+                left join busy b on b.endpoint_id = w.id
+               where w.enabled),
+            claimed as (select id from due where rank <= ? - in_flight limit ?)
+       update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => ?)
+         from claimed c, webhook_endpoints w, lead_events e
+        where d.id = c.id and d.status = 'pending' and w.id = d.endpoint_id and e.id = d.event_id
+       returning d.id, d.attempts, d.created_at, d.endpoint_id, d.endpoint_id::text as lane, w.url, w.secret, e.id as event_id, e.type, e.occurred_at, e.lead_id,
+                 e.lead_activity_id, e.owner_company_id, e.owner_retailer_id, e.data, e.payload, e.seq`,
+      [
+        pgArray(request.busy.map(([id]) => id)),
+        pgArray(request.busy.map(([, n]) => String(n))),
+        request.laneConcurrency,
+        request.laneConcurrency,
+        request.limit,
+        request.leaseMs / 1000,
+      ],
+    );
+    return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
   }
 
-  private async claimOnce(): Promise<number> {
+  /** Records an attempt in the delivery log and the delivery; an endpoint failing for `disableAfterHours` is disabled. */
+  async record(row: Claimed, outcome: Outcome, { attempt, giveUp, retryAt }: Verdict): Promise<void> {
     const w = this.config.webhooks;
-    const busy = [...this.busy];
-    const rows =
-      (await withWebhookLock(this.orm, (em) =>
-        em.execute(
-          `with busy as (select * from unnest(?::uuid[], ?::int[]) as b(endpoint_id, n)),
-                due as (
-                  select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq) as rank, coalesce(b.n, 0) as in_flight
-                    from webhook_endpoints w
-                    cross join lateral (
-                      select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq from webhook_deliveries d
-                       where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
-                       order by d.next_attempt_at, d.event_seq limit ?) d
-                    left join busy b on b.endpoint_id = w.id
-                   where w.enabled),
-                claimed as (select id from due where rank <= ? - in_flight limit ?)
-           update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => ?)
-             from claimed c, webhook_endpoints w, lead_events e
-            where d.id = c.id and w.id = d.endpoint_id and e.id = d.event_id
-           returning d.id, d.attempts, d.created_at, d.endpoint_id, w.url, w.secret, e.id as event_id, e.type, e.occurred_at, e.lead_id,
-                     e.lead_activity_id, e.owner_company_id, e.owner_retailer_id, e.data, e.payload, e.seq`,
-          [
-            pgArray(busy.map(([id]) => id)),
-            pgArray(busy.map(([, n]) => String(n))),
-            ENDPOINT_CONCURRENCY,
-            ENDPOINT_CONCURRENCY,
-            CLAIM_LIMIT,
-            (w.timeoutMs + LEASE_MARGIN_MS) / 1000,
-          ],
-        ),
-        WEBHOOK_CLAIM_LOCK,
-      )) ?? [];
-    rows.sort((a: any, b: any) => Number(a.seq) - Number(b.seq));
-    for (const row of rows) this.launch(row);
-    return rows.length;
-  }
-
-  /** Sends one claimed delivery and records its outcome; its endpoint's next due delivery follows at once. */
-  private launch(row: any): void {
-    this.busy.set(row.endpoint_id, (this.busy.get(row.endpoint_id) ?? 0) + 1);
-    const done: Promise<void> = this.send(row)
-      .then((outcome) => this.record(row, outcome))
-      .catch((err) => logger.error({ err, delivery: row.id }, 'webhook delivery could not be recorded; it is sent again when its lease ends'))
-      .finally(() => {
-        const n = (this.busy.get(row.endpoint_id) ?? 1) - 1;
-        if (n > 0) this.busy.set(row.endpoint_id, n);
-        else this.busy.delete(row.endpoint_id);
-        this.sending.delete(done);
-        if (this.timer) void this.claim().catch((err) => logger.error({ err }, 'webhook worker claim failed'));
-      });
-    this.sending.add(done);
-  }
-
-  private async record(row: any, outcome: Outcome): Promise<void> {
-    if (this.recording < RECORD_CONCURRENCY) this.recording++;
-    else await new Promise<void>((resolve) => this.waitingToRecord.push(resolve));
-    try {
-      await this.recordNow(row, outcome);
-    } finally {
-      // The slot passes straight to the next waiter.
-      const next = this.waitingToRecord.shift();
-      if (next) next();
-      else this.recording--;
-    }
-  }
-
-  private async recordNow(row: any, outcome: Outcome): Promise<void> {
-    const w = this.config.webhooks;
-    const attempt = row.attempts + 1;
     await (this.orm.em as EntityManager).fork().transactional(async (em) => {
       await em.execute(
         `insert into webhook_delivery_attempts (delivery_id, attempt, succeeded, response_code, duration_ms, error) values (?, ?, ?, ?, ?, ?)`,
@@ -389,10 +312,9 @@ export class WebhookWorker {
         await em.execute(`update webhook_endpoints set failing_since = null where id = ? and failing_since is not null`, [row.endpoint_id]);
         return;
       }
-      const giveUp = Date.now() - toDate(row.created_at)!.getTime() >= w.retryHours * 3_600_000;
       await em.execute(
         `update webhook_deliveries set status = ?, attempts = ?, next_attempt_at = ?, last_response_code = ?, last_error = ?, updated_at = now() where id = ?`,
-        [giveUp ? 'failed' : 'pending', attempt, giveUp ? null : new Date(Date.now() + backoffMs(attempt)), outcome.status, outcome.error, row.id],
+        [giveUp ? 'failed' : 'pending', attempt, retryAt, outcome.status, outcome.error, row.id],
       );
       await em.execute(
         `update webhook_endpoints set failing_since = coalesce(failing_since, now()),
@@ -406,7 +328,7 @@ export class WebhookWorker {
   }
 
   /** One signed POST (`post`): no redirects followed, a timeout, the response body never read, public addresses only. */
-  private async send(row: any): Promise<Outcome> {
+  async deliver(row: Claimed): Promise<Outcome> {
     const w = this.config.webhooks;
     const event = leadEventEnvelope(
       {
@@ -458,11 +380,26 @@ export class WebhookWorker {
   }
 }
 
-interface Outcome {
-  ok: boolean;
+interface Outcome extends OutboxOutcome {
   status: number | null;
   durationMs: number;
-  error: string | null;
+}
+
+/** A claimed delivery with what its request needs (the endpoint, the event and its serialized lead). */
+interface Claimed extends OutboxItem {
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  event_id: string;
+  type: LeadEventRow['type'];
+  occurred_at: Date | string;
+  lead_id: string;
+  lead_activity_id: string | null;
+  owner_company_id: string | null;
+  owner_retailer_id: string | null;
+  data: any;
+  payload: unknown;
+  seq: string | number;
 }
 
 /** The worker for an app's schema and context dependencies (started by `buildApp` unless WEBHOOK_WORKER=false). */

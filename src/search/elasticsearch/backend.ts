@@ -7,12 +7,14 @@ import { logger } from '../../logger';
 import type { SearchBackend, SearchDocument, SearchRequest, SearchResult } from '../types';
 import { buildDocuments, type Execute } from './documents';
 import { OutboxIndexer, type IndexerOptions } from './indexer';
-import { MAX_RESULT_WINDOW, indexDefinition } from './mapping';
+import { MAX_RESULT_WINDOW, VERSION_META, definitionVersion, indexDefinition } from './mapping';
+import { reindex } from './reindex';
 import { SEARCH_INDEXER_LEADER, SEARCH_LOCK, enqueueAll, syncTriggers } from './outbox';
 import type { ClientConfig } from 'pg';
 import { LeaderLock, type LeaderOptions } from '../../db/leader';
 import { searchBody, searchResult } from './query';
 import { PostgresSearchBackend } from '../postgres';
+import { createIndexOnce, engineSearch, isEngineUnavailable } from './unavailable';
 
 export interface ElasticsearchOptions {
   /** Prefix of every alias and index name, e.g. `leadnet_` -> alias `leadnet_products`. */
@@ -22,7 +24,17 @@ export interface ElasticsearchOptions {
   indexer?: Partial<IndexerOptions>;
   /** How replicas hand the indexer over (src/db/leader.ts). */
   leader?: Partial<LeaderOptions>;
+  /**
+   * Read-your-writes: an acknowledged write waits up to `waitMs` for its outbox rows to be indexed and
+   * searchable, made so by `refresh` (0: it does not wait; the background indexer catches up).
+   */
+  writes?: { waitMs: number; refresh: 'wait_for' | true };
+  /** Between two attempts to create the indexes when the engine was unreachable at start. */
+  ensureRetryMs?: number;
 }
+
+/** A refresh mode of a bulk request: none (the index's own interval), `wait_for` or a forced one. */
+export type Refresh = false | 'wait_for' | true;
 
 export class ElasticsearchError extends Error {}
 
@@ -37,6 +49,7 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   /** Documents not in `documents` have no index: PostgreSQL searches them. */
   private readonly fallback: PostgresSearchBackend;
   private readonly warned = new Set<string>();
+  private ensureTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly client: EngineClient,
@@ -63,7 +76,7 @@ export class ElasticsearchSearchBackend implements SearchBackend {
 
   async search(doc: SearchDocument, req: SearchRequest): Promise<SearchResult> {
     if (!this.document(doc.name)) {
-      if (!this.warned.has(doc.name)) logger.warn({ document: doc.name }, 'search document not in src/search/documents.ts: searched in PostgreSQL');
+      if (!this.warned.has(doc.name)) logger.warn({ document: doc.name }, 'search document not in any module\'s `search`: searched in PostgreSQL');
       this.warned.add(doc.name);
       return this.fallback.search(doc, req);
     }
@@ -72,35 +85,91 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     const from = body.from ?? 0;
     if (from + (body.size ?? 0) > MAX_RESULT_WINDOW) {
       // Too deep for a page: answer a page past the end (200, empty, true total) and refuse the rest.
-      const counted = await this.client.search({ ...body, index, from: 0, size: 0, sort: undefined });
+      const counted = await engineSearch(() => this.client.search({ ...body, index, from: 0, size: 0, sort: undefined }));
       const result = searchResult(doc, aggs, counted);
       if (from >= result.total) return { ...result, ids: [] };
       throw badRequest(`opts[page] is too deep: at most ${MAX_RESULT_WINDOW} records can be paged through`);
     }
-    const result = searchResult(doc, aggs, await this.client.search({ ...body, index }), req.keyset !== undefined);
+    const result = searchResult(doc, aggs, await engineSearch(() => this.client.search({ ...body, index })), req.keyset !== undefined);
     if (!req.keyset?.backward) return result;
     return { ...result, ids: result.ids.reverse(), sortValues: result.sortValues?.reverse() };
   }
 
   /** The indexes a change must reach: the live one and any being built by a reindex. */
   async targets(doc: SearchDocument): Promise<string[]> {
-    const rows = await this.execute('select index_name from search_indexes where document = ? order by created_at', [doc.name]);
-    return rows.map((r) => r.index_name);
+    return (await this.targetStates(doc)).map((t) => t.index);
   }
 
-  async index(doc: SearchDocument, ids: string[]): Promise<void> {
+  private async targetStates(doc: SearchDocument): Promise<Array<{ index: string; live: boolean }>> {
+    const rows = await this.execute('select index_name, state from search_indexes where document = ? order by created_at', [doc.name]);
+    return rows.map((r) => ({ index: r.index_name, live: r.state === 'live' }));
+  }
+
+  /**
+   * Writes these records' current documents to every target index. `refresh` applies to the live index
+   * only: an index being built by a reindex has refreshes off, and a `wait_for` on it would wait for
+   * the reindex to end.
+   */
+  async index(doc: SearchDocument, ids: string[], refresh: Refresh = false): Promise<void> {
     const unique = [...new Set(ids)];
     if (!unique.length) return;
-    const [sources, targets] = await Promise.all([buildDocuments(this.execute, doc, unique), this.targets(doc)]);
-    const operations: unknown[] = [];
-    for (const index of targets) {
-      for (const id of unique) {
-        const source = sources.get(id);
-        if (source) operations.push({ index: { _index: index, _id: id } }, source);
-        else operations.push({ delete: { _index: index, _id: id } });
-      }
+    const [sources, targets] = await Promise.all([buildDocuments(this.execute, doc, unique), this.targetStates(doc)]);
+    const operations = (indexes: string[]) =>
+      indexes.flatMap((index) =>
+        unique.flatMap((id) => {
+          const source = sources.get(id);
+          return source ? [{ index: { _index: index, _id: id } }, source] : [{ delete: { _index: index, _id: id } }];
+        }),
+      );
+    const live = targets.filter((t) => t.live).map((t) => t.index);
+    const building = targets.filter((t) => !t.live).map((t) => t.index);
+    if (refresh && live.length && building.length) {
+      await this.bulk(operations(building));
+      await this.bulk(operations(live), [404], refresh);
+    } else {
+      await this.bulk(operations([...live, ...building]), [404], live.length ? refresh : false);
     }
-    await this.bulk(operations);
+  }
+
+  /**
+   * Read-your-writes (`options.writes`): called after a write committed, before it is acknowledged.
+   * Runs outbox batches of the rows queued up to now (its own among them), with the configured
+   * refresh, until none is left due or `waitMs` passed. An engine that fails the batch puts the rows
+   * back with a backoff (the background indexer retries them), and the write is acknowledged at once:
+   * writes never depend on the engine being up.
+   */
+  async afterWrite(): Promise<void> {
+    const writes = this.options.writes;
+    if (!writes || writes.waitMs <= 0) return;
+    const deadline = Date.now() + writes.waitMs;
+    const [{ mark, queued }] = await this.execute('select max(id)::text as mark, count(*)::int as queued from search_outbox', []);
+    if (mark === null) return;
+    // Rows another batch indexed (this or another process's background indexer) may not be searchable
+    // yet: unless this write's batches indexed every row queued up to the mark, refresh at the end.
+    let ours = 0;
+    const work = async () => {
+      for (;;) {
+        const batch = await this.indexer.runBatch({ refresh: writes.refresh, upTo: mark });
+        ours += batch.indexed;
+        if (!batch.locked) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        } else if (batch.failed > 0) {
+          return;
+        }
+        const [{ due }] = await this.execute('select exists(select 1 from search_outbox where id <= ?::bigint and available_at <= now()) as due', [mark]);
+        if (!due || Date.now() >= deadline) break;
+      }
+      if (ours < queued) await this.refresh();
+    };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([work(), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+    } catch (e) {
+      // The write is committed: an engine problem is the indexer's to retry, never the writer's error.
+      logger.warn({ err: e }, 'search: a write was acknowledged before it was searchable');
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async remove(doc: SearchDocument, ids: string[]): Promise<void> {
@@ -109,9 +178,9 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   }
 
   /** Bulk write; a missing document on delete and a lost `create` race are fine, anything else throws. */
-  async bulk(operations: unknown[], allowed: number[] = [404]): Promise<estypes.BulkResponse | null> {
+  async bulk(operations: unknown[], allowed: number[] = [404], refresh: Refresh = false): Promise<estypes.BulkResponse | null> {
     if (!operations.length) return null;
-    const response = await this.client.bulk({ operations, refresh: false });
+    const response = await this.client.bulk({ operations, refresh });
     if (response.errors) {
       const failures = response.items
         .map((item) => Object.values(item)[0]!)
@@ -127,7 +196,7 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   /** Creates a new, empty index with the document's mapping (not yet behind the alias). */
   async createIndex(doc: SearchDocument): Promise<string> {
     const index = `${this.alias(doc)}_${Date.now()}_${randomBytes(3).toString('hex')}`;
-    await this.client.indices.create({ index, ...indexDefinition(doc) });
+    await createIndexOnce(() => this.client.indices.create({ index, ...indexDefinition(doc) }));
     return index;
   }
 
@@ -170,11 +239,85 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   /** Installs the outbox triggers, makes sure every index exists, stands for running the indexer. */
   async start(): Promise<void> {
     await syncTriggers(this.execute, this.documents);
-    for (const doc of this.documents) await this.ensureIndex(doc);
-    if (this.options.runIndexer !== false) this.leader.start();
+    const ensured = await this.ensureIndexes();
+    if (!ensured) this.retryEnsure();
+    if (this.options.runIndexer !== false) {
+      this.leader.start();
+      if (ensured) this.upgrading = this.upgradeOutdated();
+    }
   }
 
+  /** The background upgrade of outdated indexes started by `start()` (tests wait for it). */
+  upgrading: Promise<string[]> = Promise.resolve([]);
+
+  /** The definition version the live index of a document was created with (null: none recorded, or no index). */
+  async liveVersion(doc: SearchDocument): Promise<string | null> {
+    const alias = this.alias(doc);
+    if (!(await this.client.indices.existsAlias({ name: alias }))) return null;
+    const mappings = await this.client.indices.getMapping({ index: alias });
+    const [first] = Object.values(mappings);
+    return ((first?.mappings?._meta as Record<string, unknown> | undefined)?.[VERSION_META] as string | undefined) ?? null;
+  }
+
+  /**
+   * A mapping change ships as a new index version: every document whose live index was created with
+   * another definition is rebuilt by the zero-downtime reindex (new index, fill, alias swap) while lists
+   * keep reading the old one. Run in the background by the process that runs the indexer; returns the
+   * documents upgraded. A failure is logged and left for `leadnet reindex`.
+   */
+  async upgradeOutdated(): Promise<string[]> {
+    const upgraded: string[] = [];
+    for (const doc of this.documents) {
+      if (this.stopped) break;
+      try {
+        const live = await this.liveVersion(doc);
+        const wanted = definitionVersion(doc);
+        if (live === wanted) continue;
+        logger.info({ document: doc.name, live, wanted }, 'search index definition changed: building a new index version');
+        const result = await reindex(this, this.orm, doc);
+        logger.info({ document: doc.name, index: result.index, documents: result.documents }, 'search index upgraded');
+        upgraded.push(doc.name);
+      } catch (e) {
+        logger.error({ err: e, document: doc.name }, 'search: upgrading the index failed; run `leadnet reindex`');
+      }
+    }
+    return upgraded;
+  }
+
+  /**
+   * Every document's index; false when the engine is unreachable (the service starts anyway: lists
+   * answer 503 until it is back, writes queue in the outbox).
+   */
+  private async ensureIndexes(): Promise<boolean> {
+    try {
+      for (const doc of this.documents) await this.ensureIndex(doc);
+      return true;
+    } catch (e) {
+      if (!isEngineUnavailable(e)) throw e;
+      logger.warn({ err: e }, 'search engine unreachable: lists answer 503 until it is back; retrying index creation');
+      return false;
+    }
+  }
+
+  private retryEnsure(): void {
+    this.ensureTimer = setTimeout(async () => {
+      this.ensureTimer = null;
+      const ok = await this.ensureIndexes().catch((e) => {
+        logger.error({ err: e }, 'search: creating the indexes failed');
+        return false;
+      });
+      if (!ok && this.ensureTimer === null && !this.stopped) this.retryEnsure();
+    }, this.options.ensureRetryMs ?? 5000);
+    this.ensureTimer.unref?.();
+  }
+
+  private stopped = false;
+
   async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.ensureTimer) clearTimeout(this.ensureTimer);
+    this.ensureTimer = null;
+    await this.upgrading.catch(() => undefined);
     await this.leader.stop();
     await this.indexer.stop();
   }

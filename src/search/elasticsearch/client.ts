@@ -12,6 +12,7 @@ export interface EngineClient {
   indices: {
     create(request: estypes.IndicesCreateRequest): Promise<unknown>;
     exists(request: { index: string }): Promise<boolean>;
+    getMapping(request: { index: string }): Promise<Record<string, { mappings: estypes.MappingTypeMapping }>>;
     existsAlias(request: { name: string }): Promise<boolean>;
     getAlias(request: { name: string }): Promise<Record<string, unknown>>;
     updateAliases(request: { actions: estypes.IndicesUpdateAliasesAction[] }): Promise<unknown>;
@@ -31,6 +32,7 @@ export function openSearchClient(client: OpenSearchClient): EngineClient {
     indices: {
       create: ({ index, ...request }) => body(client.indices.create({ index, body: request as never })),
       exists: (request) => body(client.indices.exists(request)),
+      getMapping: (request) => body(client.indices.getMapping(request)),
       existsAlias: (request) => body(client.indices.existsAlias(request)),
       getAlias: (request) => body(client.indices.getAlias(request)),
       updateAliases: (request) => body(client.indices.updateAliases({ body: request as never })),

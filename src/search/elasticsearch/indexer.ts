@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { logger } from '../../logger';
 import type { Execute } from './documents';
 import { SEARCH_LOCK, claim, complete, fail, type OutboxRow } from './outbox';
-import type { ElasticsearchSearchBackend } from './backend';
+import type { ElasticsearchSearchBackend, Refresh } from './backend';
 
 export interface IndexerOptions {
   /** Outbox rows per batch. */
@@ -43,33 +43,40 @@ export class OutboxIndexer {
     this.options = { ...DEFAULT_INDEXER_OPTIONS, ...options };
   }
 
-  /** One batch in one transaction: lock, claim, index, then delete the done rows or push back the failed. */
-  async runBatch(): Promise<BatchResult> {
+  /**
+   * One batch in one transaction: lock, claim, index, then delete the done rows or push back the failed.
+   * `upTo`: only rows up to this outbox id (a write waiting for its own, `afterWrite`); `refresh`: of the
+   * bulk requests.
+   */
+  async runBatch(options: { refresh?: Refresh; upTo?: string } = {}): Promise<BatchResult> {
     return (this.orm.em as EntityManager).fork().transactional(async (em) => {
       const execute: Execute = (sql, b) => em.execute(sql, b as any[]);
       const [{ locked }] = await execute('select pg_try_advisory_xact_lock(?) as locked', [SEARCH_LOCK]);
       if (!locked) return { locked: false, claimed: 0, indexed: 0, failed: 0 };
-      const rows = await claim(execute, this.options.batchSize);
+      const rows = await claim(execute, this.options.batchSize, options.upTo);
       const byDocument = new Map<string, OutboxRow[]>();
       for (const row of rows) byDocument.set(row.document, [...(byDocument.get(row.document) ?? []), row]);
       const done: string[] = [];
       let failed = 0;
-      for (const [name, docRows] of byDocument) {
-        const doc = this.backend.document(name);
-        if (!doc) {
-          logger.warn({ document: name, rows: docRows.length }, 'search outbox: unknown document, dropping its rows');
-          done.push(...docRows.map((r) => r.id));
-          continue;
-        }
-        try {
-          await this.backend.index(doc, docRows.map((r) => r.record_id));
-          done.push(...docRows.map((r) => r.id));
-        } catch (e) {
-          failed += docRows.length;
-          logger.warn({ err: e, document: name, rows: docRows.length }, 'search outbox: indexing failed, will retry');
-          await fail(execute, docRows.map((r) => r.id), (e as Error).message ?? String(e), this.options.maxBackoffSeconds);
-        }
-      }
+      // The documents' bulk requests run side by side: with a refresh, one refresh interval for all.
+      await Promise.all(
+        [...byDocument].map(async ([name, docRows]) => {
+          const doc = this.backend.document(name);
+          if (!doc) {
+            logger.warn({ document: name, rows: docRows.length }, 'search outbox: unknown document, dropping its rows');
+            done.push(...docRows.map((r) => r.id));
+            return;
+          }
+          try {
+            await this.backend.index(doc, docRows.map((r) => r.record_id), options.refresh);
+            done.push(...docRows.map((r) => r.id));
+          } catch (e) {
+            failed += docRows.length;
+            logger.warn({ err: e, document: name, rows: docRows.length }, 'search outbox: indexing failed, will retry');
+            await fail(execute, docRows.map((r) => r.id), (e as Error).message ?? String(e), this.options.maxBackoffSeconds);
+          }
+        }),
+      );
       await complete(execute, done);
       return { locked: true, claimed: rows.length, indexed: done.length, failed };
     });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
 import type { SearchDocument, SearchField } from '../types';
 
@@ -34,6 +35,27 @@ function fieldMapping(field: SearchField): estypes.MappingProperty {
  * and ASCII-folded, as PostgreSQL's `leadnet_search_text` folds them.
  */
 export function indexDefinition(doc: SearchDocument): { settings: estypes.IndicesIndexSettings; mappings: estypes.MappingTypeMapping } {
+  const definition = baseDefinition(doc);
+  return { ...definition, mappings: { ...definition.mappings, _meta: { [VERSION_META]: versionOf(definition) } } };
+}
+
+/** Where an index records the version of the definition it was created with (`mappings._meta`). */
+export const VERSION_META = 'leadnet_version';
+
+/**
+ * The version of a document's index definition: a hash of its settings and mapping. An index created
+ * with another version is outdated: a changed mapping ships as a new index, built and swapped in by the
+ * zero-downtime reindex (`ElasticsearchSearchBackend.upgradeOutdated`).
+ */
+export function definitionVersion(doc: SearchDocument): string {
+  return versionOf(baseDefinition(doc));
+}
+
+function versionOf(definition: unknown): string {
+  return createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 12);
+}
+
+function baseDefinition(doc: SearchDocument): { settings: estypes.IndicesIndexSettings; mappings: estypes.MappingTypeMapping } {
   if (doc.customIndex) return doc.customIndex.definition() as { settings: estypes.IndicesIndexSettings; mappings: estypes.MappingTypeMapping };
   const properties: Record<string, estypes.MappingProperty> = {
     [ID_FIELD]: { type: 'keyword' },

@@ -60,9 +60,31 @@ export async function syncTriggers(execute: Execute, docs: SearchDocument[]): Pr
   for (const def of wanted) await execute(def.sql, []);
 }
 
-/** Queues every record of a document (first load of a new index). */
-export async function enqueueAll(execute: Execute, doc: SearchDocument): Promise<void> {
-  await execute(`insert into search_outbox (document, record_id) select ?, ${doc.alias}.id from ${doc.from}`, [doc.name]);
+/** Ids queued per statement by `enqueueAll`. */
+export const ENQUEUE_BATCH = 50_000;
+
+/**
+ * Queues every record of a document (first load of a new index): the ids of its table (the first name
+ * of `doc.from`) in id order, `batch` per statement, so each statement stays within the statement
+ * timeout however large the table (one statement for a million leads took longer than the default 5 s,
+ * and the start failed). A row the document's joins leave out is queued too: the indexer finds no
+ * document for it and sends a delete, which a missing document answers with an allowed 404.
+ * Returns how many ids were queued.
+ */
+export async function enqueueAll(execute: Execute, doc: SearchDocument, batch = ENQUEUE_BATCH): Promise<number> {
+  const table = doc.from.trim().split(/\s+/)[0];
+  let queued = 0;
+  for (let after: string | null = null; ; ) {
+    const [page]: Array<{ n: number; last: string | null }> = await execute(
+      `with page as (select id from ${table} ${after ? 'where id > ?::uuid' : ''} order by id limit ?),
+            queued as (insert into search_outbox (document, record_id) select ?, id from page)
+       select count(*)::int as n, (select id::text from page order by id desc limit 1) as last from page`,
+      after ? [after, batch, doc.name] : [batch, doc.name],
+    );
+    queued += page.n;
+    if (page.n < batch || !page.last) return queued;
+    after = page.last;
+  }
 }
 
 export interface OutboxRow {
@@ -72,12 +94,12 @@ export interface OutboxRow {
   attempts: number;
 }
 
-/** Locks up to `limit` due rows, oldest first; rows another indexer holds are skipped. */
-export function claim(execute: Execute, limit: number): Promise<OutboxRow[]> {
+/** Locks up to `limit` due rows (up to outbox id `upTo` if given), oldest first; rows another indexer holds are skipped. */
+export function claim(execute: Execute, limit: number, upTo?: string): Promise<OutboxRow[]> {
   return execute(
     `select id, document, record_id, attempts from search_outbox
-      where available_at <= now() order by id limit ? for update skip locked`,
-    [limit],
+      where available_at <= now()${upTo ? ' and id <= ?::bigint' : ''} order by id limit ? for update skip locked`,
+    upTo ? [upTo, limit] : [limit],
   );
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityClass, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/embedded';
 import { initOrm } from '../../db/orm';
@@ -7,6 +7,7 @@ import { ormLogging } from '../../logger';
 import { usePreparedStatements } from '../../db/sql';
 import { createElasticsearchBackend } from '../factory';
 import type { ElasticsearchSearchBackend } from './backend';
+import type { SearchDocument } from '../types';
 
 export interface SearchRuntime {
   orm: MikroORM;
@@ -17,9 +18,13 @@ export interface SearchRuntime {
 /**
  * The database (DATABASE_URL, else the embedded one under DATA_DIR, as the server starts it) and the
  * Elasticsearch backend, for processes other than the server: `leadnet reindex` and the standalone
- * indexer. The backend's own indexer is not started.
+ * indexer. The backend's own indexer is not started. The caller hands in the search documents and entities.
  */
-export async function openSearchRuntime(config: Config): Promise<SearchRuntime> {
+export async function openSearchRuntime(
+  config: Config,
+  documents: readonly SearchDocument[],
+  entities: readonly EntityClass<any>[],
+): Promise<SearchRuntime> {
   if (!config.searchUrl) throw new Error('SEARCH_URL must be set');
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
@@ -28,8 +33,8 @@ export async function openSearchRuntime(config: Config): Promise<SearchRuntime> 
     url = embedded.url;
   }
   usePreparedStatements(config.database.preparedStatements);
-  const orm = await initOrm(url, ormLogging()); // migrations and SQL on the JSON log, as the service's
-  const backend = createElasticsearchBackend(config, orm, { runIndexer: false });
+  const orm = await initOrm(url, entities, ormLogging()); // migrations and SQL on the JSON log, as the service's
+  const backend = createElasticsearchBackend(config, orm, { documents, runIndexer: false });
   return {
     orm,
     backend,

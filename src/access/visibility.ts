@@ -1,0 +1,205 @@
+import type DataLoader from 'dataloader';
+import type { EntityClass, EntityManager } from '@mikro-orm/postgresql';
+import type { Loaders } from '../db/loaders';
+import type { Caller } from '../auth/caller';
+import type { ResourcePolicy } from './policy';
+import { forbidden } from '../errors';
+import { isUuid } from '../search/list';
+import { compileScope } from '../search/where';
+import { query } from '../db/sql';
+import { fromClause, type SearchDocument, type Sql, type Where } from '../search/types';
+
+/** What visibility reads of its request (src/context.ts's `Context` has it). */
+export interface AccessContext {
+  em: EntityManager;
+  caller: Caller | null;
+  loaders: Loaders;
+}
+
+/**
+ * One visible object type (PRODUCT.md section 3, docs/roles.md): its entity, its search document and
+ * the `Where` of the records a caller sees. Each resource's policy gives its own.
+ */
+export interface VisibilityEntry<T = unknown> {
+  entity: EntityClass<T>;
+  doc: SearchDocument;
+  scope: (caller: Caller) => Where;
+}
+
+/** Per object type name (e.g. `Company`), how it is visible. */
+export type VisibilityTable = Readonly<Record<string, VisibilityEntry<any>>>;
+
+export type VisibleKind = string;
+
+/** The visibility table of these policies: each policy's `visible` type, seen through its `scope`. */
+export function visibilityTable(policies: readonly ResourcePolicy[]): VisibilityTable {
+  const table: Record<string, VisibilityEntry<any>> = {};
+  for (const p of policies) {
+    if (!p.visible) continue;
+    if (!p.scope) throw new Error(`policy of ${p.visible.type}: a visible type needs a scope`);
+    table[p.visible.type] = { entity: p.visible.entity, doc: p.visible.doc, scope: p.scope };
+  }
+  return table;
+}
+
+/**
+ * Roots (lists, shows), nested fields, includes, the references of writes and counts all ask this one
+ * table, so a record type is visible the same way wherever it is reached. Built from the modules'
+ * policies by the composition (src/modules/visibility.ts), which binds these functions to it.
+ */
+export function visibility(table: () => VisibilityTable) {
+  const entry = (kind: VisibleKind): VisibilityEntry<any> => {
+    const found = table()[kind];
+    if (!found) throw new Error(`no visibility entry for ${kind}`);
+    return found;
+  };
+  return {
+    visibleIds: (ctx: AccessContext, kind: VisibleKind, ids: readonly (string | null | undefined)[], also?: Where) => visibleIds(ctx, entry(kind), ids, also),
+    visibleLoader: <T = any>(ctx: AccessContext, kind: VisibleKind) => visibleLoader<T>(ctx, kind, entry(kind)),
+    seenLoader: (ctx: AccessContext, kind: VisibleKind) => seenLoader(ctx, kind, entry(kind)),
+    checkReferences: (ctx: AccessContext, refs: Reference[]) => checkReferences(ctx, refs, entry),
+    visibleCountLoader: (ctx: AccessContext, kind: VisibleKind, field: string) => visibleCountLoader(ctx, kind, field, entry(kind)),
+    visibleSql: (caller: Caller, kind: VisibleKind, idSql: string) => visibleSql(entry(kind), caller, idSql),
+    visibleCountSql: (caller: Caller, kind: VisibleKind, field: string, parentSql: string) => visibleCountSql(entry(kind), caller, field, parentSql),
+  };
+}
+
+/**
+ * STYLE.md 7: of these ids, the ones of `kind` the caller may see, in one statement whatever their
+ * number. An id that does not exist, is not a UUID or lies outside the caller's scope is left out alike.
+ */
+export async function visibleIds(
+  ctx: AccessContext,
+  entry: VisibilityEntry,
+  ids: readonly (string | null | undefined)[],
+  also?: Where,
+): Promise<Set<string>> {
+  const wanted = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
+  if (!wanted.length || !ctx.caller) return new Set();
+  const { doc, scope } = entry;
+  const cond = compileScope(doc, also ? { _and: [scope(ctx.caller), also] } : scope(ctx.caller));
+  const rows = await query<{ id: string }>(
+    ctx.em,
+    `select ${doc.alias}.id from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = any(?::uuid[]) and (${cond.sql})`,
+    [wanted, ...cond.bindings],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Whether the caller sees each id of `kind`, batched per request (one `visibleIds` statement per
+ * batch). A statement that has evaluated the same scope itself (`visibleSql`) primes it, so the
+ * records it embeds are not asked about again.
+ */
+export function seenLoader(ctx: AccessContext, kind: VisibleKind, entry: VisibilityEntry): DataLoader<string, boolean> {
+  return ctx.loaders.isVisible(kind, (ids) => visibleIds(ctx, entry, ids));
+}
+
+/**
+ * The records of `kind` by id as the caller sees them, batched per request: a nested field or an
+ * include resolving to a record the caller does not see gets null, exactly as for a missing one.
+ * Visibility is asked of `seenLoader`, so ids a page statement has already judged cost no statement.
+ */
+export function visibleLoader<T>(ctx: AccessContext, kind: VisibleKind, entry: VisibilityEntry): DataLoader<string, T | null> {
+  const seen = seenLoader(ctx, kind, entry);
+  return ctx.loaders.visibleById(kind, entry.entity as any, async (ids) => {
+    const flags = await seen.loadMany(ids);
+    return new Set(ids.filter((_, i) => flags[i] === true));
+  }) as DataLoader<string, T | null>;
+}
+
+/**
+ * Whether the caller sees the record of the entry whose id is `idSql` (a column of an outer
+ * statement), as SQL: the scope `visibleIds` applies, for a page statement to evaluate per row and
+ * prime `seenLoader` with.
+ */
+export function visibleSql(entry: VisibilityEntry, caller: Caller, idSql: string): Sql {
+  const { doc, scope } = entry;
+  const cond = compileScope(doc, scope(caller));
+  return {
+    sql: `exists (select 1 from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = ${idSql} and (${cond.sql}))`,
+    bindings: cond.bindings,
+  };
+}
+
+/**
+ * One id a write accepts. `unseen` is what the contract answers for an id that does not exist, and so
+ * for one the caller may not see (the two are indistinguishable): `forbidden` (403, e.g. a CRL's
+ * `company_retailer_id`, SPEC 2.5) or `invalid` (422 on the field, e.g. `territory_id`).
+ */
+export interface Reference {
+  field: string;
+  kind: VisibleKind;
+  id: string | null | undefined;
+  unseen: 'forbidden' | 'invalid';
+  /** A further condition over the kind's search fields for the id to be usable here (e.g. `{ company_id }`). */
+  also?: Where;
+}
+
+/**
+ * The reference check of every write: the ids it names must be records the caller may see (one
+ * statement per kind). An unseen `forbidden` reference is a 403 here; the fields of unseen `invalid`
+ * ones are returned for the service to report as 422 with the message it gives a missing record.
+ * Ids left null or undefined are not references.
+ */
+export async function checkReferences(ctx: AccessContext, refs: Reference[], entry: (kind: VisibleKind) => VisibilityEntry): Promise<Set<string>> {
+  const named = refs.filter((r) => r.id !== null && r.id !== undefined);
+  const group = (r: Reference) => `${r.kind}:${JSON.stringify(r.also ?? null)}`;
+  const groups = new Map<string, Reference[]>();
+  for (const r of named) groups.set(group(r), [...(groups.get(group(r)) ?? []), r]);
+  const seen = new Map<string, Set<string>>();
+  await Promise.all(
+    [...groups].map(async ([key, list]) => seen.set(key, await visibleIds(ctx, entry(list[0].kind), list.map((r) => r.id), list[0].also))),
+  );
+  const unseen = named.filter((r) => !(isUuid(r.id) && seen.get(group(r))!.has(r.id!.toLowerCase())));
+  if (unseen.some((r) => r.unseen === 'forbidden')) throw forbidden();
+  return new Set(unseen.map((r) => r.field));
+}
+
+/**
+ * What a count reads: the document's own table alone when the grouping field and the scope read nothing
+ * else (a company admin's CRLs by company retailer: an index-only scan of
+ * `crl_company_retailer_company_index` instead of every CRL row joined to its company, retailer,
+ * territory and address), else the document's whole from clause.
+ */
+export function countFrom(doc: SearchDocument, ...sql: string[]): string {
+  const own = /^\s*(\w+)\s+(\w+)\b/.exec(doc.from);
+  const aliases = sql.flatMap((s) => [...s.matchAll(/\b([a-z_][a-z0-9_]*)\.[a-z_"]/gi)].map((m) => m[1]));
+  if (own && own[2] === doc.alias && aliases.every((a) => a === doc.alias)) return `${own[1]} ${own[2]}`;
+  return fromClause(doc, ...sql);
+}
+
+/**
+ * Per parent id, how many records of `kind` the caller sees whose document field `field` holds it
+ * (e.g. CRLs by `company_retailer_id`): a count never includes a record the caller could not list.
+ * Batched per request, one statement per batch.
+ */
+export function visibleCountLoader(ctx: AccessContext, kind: VisibleKind, field: string, entry: VisibilityEntry): DataLoader<string, number> {
+  return ctx.loaders.custom<string, number>(`visibleCount:${kind}.${field}`, async (ids) => {
+    const by = entry.doc.fields[field].sql;
+    const { sql, bindings } = countScope(entry, ctx.caller);
+    const rows = await query<{ id: string; n: number }>(
+      ctx.em,
+      `select ${by} as id, count(*)::int as n from ${countFrom(entry.doc, by, sql)} where ${by} = any(?::uuid[]) and (${sql}) group by 1`,
+      [[...ids], ...bindings],
+    );
+    const counts = new Map(rows.map((r) => [r.id, r.n]));
+    return ids.map((id) => counts.get(id) ?? 0);
+  });
+}
+
+/**
+ * `visibleCountLoader`'s count for the one parent `parentSql` (a column of an outer statement), as
+ * SQL: the same scope and from clause, for a page statement to evaluate per row and prime the loader
+ * with.
+ */
+export function visibleCountSql(entry: VisibilityEntry, caller: Caller, field: string, parentSql: string): Sql {
+  const by = entry.doc.fields[field].sql;
+  const { sql, bindings } = countScope(entry, caller);
+  return { sql: `(select count(*)::int from ${countFrom(entry.doc, by, sql)} where ${by} = ${parentSql} and (${sql}))`, bindings };
+}
+
+/** The entry's scope for `caller` compiled over its document; nothing without a caller. */
+function countScope(entry: VisibilityEntry, caller: Caller | null | undefined): Sql {
+  return caller ? compileScope(entry.doc, entry.scope(caller)) : { sql: 'false', bindings: [] };
+}

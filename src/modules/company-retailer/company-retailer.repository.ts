@@ -1,0 +1,130 @@
+import type { Context } from '../../context';
+import type { RowReader } from '../../search/list';
+import type { Sql } from '../../search/types';
+import { asInstanceOf, BASE_COLUMNS, embedColumn, jsonRow, ref, rowEmbeds, selectColumns, takeEmbeds, withDates, type BaseRow, type ColumnMap } from '../../db/columns';
+import { seenLoader, visibleCountLoader, visibleCountSql, visibleLoader, visibleSql } from '../visibility';
+import { Company } from '../company/company.entity';
+import { Retailer } from '../retailer/retailer.entity';
+import { Territory } from '../territory/territory.entity';
+import { LOCATION, type LocationRow } from '../contact/contact.columns';
+import { CompanyRetailer } from './company-retailer.entity';
+
+/**
+ * The company retailer's SQL (writes keep MikroORM's unit of work). The list's read model: a page of
+ * company retailers as plain rows in the shape of the `CompanyRetailer` type, read by the search's own
+ * statement with its address (a JSON column) and what the visibility table (src/modules/visibility.ts)
+ * answers about what it embeds: its company, retailer and territory when the caller sees them
+ * (`visibleSql`, the scope the loaders apply) and how many locations under it the caller sees
+ * (`visibleCountSql`). Those answers prime the request's visibility loaders, so the field resolvers read
+ * the embedded records through them as everywhere else, at no further statement. No managed entities.
+ * Each row shape is one column map (src/db/columns.ts).
+ */
+export interface CompanyRetailerRow extends BaseRow {
+  name: string | null;
+  sendingLeads: boolean;
+  receivingLeads: boolean;
+  isCc: boolean;
+  type: string | null;
+  companyId: string;
+  retailerId: string;
+  territoryId: string | null;
+  /** The references as the entity holds them, so the field resolvers read a row as they read an entity. */
+  company: { id: string };
+  retailer: { id: string };
+  territory: { id: string } | null;
+  physicalAddress: { id: string } | null;
+}
+
+/** What a company retailer row carries read with it. */
+export interface CompanyRetailerEmbeds {
+  physicalAddress: LocationRow | null;
+}
+
+const embedded_ = rowEmbeds<CompanyRetailerEmbeds>('company retailer associations read with the row');
+
+/** The associations read with this company retailer's row by its list page, when it is such a row. */
+export const companyRetailerEmbeds = embedded_.of;
+
+type StoredCompanyRetailer = Omit<CompanyRetailerRow, 'company' | 'retailer' | 'territory' | 'physicalAddress'>;
+
+const COMPANY_RETAILER: ColumnMap<StoredCompanyRetailer> = {
+  ...BASE_COLUMNS,
+  name: 'name',
+  sendingLeads: 'sending_leads',
+  receivingLeads: 'receiving_leads',
+  isCc: 'is_cc',
+  type: 'type',
+  companyId: 'company_id',
+  retailerId: 'retailer_id',
+  territoryId: 'territory_id',
+};
+
+/** The outer row's alias, distinct from every search document's. */
+const T = 'page_cr';
+
+/** A company, retailer or territory as its GraphQL type reads it (territory: with its company's id). */
+interface NamedRow extends BaseRow {
+  name: string;
+  companyId?: string;
+}
+const NAMED: ColumnMap<Omit<NamedRow, 'companyId'>> = { ...BASE_COLUMNS, name: 'name' };
+const TERRITORY: ColumnMap<NamedRow> = { ...NAMED, companyId: 'company_id' };
+
+/** The record `visible` lets the caller see, as JSON, else null: the visibility table decides, as the loaders would. */
+const ifVisible = (visible: Sql, record: string): Sql => ({ sql: `case when ${visible.sql} then ${record} end`, bindings: visible.bindings });
+
+/**
+ * The company retailer list's rows (src/search/list.ts `RowReader`) for this request: read by the
+ * search's own statement when its backend reads the tables, each with its address, how many locations
+ * under it the caller sees, and its company, retailer and territory when (and only when) the visibility
+ * table lets the caller see them. Each row primes the request's loaders with what it read.
+ */
+export function companyRetailerRows(ctx: Context): RowReader<CompanyRetailerRow> {
+  const caller = ctx.caller!;
+  const embeds: [string, Sql][] = [
+    ['company', ifVisible(visibleSql(caller, 'Company', `${T}.company_id`), jsonRow(NAMED, `companies x where x.id = ${T}.company_id`))],
+    ['retailer', ifVisible(visibleSql(caller, 'Retailer', `${T}.retailer_id`), jsonRow(NAMED, `retailers x where x.id = ${T}.retailer_id`))],
+    ['territory', ifVisible(visibleSql(caller, 'Territory', `${T}.territory_id`), jsonRow(TERRITORY, `territories x where x.id = ${T}.territory_id`))],
+    ['retailerLocationsCount', visibleCountSql(caller, 'CompanyRetailerLocation', 'company_retailer_id', `${T}.id`)],
+    ['physicalAddress', { sql: jsonRow(LOCATION, `locations x where x.id = ${T}.physical_address_id`), bindings: [] }],
+    ['physicalAddressId', { sql: `${T}.physical_address_id`, bindings: [] }],
+  ];
+  const columns = [selectColumns(COMPANY_RETAILER, T), ...embeds.map(([name, e]) => embedColumn(name, e.sql))];
+  return {
+    sql: (ids) => ({
+      sql: `select ${columns.join(',\n         ')} from company_retailers ${T} where ${T}.id = any(${ids})`,
+      bindings: embeds.flatMap(([, e]) => e.bindings),
+    }),
+    row: (r) => toCompanyRetailerRow(ctx, r),
+  };
+}
+
+/**
+ * A page statement's row as a company retailer row with its address, in the entity's prototype; what it
+ * read of its company, retailer, territory and locations primes the request's loaders (a record the
+ * caller does not see is primed as not seen, so its field is null as through the loaders).
+ */
+function toCompanyRetailerRow(ctx: Context, r: Record<string, any>): CompanyRetailerRow {
+  const read = takeEmbeds(r);
+  const columns = withDates(r as StoredCompanyRetailer);
+  primeVisible(ctx, 'Company', Company, columns.companyId, read.company);
+  primeVisible(ctx, 'Retailer', Retailer, columns.retailerId, read.retailer);
+  if (columns.territoryId) primeVisible(ctx, 'Territory', Territory, columns.territoryId, read.territory && { ...read.territory, company: { id: read.territory.companyId } });
+  visibleCountLoader(ctx, 'CompanyRetailerLocation', 'company_retailer_id').prime(columns.id, read.retailerLocationsCount);
+  const row: CompanyRetailerRow = {
+    ...columns,
+    company: { id: columns.companyId },
+    retailer: { id: columns.retailerId },
+    territory: ref(columns.territoryId),
+    physicalAddress: ref(read.physicalAddressId),
+  };
+  const embedded: CompanyRetailerEmbeds = { physicalAddress: read.physicalAddress && withDates(read.physicalAddress) };
+  // The entity's prototype: its getter fields resolve on the row without a conversion each.
+  return asInstanceOf(CompanyRetailer, embedded_.attach(row, embedded)) as unknown as CompanyRetailerRow;
+}
+
+/** Primes whether the caller sees `id` of `kind` and, when it does, the record as the visible loader would answer it. */
+function primeVisible(ctx: Context, kind: string, type: { prototype: object }, id: string, record: Record<string, any> | null): void {
+  seenLoader(ctx, kind).prime(id, record != null);
+  visibleLoader(ctx, kind).prime(id, record ? asInstanceOf(type, withDates(record)) : null);
+}

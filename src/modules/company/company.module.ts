@@ -1,0 +1,14 @@
+import type { AppModule } from '../module';
+import { Company } from './company.entity';
+import { CompanyResolver } from './company.resolver';
+import { companyPolicy } from './company.policy';
+import { companyDemo } from './company.demo';
+
+export const companyModule: AppModule = {
+  name: 'company',
+  entities: [Company],
+  resolvers: [CompanyResolver],
+  policies: [companyPolicy],
+  connections: { companies: 'Company' },
+  demo: [companyDemo],
+};

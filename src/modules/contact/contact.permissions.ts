@@ -1,8 +1,0 @@
-import { allow } from 'graphql-shield';
-
-/** Contact objects are only reached through a record the caller may see. */
-export const contactPermissions = {
-  Location: allow,
-  Email: allow,
-  PhoneNumber: allow,
-};

@@ -1,0 +1,22 @@
+import type { AppModule } from '../module';
+import { Lead } from './lead.entity';
+import { LeadActivity } from './lead-activity.entity';
+import { LeadResolver } from './lead.resolver';
+import { LeadActivityResolver } from './lead-activity.resolver';
+import { leadPolicy } from './lead.policy';
+import { leadRest } from './lead.rest';
+import { leadActivityRest } from './lead-activity.rest';
+import { leadActivitySearch, leadSearch } from './lead.search';
+import { leadDemo } from './lead.demo';
+
+export const leadModule: AppModule = {
+  name: 'lead',
+  entities: [Lead, LeadActivity],
+  resolvers: [LeadResolver, LeadActivityResolver],
+  policies: [leadPolicy],
+  connections: { leads: 'Lead', leadActivities: 'LeadActivity' },
+  rest: [leadRest, leadActivityRest],
+  openApiLists: { '/leads': leadSearch, '/lead_activities': leadActivitySearch },
+  search: [leadSearch, leadActivitySearch],
+  demo: [leadDemo],
+};

@@ -1,0 +1,440 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Context } from '../../context';
+import { pgArray, query } from '../../db/sql';
+import { BASE_COLUMNS, embedColumn, jsonColumns, jsonList, jsonRow, selectColumns, takeEmbeds, withDates, type BaseRow, type ColumnMap } from '../../db/columns';
+import { findInScope, type RowReader } from '../../search/list';
+import { fromClause, type Where } from '../../search/types';
+import { compileScope } from '../../search/where';
+import { formatPhone } from '../contact/phone';
+import { EMAIL, LOCATION, PHONE_NUMBER, withFormat, type EmailRow, type LocationRow, type PhoneNumberRow } from '../contact/contact.columns';
+import { Lead } from './lead.entity';
+import { assigneeSearch, leadSearch } from './lead.search';
+
+/**
+ * The lead's SQL. Reads: leads and what a lead embeds as plain rows in the shape of their GraphQL
+ * types, one set-based statement per kind and page, never managed entities. Every loader here is per
+ * request (`ctx.loaders`), so a page costs one statement per association. Writes: the create's one
+ * statement (`insert`), the duplicate search and the assignee lookup; updates keep MikroORM's unit of
+ * work. Each row shape is one column map below, from which every statement reads it.
+ */
+export interface LeadRow extends BaseRow {
+  name: string | null;
+  status: string;
+  ownerType: string;
+  ownerId: string;
+  assigneeId: string | null;
+  createdById: string | null;
+  sourceType: string | null;
+  sourceId: string | null;
+  locationId: string | null;
+}
+
+export interface LeadActivityRow extends BaseRow {
+  leadId: string;
+  type: string;
+  data: Record<string, unknown> | null;
+  sourceType: string | null;
+  sourceId: string | null;
+  crmId: string | null;
+  crmProvider: string | null;
+  crmDataCache: Record<string, unknown> | null;
+}
+
+export interface LeadAssigneeRow {
+  id: string;
+  type: string;
+  name: string | null;
+  companyRetailerId: string;
+  retailerLocationId: string | null;
+}
+
+export const ASSIGNEE_TYPE = 'CompanyRetailerLocation';
+
+/** The lead's one column map: each `LeadRow` field over the `leads` row. */
+const LEAD: ColumnMap<LeadRow> = {
+  ...BASE_COLUMNS,
+  name: 'name',
+  status: 'status',
+  ownerType: (t) => `case when ${t}.owner_company_id is not null then 'Company' else 'Retailer' end`,
+  ownerId: (t) => `coalesce(${t}.owner_company_id, ${t}.owner_retailer_id)`,
+  assigneeId: 'assignee_id',
+  createdById: 'created_by_id',
+  sourceType: 'source_type',
+  sourceId: 'source_id',
+  locationId: 'location_id',
+};
+const ACTIVITY: ColumnMap<LeadActivityRow> = {
+  ...BASE_COLUMNS,
+  leadId: 'lead_id',
+  type: 'type',
+  data: 'data',
+  sourceType: 'source_type',
+  sourceId: 'source_id',
+  crmId: 'crm_id',
+  crmProvider: 'crm_provider',
+  crmDataCache: 'crm_data_cache',
+};
+
+/** A CRL as `toAssignee` reads it, over the CRL `<t>` and its retailer location `<t>_rl`. */
+interface StoredAssignee {
+  id: string;
+  name: string | null;
+  companyRetailerId: string;
+  retailerLocationId: string | null;
+  storeName: string | null;
+}
+const ASSIGNEE: ColumnMap<StoredAssignee> = {
+  id: 'id',
+  name: 'name',
+  companyRetailerId: 'company_retailer_id',
+  retailerLocationId: 'retailer_location_id',
+  storeName: (t) => `${t}_rl.name`,
+};
+const ASSIGNEE_FROM = (t: string) => `company_retailer_locations ${t} left join retailer_locations ${t}_rl on ${t}_rl.id = ${t}.retailer_location_id`;
+
+/** The columns of a `LeadRow`, over `leads l`. */
+const LEAD_COLUMNS = selectColumns(LEAD, 'l');
+
+const EMAIL_ORDER = 'x.created_at asc, x.seq asc';
+const ACTIVITY_ORDER = 'x.created_at desc, x.seq desc';
+
+const SQL = {
+  leads: `select ${LEAD_COLUMNS} from "leads" l where l.id = any(?::uuid[])`,
+  emails: `select x.lead_id as "parentId", ${selectColumns(EMAIL, 'x')} from "emails" x where x.lead_id = any(?::uuid[]) order by ${EMAIL_ORDER}`,
+  phoneNumbers: `select x.lead_id as "parentId", ${selectColumns(PHONE_NUMBER, 'x')}
+                   from "phone_numbers" x where x.lead_id = any(?::uuid[]) order by ${EMAIL_ORDER}`,
+  locations: `select ${selectColumns(LOCATION, 'x')} from "locations" x where x.id = any(?::uuid[])`,
+  activities: `select ${selectColumns(ACTIVITY, 'x')} from "lead_activities" x where x.lead_id = any(?::uuid[]) order by ${ACTIVITY_ORDER}`,
+  assignees: `select ${selectColumns(ASSIGNEE, 'x')} from ${ASSIGNEE_FROM('x')} where x.id = any(?::uuid[])`,
+};
+
+async function byId<T extends { id: string }>(em: EntityManager, sql: string, ids: readonly string[]): Promise<Array<T | null>> {
+  const rows = (await query<T>(em, sql, [pgArray(ids)])).map(withDates);
+  const map = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => map.get(id) ?? null);
+}
+
+async function byParent<T>(em: EntityManager, sql: string, ids: readonly string[], parent: (row: any) => string): Promise<T[][]> {
+  const rows = await query<any>(em, sql, [pgArray(ids)]);
+  const groups = new Map<string, T[]>(ids.map((id) => [id, []]));
+  for (const row of rows) {
+    withDates(row);
+    const key = parent(row);
+    if ('parentId' in row) delete row.parentId;
+    groups.get(key)?.push(row);
+  }
+  return ids.map((id) => groups.get(id)!);
+}
+
+const withFormats = (phones: PhoneNumberRow[]): PhoneNumberRow[] => phones.map(withFormat);
+
+/** Per-request loaders of the lead read model, made once per request. */
+export function leadReads(ctx: Context) {
+  let reads = READS.get(ctx);
+  if (!reads) READS.set(ctx, (reads = makeLeadReads(ctx)));
+  return reads;
+}
+const READS = new WeakMap<Context, ReturnType<typeof makeLeadReads>>();
+
+const makeLeadReads = (ctx: Context) => ({
+  lead: ctx.loaders.custom<string, LeadRow | null>('lead.rows', (ids) => byId<LeadRow>(ctx.em, SQL.leads, ids)),
+  emails: ctx.loaders.custom<string, EmailRow[]>('lead.emails', (ids) => byParent<EmailRow>(ctx.em, SQL.emails, ids, (r) => r.parentId)),
+  phoneNumbers: ctx.loaders.custom<string, PhoneNumberRow[]>('lead.phoneNumbers', async (ids) =>
+    (await byParent<PhoneNumberRow>(ctx.em, SQL.phoneNumbers, ids, (r) => r.parentId)).map(withFormats),
+  ),
+  location: ctx.loaders.custom<string, LocationRow | null>('lead.locations', (ids) => byId<LocationRow>(ctx.em, SQL.locations, ids)),
+  activities: ctx.loaders.custom<string, LeadActivityRow[]>('lead.activities', (ids) =>
+    byParent<LeadActivityRow>(ctx.em, SQL.activities, ids, (r) => r.leadId),
+  ),
+  assignee: ctx.loaders.custom<string, LeadAssigneeRow | null>('lead.assignees', async (ids) =>
+    (await byId<StoredAssignee>(ctx.em, SQL.assignees, ids)).map((crl) => crl && toAssignee(crl)),
+  ),
+});
+
+/** The associations a lead list can read with its rows (`readLeadPage`). */
+export interface LeadEmbeds {
+  emails: EmailRow[];
+  phoneNumbers: PhoneNumberRow[];
+  location: LocationRow | null;
+  assignee: LeadAssigneeRow | null;
+  leadActivities: LeadActivityRow[];
+}
+export type LeadEmbed = keyof LeadEmbeds;
+export const LEAD_EMBEDS: readonly LeadEmbed[] = ['emails', 'phoneNumbers', 'location', 'assignee', 'leadActivities'];
+
+/** The associations read with a lead's row (`primeLeadRow`), kept on the row itself. */
+const EMBEDDED = Symbol('lead associations read with the row');
+type WithEmbeds = LeadRow & { [EMBEDDED]?: Partial<LeadEmbeds> };
+
+/**
+ * A lead's association: the one read with its row when its page read it (no promise, no loader),
+ * else through the request's loader (one statement per association for every lead of the request).
+ */
+export function leadAssociation<K extends LeadEmbed>(ctx: Context, lead: LeadRow, name: K): LeadEmbeds[K] | Promise<LeadEmbeds[K]> {
+  const embedded = (lead as WithEmbeds)[EMBEDDED];
+  if (embedded && name in embedded) return embedded[name] as LeadEmbeds[K];
+  const reads = leadReads(ctx);
+  const load: { [E in LeadEmbed]: () => LeadEmbeds[E] | Promise<LeadEmbeds[E]> } = {
+    emails: () => reads.emails.load(lead.id),
+    phoneNumbers: () => reads.phoneNumbers.load(lead.id),
+    location: () => (lead.locationId ? reads.location.load(lead.locationId) : null),
+    assignee: () => (lead.assigneeId ? reads.assignee.load(lead.assigneeId) : null),
+    leadActivities: () => reads.activities.load(lead.id),
+  };
+  return load[name]();
+}
+
+/**
+ * Each association as a JSON column of the lead row `l`: the same columns and order as the loaders'
+ * statements above, so a page answered from them reads exactly as one answered by the loaders.
+ */
+const EMBED_SQL: Record<LeadEmbed, string> = {
+  emails: jsonList(jsonColumns(EMAIL, 'x'), 'emails x where x.lead_id = l.id', EMAIL_ORDER),
+  phoneNumbers: jsonList(jsonColumns(PHONE_NUMBER, 'x'), 'phone_numbers x where x.lead_id = l.id', EMAIL_ORDER),
+  location: jsonRow(LOCATION, 'locations x where x.id = l.location_id'),
+  assignee: jsonRow(ASSIGNEE, `${ASSIGNEE_FROM('x')} where x.id = l.assignee_id`),
+  leadActivities: jsonList(jsonColumns(ACTIVITY, 'x'), 'lead_activities x where x.lead_id = l.id', ACTIVITY_ORDER),
+};
+
+/**
+ * The same columns over the rows a statement has just inserted (`insertLead`): the lead `l` and the
+ * data-modifying CTEs `loc`, `em`, `ph` and `act`, whose rows the statement's own reads of the tables
+ * do not see yet.
+ */
+const INSERTED_EMBED_SQL: Record<LeadEmbed, string> = {
+  emails: jsonList(jsonColumns(EMAIL, 'x'), 'em x', EMAIL_ORDER),
+  phoneNumbers: jsonList(jsonColumns(PHONE_NUMBER, 'x'), 'ph x', EMAIL_ORDER),
+  location: jsonRow(LOCATION, 'loc x'),
+  assignee: EMBED_SQL.assignee,
+  leadActivities: jsonList(jsonColumns(ACTIVITY, 'x'), 'act x', ACTIVITY_ORDER),
+};
+
+/** The lead columns and the JSON columns of `embeds`, as `readLeadPage` and `primeLeadRow` name them. */
+function leadColumnsWith(embeds: readonly LeadEmbed[], sql: Record<LeadEmbed, string> = EMBED_SQL): string {
+  return [LEAD_COLUMNS, ...embeds.map((e) => embedColumn(e, sql[e]))].join(', ');
+}
+
+/**
+ * A page of leads with the associations the operation selects, in one statement (each association a
+ * JSON column), kept on each row for the field resolvers (`leadAssociation`): a page costs one
+ * statement whatever it embeds, instead of one per association.
+ */
+async function readLeadPage(ctx: Context, ids: readonly string[], embeds: ReadonlySet<string>): Promise<LeadRow[]> {
+  if (!ids.length) return [];
+  const wanted = LEAD_EMBEDS.filter((e) => embeds.has(e));
+  const rows = await query<any>(ctx.em, `select ${leadColumnsWith(wanted)} from leads l where l.id = any(?::uuid[])`, [pgArray(ids)]);
+  const byId = new Map(rows.map((row) => [row.id as string, primeLeadRow(ctx, row)]));
+  return ids.map((id) => byId.get(id)).filter((r): r is LeadRow => r !== undefined);
+}
+
+/**
+ * A row of `leadColumnsWith` as a LeadRow, primed into the request's lead loader, its JSON columns
+ * kept on it for `leadAssociation`.
+ */
+export function primeLeadRow(ctx: Context, row: Record<string, any>): LeadRow {
+  const embedded: Partial<LeadEmbeds> = {};
+  const read = takeEmbeds(row);
+  for (const e of LEAD_EMBEDS) {
+    if (!(e in read)) continue;
+    const value = read[e];
+    if (e === 'phoneNumbers') withFormats(value);
+    if (e === 'assignee') embedded.assignee = value && toAssignee(value);
+    else embedded[e] = Array.isArray(value) ? value.map(withDates) : value && withDates(value);
+  }
+  const lead = withDates(row as WithEmbeds);
+  lead[EMBEDDED] = embedded;
+  leadReads(ctx).lead.prime(lead.id, lead);
+  return lead;
+}
+
+/**
+ * The lead activity list's rows (src/search/list.ts `RowReader`), read by the search's own statement
+ * when its backend reads the tables. With `leadFields` (the fields the operation selects on `lead`),
+ * each row also reads its lead with the associations selected of it (`leadColumnsWith`), primed into
+ * the request's lead loader (`primeLeadRow`): a page and its leads cost one statement. The list's scope
+ * is its leads' scope, so every lead read this way is one the caller sees.
+ */
+export function leadActivityRows(ctx: Context, leadFields: ReadonlySet<string>): RowReader<LeadActivityRow> {
+  const lead = leadFields.size
+    ? `, (select row_to_json(ld) from (select ${leadColumnsWith(LEAD_EMBEDS.filter((e) => leadFields.has(e)))} from leads l where l.id = x.lead_id) ld) as "embed_lead"`
+    : '';
+  return {
+    sql: (ids) => ({ sql: `select ${selectColumns(ACTIVITY, 'x')}${lead} from lead_activities x where x.id = any(${ids})`, bindings: [] }),
+    row: (raw) => {
+      const read = takeEmbeds(raw);
+      if (read.lead) primeLeadRow(ctx, read.lead);
+      return withDates(raw as LeadActivityRow);
+    },
+  };
+}
+
+/** A lead's assignee: the CRL's own name, else its retailer location's. */
+function toAssignee(crl: StoredAssignee): LeadAssigneeRow {
+  const own = crl.name?.trim() ? crl.name : null;
+  return {
+    id: crl.id,
+    type: ASSIGNEE_TYPE,
+    name: own ?? (crl.retailerLocationId ? crl.storeName : null) ?? null,
+    companyRetailerId: crl.companyRetailerId,
+    retailerLocationId: crl.retailerLocationId,
+  };
+}
+
+export interface NewLead {
+  name: string;
+  status: string;
+  ownerCompanyId: string | null;
+  ownerRetailerId: string | null;
+  assigneeId: string | null;
+  sourceType: string | null;
+  sourceId: string | null;
+  createdById: string;
+  location: {
+    addressName?: string | null;
+    streetLineOne?: string | null;
+    streetLineTwo?: string | null;
+    postalCode?: string | null;
+    city?: string | null;
+    province?: string | null;
+    country?: string | null;
+    latitude: number | null;
+    longitude: number | null;
+    coordinatesSource: 'geocoder' | null;
+  } | null;
+  emails: string[];
+  phones: Array<{ e164: string; country: string }>;
+  activities: Array<{ type: string; data: Record<string, unknown> | null; sourceType?: string | null; sourceId?: string | null }>;
+}
+
+/**
+ * A new lead, its location, emails, phone numbers and activities (in the order given) written by one
+ * statement of data-modifying CTEs, which answers with the lead and everything it embeds as
+ * `leadColumnsWith` names them: a create needs no read back. Triggers (search
+ * text, scope keys, lead events) fire as for separate inserts; defaults (ids, `created_at`, `seq`) are
+ * the database's.
+ */
+async function insertLead(tx: EntityManager, lead: NewLead): Promise<Record<string, any>> {
+  const location = lead.location && {
+    address_name: lead.location.addressName ?? null,
+    street_line_one: lead.location.streetLineOne ?? null,
+    street_line_two: lead.location.streetLineTwo ?? null,
+    postal_code: lead.location.postalCode ?? null,
+    city: lead.location.city ?? null,
+    province: lead.location.province ?? null,
+    country: lead.location.country ?? null,
+    latitude: lead.location.latitude,
+    longitude: lead.location.longitude,
+    coordinates_source: lead.location.coordinatesSource,
+  };
+  const phones = lead.phones.map((p) => ({ phone_number: p.e164, country_code: p.country, formatted: formatPhone(p.e164, p.country) }));
+  const activities = lead.activities.map((a) => ({ type: a.type, data: a.data, source_type: a.sourceType ?? null, source_id: a.sourceId ?? null }));
+  const [row] = await query<Record<string, any>>(
+    tx,
+    `with loc as (
+       insert into locations (address_name, street_line_one, street_line_two, postal_code, city, province, country, latitude, longitude, coordinates_source)
+       select r.* from json_to_recordset(?::json) as r(address_name text, street_line_one text, street_line_two text, postal_code text,
+                       city text, province text, country text, latitude float8, longitude float8, coordinates_source text)
+       returning *),
+     l as (
+       insert into leads (name, status, owner_company_id, owner_retailer_id, assignee_id, source_type, source_id, created_by_id, location_id)
+       values (?, ?, ?::uuid, ?::uuid, ?::uuid, ?, ?::uuid, ?::uuid, (select id from loc)) returning *),
+     em as (
+       insert into emails (lead_id, email)
+       select l.id, u.email from l, unnest(?::text[]) with ordinality as u(email, n) order by u.n returning *),
+     ph as (
+       insert into phone_numbers (lead_id, phone_number, country_code, formatted_international)
+       select l.id, r.phone_number, r.country_code, r.formatted
+         from l, rows from (json_to_recordset(?::json) as (phone_number text, country_code text, formatted text)) with ordinality as r(phone_number, country_code, formatted, n)
+        order by r.n returning *),
+     act as (
+       insert into lead_activities (lead_id, type, data, source_type, source_id)
+       select l.id, r.type, r.data, r.source_type, r.source_id
+         from l, rows from (jsonb_to_recordset(?::jsonb) as (type text, data jsonb, source_type text, source_id uuid)) with ordinality as r(type, data, source_type, source_id, n)
+        order by r.n returning *)
+     select ${leadColumnsWith(LEAD_EMBEDS, INSERTED_EMBED_SQL)} from l`,
+    [
+      JSON.stringify(location ? [location] : []),
+      lead.name,
+      lead.status,
+      lead.ownerCompanyId,
+      lead.ownerRetailerId,
+      lead.assigneeId,
+      lead.sourceType,
+      lead.sourceId,
+      lead.createdById,
+      lead.emails,
+      JSON.stringify(phones),
+      JSON.stringify(activities),
+    ],
+  );
+  return row;
+}
+
+/** The lead's statements for a request (reads through its loaders, writes in the transaction given). */
+export class LeadRepository {
+  constructor(private readonly ctx: Context) {}
+
+  /** The leads of `ids` in that order, with the associations in `embeds`, in one statement. */
+  page(ids: readonly string[], embeds: ReadonlySet<string>): Promise<LeadRow[]> {
+    return readLeadPage(this.ctx, ids, embeds);
+  }
+
+
+  /** The lead `id` as a row when `scope` lets the caller see it, in one statement. */
+  async visible(id: string, scope: Where): Promise<LeadRow | null> {
+    const cond = compileScope(leadSearch, scope);
+    const [row] = await query<LeadRow>(
+      this.ctx.em,
+      `select ${LEAD_COLUMNS} from ${fromClause(leadSearch, cond.sql)} where l.id = ? and (${cond.sql})`,
+      [id, ...cond.bindings],
+    );
+    return row ? withDates(row) : null;
+  }
+
+  /** The visible lead as an entity, for a write; 404 otherwise. */
+  entity(id: string, scope: Where): Promise<Lead> {
+    return findInScope(this.ctx, leadSearch, Lead, scope, id, 'Lead');
+  }
+
+  /** The lead as committed, through a loader of the request (primed by a create's own answer). */
+  async committed(id: string, created?: Record<string, any>): Promise<LeadRow | null> {
+    if (created) return primeLeadRow(this.ctx, created);
+    return leadReads(this.ctx).lead.load(id);
+  }
+
+  /** The CRL `id` when `where` (over `assigneeSearch`) lets the caller assign leads to it. */
+  async assignee(id: string, where: Where): Promise<string | null> {
+    const cond = compileScope(assigneeSearch, where);
+    const rows = await query<StoredAssignee>(this.ctx.em, `select ${selectColumns(ASSIGNEE, 'a')} from ${assigneeSearch.from} where a.id = ? and (${cond.sql}) limit 1`, [
+      id,
+      ...cond.bindings,
+    ]);
+    return rows[0]?.id ?? null;
+  }
+
+  /** Transaction-scoped advisory locks on `keys`, held until the transaction ends. */
+  async lock(tx: EntityManager, keys: string[]): Promise<void> {
+    await query(tx, 'select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(?::text[]) as k', [keys]);
+  }
+
+  /** The oldest lead `where` selects sharing one of the emails or phone numbers, row-locked. */
+  async findDuplicate(tx: EntityManager, where: Where, emails: string[], phones: string[]): Promise<string | null> {
+    const cond = compileScope(leadSearch, where);
+    const rows = await query(
+      tx,
+      `select l.id from ${leadSearch.from}
+        where l.id in (select lead_id from emails where lower(email) = any(?::text[])
+                       union select lead_id from phone_numbers where phone_number = any(?::text[]))
+          and (${cond.sql})
+        order by l.created_at asc, l.id asc limit 1
+          for update of l`,
+      [emails, phones, ...cond.bindings],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** A new lead and its children in one statement, answered as `committed` reads it. */
+  insert(tx: EntityManager, lead: NewLead): Promise<Record<string, any>> {
+    return insertLead(tx, lead);
+  }
+}

@@ -1,0 +1,455 @@
+import { createTransport } from 'nodemailer';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../../config';
+import type { Caller } from '../../auth/caller';
+import { logger } from '../../logger';
+import { query } from '../../db/sql';
+import { compileScope } from '../../search/where';
+import { fromClause, type Where } from '../../search/types';
+import { leadSearch } from '../lead/lead.search';
+import { leadScope } from '../lead/lead.policy';
+import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
+import type { Role } from '../user/role';
+import { FREQUENCY_SQL, SLA_FREQUENCY_SQL } from './notification.defaults';
+import { digestMail, leadAssignedMail, slaBreachedMail, oneLine, productsOf, type LeadSummary, type Locale, type Mail } from './notification.mail';
+import { unsubscribeToken } from './notification.token';
+import { withXactLock } from '../../db/leader';
+import { OutboxRunner, type ClaimRequest, type OutboxItem, type OutboxOutcome, type OutboxQueue, type Verdict } from '../../outbox/runner';
+import { nextDigestAt, ZONE_COLUMNS, zoneOf } from './notification.zone';
+
+export { nextDigestAt };
+
+/** Advisory lock of the fan-out and digest steps: one process at a time. */
+export const NOTIFICATION_LOCK = 7_312_030;
+/** Held for as long as a process is the one running the notification worker (src/db/leader.ts). */
+export const NOTIFICATION_WORKER_LEADER = 7_312_031;
+/** Advisory lock of claiming deliveries. */
+export const NOTIFICATION_CLAIM_LOCK = 7_312_032;
+
+/** Events fanned out per statement batch. */
+const FANOUT_BATCH = 100;
+/** Mails in flight per organisation (lane): a burst or a stalled conversation only holds its own. */
+export const LANE_CONCURRENCY = 2;
+/** Mails in flight in all, whatever the number of organisations. */
+const MAX_IN_FLIGHT = 16;
+/** A claimed delivery is claimed again only after its SMTP timeout plus this, unless its outcome is recorded. */
+const LEASE_MARGIN_MS = 60_000;
+/** An assignment older than this when first fanned out (an outage, SMTP configured later) is not mailed. */
+const MAX_EVENT_AGE_MS = 24 * 3_600_000;
+/** Users one event may notify at most (the candidates of one store). */
+const MAX_RECIPIENTS = 200;
+/** Leads one digest lists at most (the rest are counted in its subject and the link leads to them). */
+const MAX_DIGEST_LEADS = 50;
+
+export interface NotificationWorkerOptions {
+  /** The time the worker acts at (tests move it); leases and due times in the database use it too. */
+  clock?: () => Date;
+}
+
+/** The Message-ID of a delivery's mail: the same for every attempt, so a resend can be recognised. */
+export function messageId(deliveryId: string, publicUrl: string): string {
+  let host = 'leadnet.invalid';
+  try {
+    host = new URL(publicUrl).hostname || host;
+  } catch {
+    // the default
+  }
+  return `<notification-${deliveryId}@${host}>`;
+}
+
+/** `attempt` 1, 2, 3...: 30 s doubling up to one hour, with up to 20% jitter. */
+export function retryDelayMs(attempt: number): number {
+  const base = Math.min(3_600_000, 30_000 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (1 + Math.random() * 0.2));
+}
+
+interface Claimed extends OutboxItem {
+  kind: 'lead_assigned' | 'digest' | 'sla_breached';
+  event_id: string | null;
+  lead_id: string | null;
+  user_id: string;
+  lane: string;
+  attempts: number;
+  created_at: Date | string;
+}
+
+interface Outcome extends OutboxOutcome {
+  /** Not worth retrying: an SMTP 5xx refusal, or nothing left to tell. */
+  permanent: boolean;
+  /** Nothing left to tell (recipient gone or unsubscribed, no lead it may see): not a failure. */
+  skipped?: boolean;
+}
+
+interface Recipient {
+  id: string;
+  email: string;
+  locale: Locale;
+  caller: Caller;
+  frequency: string;
+  /** The zone its digest hour is read in. */
+  zone: string;
+}
+
+const callerColumns = (frequency: string) => `u.id, u.email, u.locale, u.role, u.company_id, u.retailer_id, u.territory_id,
+  array(select company_retailer_id from user_company_retailers where user_id = u.id) as cr_ids,
+  array(select company_retailer_location_id from user_company_retailer_locations where user_id = u.id) as crl_ids,
+  array(select retailer_location_id from user_retailer_locations where user_id = u.id) as rl_ids,
+  ${frequency} as frequency, ${ZONE_COLUMNS}`;
+const CALLER_COLUMNS = callerColumns(FREQUENCY_SQL);
+
+function recipientOf(row: any): Recipient {
+  return {
+    id: row.id,
+    email: row.email,
+    locale: row.locale === 'fr' ? 'fr' : 'en',
+    frequency: row.frequency,
+    zone: zoneOf(row),
+    caller: {
+      userId: row.id,
+      role: row.role as Role,
+      companyId: row.company_id,
+      retailerId: row.retailer_id,
+      territoryId: row.territory_id,
+      companyRetailerIds: row.cr_ids ?? [],
+      companyRetailerLocationIds: row.crl_ids ?? [],
+      retailerLocationIds: row.rl_ids ?? [],
+    },
+  };
+}
+
+/**
+ * A recipient may be told of a lead while the lead is assigned to a store in the recipient's own scope
+ * (PRODUCT.md 3: the CRLs the user sees), `storeId` when given: the same rule that makes the lead visible
+ * to the user through its assignee, so a mail never shows a lead to someone its list would not.
+ */
+function assignedToSeenStore(caller: Caller, leadIds: string[], storeId?: string): Where {
+  return { _and: [{ id: leadIds }, ...(storeId ? [{ assignee_id: [storeId] }] : []), crlScope(caller, 'assignee_')] };
+}
+
+/** Of `leadIds`, those assigned to a store in the caller's scope (`storeId` when given), or with `anyWay` those the caller sees at all. */
+async function visibleLeads(em: EntityManager, caller: Caller, leadIds: string[], storeId?: string, anyWay = false): Promise<Set<string>> {
+  if (!leadIds.length) return new Set();
+  const cond = compileScope(leadSearch, anyWay ? { _and: [{ id: leadIds }, leadScope(caller)] } : assignedToSeenStore(caller, leadIds, storeId));
+  const rows = await query<{ id: string }>(em, `select l.id from ${fromClause(leadSearch, cond.sql)} where ${cond.sql}`, cond.bindings);
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Sends the e-mail notifications of lead assignments from the lead events outbox (`notification_events`,
+ * filled by trigger from `lead_events`). Fan-out gives each event one delivery per recipient (unique per
+ * event and user): the users who see the store the lead was assigned to and did not turn notifications
+ * off; a daily-digest user's deliveries wait and are gathered into one digest delivery at the digest
+ * hour of the user's time zone. Delivery is the outbox runner's (src/outbox/runner.ts, docs/outbox.md)
+ * with one lane per organisation, `LANE_CONCURRENCY` mails at a time each and `MAX_IN_FLIGHT` in all: a
+ * slow or hanging mail conversation only delays its own organisation. An SMTP 5xx refusal is final; any
+ * other failure is retried with backoff for `retryHours`. Each mail's Message-ID is its delivery's, so
+ * the rare resend after a crash (docs/outbox.md) carries the same one.
+ */
+export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
+  readonly name = 'notification';
+  readonly claimLock = NOTIFICATION_CLAIM_LOCK;
+  readonly laneConcurrency = LANE_CONCURRENCY;
+  readonly maxInFlight = MAX_IN_FLIGHT;
+  readonly claimLimit = MAX_IN_FLIGHT;
+  readonly leaseMs: number;
+  readonly retryHours: number;
+  private readonly transport;
+  private readonly clock: () => Date;
+  private readonly runner: OutboxRunner<Claimed, Outcome>;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly config: Config,
+    options: NotificationWorkerOptions = {},
+  ) {
+    const n = config.notifications;
+    if (!n.smtpUrl) throw new Error('the notification worker needs SMTP_URL');
+    // One SMTP conversation per mail (no pool): a stalled conversation holds no other organisation's mail.
+    this.transport = createTransport({
+      url: n.smtpUrl,
+      connectionTimeout: n.smtpTimeoutMs,
+      greetingTimeout: n.smtpTimeoutMs,
+      socketTimeout: n.smtpTimeoutMs,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    } as any);
+    this.clock = options.clock ?? (() => new Date());
+    // A conversation has three timeouts (connection, greeting, socket) to run out before it fails.
+    this.leaseMs = n.smtpTimeoutMs * 3 + LEASE_MARGIN_MS;
+    this.retryHours = n.retryHours;
+    this.runner = new OutboxRunner(orm, this, { pollMs: n.pollMs, clock: this.clock });
+  }
+
+  start(): void {
+    this.runner.start();
+  }
+
+  /** Stops taking work and waits for the mails in flight (each ends by its SMTP timeout). */
+  stop(): Promise<void> {
+    return this.runner.stop();
+  }
+
+  /** One round that waits for the mails it started (tests, shutdown). */
+  async tick(): Promise<{ locked: boolean; fannedOut: number; sent: number }> {
+    const r = await this.runner.tick();
+    return { locked: r.locked, fannedOut: r.prepared, sent: r.started };
+  }
+
+  /** Rounds until nothing is left to fan out or due now. */
+  drain(maxRounds = 50): Promise<void> {
+    return this.runner.drain(maxRounds);
+  }
+
+  /** Waits for the mails in flight (tests). */
+  settle(): Promise<void> {
+    return this.runner.settle();
+  }
+
+  backoffMs(attempt: number): number {
+    return retryDelayMs(attempt);
+  }
+
+  /** Fan-out, then digests, under the worker's lock (the runner's prepare step); null when another process holds it. */
+  async prepare(): Promise<number | null> {
+    let total = 0;
+    for (;;) {
+      const batch = await withXactLock(this.orm, NOTIFICATION_LOCK, (em) => this.fanOut(em));
+      if (batch === null) return total || null;
+      total += batch.events;
+      if (!batch.more) break;
+    }
+    await withXactLock(this.orm, NOTIFICATION_LOCK, (em) => this.gatherDigests(em));
+    return total;
+  }
+
+  private async fanOut(em: EntityManager): Promise<{ events: number; more: boolean }> {
+    const now = this.clock();
+    const events = await query<any>(
+      em,
+      `select ne.event_id, e.type, e.lead_id, e.occurred_at, coalesce(e.owner_company_id, e.owner_retailer_id)::text as lane,
+              coalesce(e.data->>'to_id', e.data->>'store_id')::uuid as store_id
+         from notification_events ne join lead_events e on e.id = ne.event_id
+        order by ne.seq limit ? for update of ne skip locked`,
+      [FANOUT_BATCH],
+    );
+    if (!events.length) return { events: 0, more: false };
+    for (const e of events) {
+      if (now.getTime() - new Date(e.occurred_at).getTime() > MAX_EVENT_AGE_MS) continue;
+      const sla = e.type === 'lead.sla_breached';
+      const candidates = (
+        sla
+          ? await query<any>(
+              em,
+              `select * from (select ${callerColumns(SLA_FREQUENCY_SQL)}
+                 from company_retailer_locations a
+                 left join company_retailers cr on cr.id = a.company_retailer_id
+                 join users u on u.company_id = a.company_id
+                  and (u.role = 'company_admin' or (u.role = 'company_territory_manager' and u.territory_id = coalesce(a.territory_id, cr.territory_id)))
+                 left join notification_preferences p on p.user_id = u.id
+                where a.id = ?) c
+                where c.frequency <> 'off' order by c.id limit ?`,
+              [e.store_id, MAX_RECIPIENTS],
+            )
+          : await query<any>(
+          em,
+          `select * from (select ${CALLER_COLUMNS}
+             from company_retailer_locations a
+             join users u on u.company_id = a.company_id or u.retailer_id = a.retailer_id
+             left join notification_preferences p on p.user_id = u.id
+            where a.id = ?) c
+            where c.frequency <> 'off' order by c.id limit ?`,
+          [e.store_id, MAX_RECIPIENTS],
+        )
+      ).map(recipientOf);
+      const wanted: Recipient[] = [];
+      for (const r of candidates) if ((await visibleLeads(em, r.caller, [e.lead_id], e.store_id, sla)).size) wanted.push(r);
+      if (!wanted.length) continue;
+      const digest = wanted.map((r) => r.frequency === 'daily_digest');
+      // A digest reader's delivery waits for the digest hour by its own wall clock.
+      const dueAt = wanted.map((r, i) => (digest[i] ? nextDigestAt(now, this.config.notifications.digestHour, r.zone) : now).toISOString());
+      await query(
+        em,
+        `insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at)
+         select ?, ?, ?, r.user_id, ?, case when r.digest then 'queued' else 'pending' end, r.due_at
+           from unnest(?::uuid[], ?::boolean[], ?::timestamptz[]) as r(user_id, digest, due_at)
+         on conflict (event_id, user_id) do nothing`,
+        [sla ? 'sla_breached' : 'lead_assigned', e.event_id, e.lead_id, e.lane, wanted.map((r) => r.id), digest, dueAt],
+      );
+    }
+    await query(em, `delete from notification_events where event_id = any(?::uuid[])`, [events.map((e) => e.event_id)]);
+    return { events: events.length, more: events.length === FANOUT_BATCH };
+  }
+
+  /** At the digest hour, each user's waiting deliveries become one digest delivery (in the user's organisation's lane). */
+  private async gatherDigests(em: EntityManager): Promise<number> {
+    const now = this.clock();
+    const rows = await query(
+      em,
+      `with due as (
+         select distinct d.user_id from notification_deliveries d where d.status = 'queued' and d.next_attempt_at <= ?::timestamptz limit 500),
+       digests as (
+         insert into notification_deliveries (kind, user_id, lane, status, next_attempt_at)
+         select 'digest', u.id, coalesce(u.company_id, u.retailer_id)::text, 'pending', ?::timestamptz from due join users u on u.id = due.user_id
+         returning id, user_id)
+       update notification_deliveries d set status = 'digested', digest_id = g.id
+         from digests g where d.user_id = g.user_id and d.status = 'queued' and d.next_attempt_at <= ?::timestamptz
+       returning d.id`,
+      [now, now, now],
+    );
+    return rows.length;
+  }
+
+  /** Every organisation's due deliveries up to its free slots, longest due first, leased until three SMTP timeouts and a margin have passed. */
+  claim(em: EntityManager, request: ClaimRequest): Promise<Claimed[]> {
+    return query<Claimed>(
+      em,
+      `with busy as (select * from unnest(?::text[], ?::int[]) as b(lane, n)),
+            due as (
+              select d.id, row_number() over (partition by d.lane order by d.next_attempt_at, d.created_at) as rank, coalesce(b.n, 0) as in_flight, d.next_attempt_at
+                from notification_deliveries d left join busy b on b.lane = d.lane
+               where d.status = 'pending' and d.next_attempt_at <= ?::timestamptz),
+            claimed as (select id from due where rank <= ? - in_flight order by next_attempt_at limit ?)
+       update notification_deliveries d set next_attempt_at = ?::timestamptz + make_interval(secs => ?)
+         from claimed c where d.id = c.id and d.status = 'pending'
+       returning d.id, d.kind, d.event_id, d.lead_id, d.user_id, d.lane, d.attempts, d.created_at`,
+      [
+        request.busy.map(([lane]) => lane),
+        request.busy.map(([, n]) => n),
+        request.now,
+        request.laneConcurrency,
+        request.limit,
+        request.now,
+        request.leaseMs / 1000,
+      ],
+    );
+  }
+
+  /** Sent, skipped (nothing left to tell), retried after its backoff, or failed (a 5xx, or `retryHours` passed). */
+  async record(row: Claimed, outcome: Outcome, { attempt, giveUp, retryAt }: Verdict): Promise<void> {
+    const em = (this.orm.em as EntityManager).fork();
+    if (outcome.ok || outcome.skipped) {
+      await query(
+        em,
+        `update notification_deliveries set status = ?, attempts = ?, next_attempt_at = null, sent_at = ?, last_error = ? where id = ?`,
+        [outcome.ok ? 'sent' : 'skipped', attempt, outcome.ok ? this.clock() : null, outcome.error, row.id],
+      );
+      return;
+    }
+    await query(em, `update notification_deliveries set status = ?, attempts = ?, next_attempt_at = ?, last_error = ? where id = ?`, [
+      giveUp ? 'failed' : 'pending',
+      attempt,
+      retryAt,
+      outcome.error?.slice(0, 500) ?? null,
+      row.id,
+    ]);
+  }
+
+  /** Renders and sends one delivery; what its recipient may no longer see, or turned off, is skipped. */
+  async deliver(row: Claimed): Promise<Outcome> {
+    const em = (this.orm.em as EntityManager).fork();
+    const sla = row.kind === 'sla_breached';
+    const [user] = await query<any>(
+      em,
+      `select ${sla ? callerColumns(SLA_FREQUENCY_SQL) : CALLER_COLUMNS} from users u left join notification_preferences p on p.user_id = u.id where u.id = ?`,
+      [row.user_id],
+    );
+    if (!user) return { ok: false, permanent: true, skipped: true, error: 'recipient deleted' };
+    const recipient = recipientOf(user);
+    if (recipient.frequency === 'off') return { ok: false, permanent: true, skipped: true, error: 'recipient unsubscribed' };
+    const leadIds =
+      row.kind === 'digest'
+        ? (
+            await query<{ lead_id: string }>(
+              em,
+              `select lead_id from notification_deliveries where digest_id = ? and lead_id is not null group by lead_id order by min(created_at) limit ?`,
+              [row.id, MAX_DIGEST_LEADS],
+            )
+          ).map((r) => r.lead_id)
+        : [row.lead_id!];
+    const visible = await visibleLeads(em, recipient.caller, leadIds, undefined, sla);
+    const leads = (await this.summaries(em, leadIds.filter((id) => visible.has(id)))).filter(Boolean) as LeadSummary[];
+    if (!leads.length) return { ok: false, permanent: true, skipped: true, error: 'no lead the recipient may see' };
+    const n = this.config.notifications;
+    const token = unsubscribeToken(n.secret!, recipient.id, this.clock(), sla ? 'sla_breached' : 'lead_assigned');
+    const unsubscribeUrl = `${n.publicUrl}/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
+    const mail: Mail =
+      row.kind === 'digest'
+        ? digestMail(recipient.locale, leads, unsubscribeUrl)
+        : sla
+          ? await this.breachMail(em, row, recipient.locale, leads[0], unsubscribeUrl)
+          : leadAssignedMail(recipient.locale, leads[0], unsubscribeUrl);
+    try {
+      await this.transport.sendMail({
+        from: n.from,
+        messageId: messageId(row.id, n.publicUrl),
+        to: recipient.email,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        headers: {
+          // RFC 8058: mail clients offer one-click unsubscribe by POSTing `List-Unsubscribe=One-Click` here.
+          'List-Unsubscribe': `<${unsubscribeUrl}>`,
+          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+          'Auto-Submitted': 'auto-generated',
+          'X-Leadnet-Notification-Id': row.id,
+          ...(row.event_id ? { 'X-Leadnet-Event-Id': row.event_id } : {}),
+        },
+      });
+      return { ok: true, permanent: false, error: null };
+    } catch (err) {
+      const e = err as Error & { responseCode?: number; code?: string };
+      const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500;
+      return { ok: false, permanent, error: `${e.code ?? 'error'}: ${e.message}`.slice(0, 500) };
+    }
+  }
+
+  private async breachMail(em: EntityManager, row: Claimed, locale: Locale, lead: LeadSummary, unsubscribeUrl: string): Promise<Mail> {
+    const [e] = await query<any>(
+      em,
+      `select e.data->>'due_at' as due_at, coalesce(a.name, rl.name) as store_name from lead_events e
+         left join company_retailer_locations a on a.id = (e.data->>'store_id')::uuid
+         left join retailer_locations rl on rl.id = a.retailer_location_id
+        where e.id = ?`,
+      [row.event_id],
+    );
+    return slaBreachedMail(locale, lead, e?.store_name ?? null, new Date(e?.due_at ?? Date.now()), unsubscribeUrl);
+  }
+
+  /** What a mail says of each lead, in the order asked. */
+  private async summaries(em: EntityManager, leadIds: string[]): Promise<Array<LeadSummary | undefined>> {
+    if (!leadIds.length) return [];
+    const rows = await query<any>(
+      em,
+      `select l.id, l.name,
+              array(select e.email from emails e where e.lead_id = l.id order by e.seq limit 10) as emails,
+              array(select p.phone_number from phone_numbers p where p.lead_id = l.id order by p.seq limit 10) as phones,
+              concat_ws(', ', nullif(loc.street_line_one, ''), nullif(loc.street_line_two, ''), nullif(concat_ws(' ', nullif(loc.postal_code, ''), nullif(loc.city, '')), ''),
+                        nullif(loc.province, ''), nullif(loc.country, '')) as address,
+              coalesce(a.name, rl.name) as store_name,
+              (select jsonb_agg(la.data->'products' order by la.created_at) from lead_activities la
+                where la.lead_id = l.id and la.type = 'LeadActivity::QuoteRequest') as products
+         from leads l
+         left join locations loc on loc.id = l.location_id
+         left join company_retailer_locations a on a.id = l.assignee_id
+         left join retailer_locations rl on rl.id = a.retailer_location_id
+        where l.id = any(?::uuid[])`,
+      [leadIds],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const leadUrl = this.config.notifications.leadUrl;
+    return leadIds.map((id) => {
+      const r = byId.get(id);
+      if (!r) return undefined;
+      return {
+        id,
+        name: oneLine(r.name) || null,
+        emails: (r.emails ?? []).map((x: string) => oneLine(x)),
+        phones: (r.phones ?? []).map((x: string) => oneLine(x)),
+        address: oneLine(r.address, 400) || null,
+        products: productsOf(r.products),
+        storeName: r.store_name ? oneLine(r.store_name) : null,
+        url: leadUrl.replace('{id}', encodeURIComponent(id)),
+      };
+    });
+  }
+}

@@ -1,0 +1,28 @@
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: "A company's first-response time (docs/response-times.md)." })
+export class ResponseTimeSettings {
+  @Field(() => ID, { description: 'The company these settings belong to.' })
+  companyId!: string;
+
+  @Field(() => Int, { nullable: true, description: 'Minutes a store has to answer a lead assigned to it; null: no timer. Setting or changing it starts the waiting leads\' timers from the change.' })
+  firstResponseMinutes!: number | null;
+
+  @Field(() => Boolean, { description: "Count only the store's opening hours, in its time zone (default true)." })
+  businessHours!: boolean;
+
+  @Field(() => Boolean, { description: "When the time passes unanswered, reassign the lead by the company's routing rules to a store it has not had." })
+  reassign!: boolean;
+}
+
+@InputType({ description: 'What to change; fields left out keep their value.' })
+export class ResponseTimeSettingsInput {
+  @Field(() => Int, { nullable: true, description: '1 to 525600 (a year); null turns the timer off.' })
+  firstResponseMinutes?: number | null;
+
+  @Field(() => Boolean, { nullable: true, description: "Count only the store's opening hours, in its time zone; unchanged when left out." })
+  businessHours?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: "Reassign a lead not answered in time by the company's routing rules to a store it has not had; unchanged when left out." })
+  reassign?: boolean | null;
+}

@@ -1,0 +1,125 @@
+import { searchDocuments } from '../../src/modules';
+// The outbox feeds the engine without loss (docs/search-engines.md, "Failures and recovery"): the
+// standalone indexer killed (SIGKILL) in the middle of a batch, and the engine cut off from a running
+// service for a while under a stream of writes; after recovery `verify` finds the index equal to the
+// database. (Stopping one node of three is not covered: the launcher starts and stops the cluster whole.)
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { api, createTestApp, type TestApp } from '../support/app';
+import { roles } from '../support/leads';
+import { engineUnderTest } from '../support/search-engine';
+import { tcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
+import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
+import { SEARCH_LOCK } from '../../src/search/elasticsearch/outbox';
+import { verify } from '../../src/search/elasticsearch/verify';
+
+const engine = engineUnderTest();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+(engine ? describe : describe.skip)('the outbox under failures', () => {
+  const prefix = `leadnet_chaos_${randomBytes(4).toString('hex')}_`;
+  let t: TestApp;
+  let proxy: TcpProxy;
+  let backend: ElasticsearchSearchBackend;
+  let key: string;
+  let companyId: string;
+  const sql = (statement: string, bindings: unknown[] = []) => t.em().getConnection().execute(statement, bindings as any[]);
+
+  /** Every document's index equals the database (after the outbox is drained, its backoffs brought forward). */
+  async function expectInStep(): Promise<void> {
+    await sql('update search_outbox set available_at = now()');
+    await backend.indexer.drain();
+    const [{ left }] = await sql('select count(*)::int as left from search_outbox');
+    expect(left).toBe(0);
+    for (const doc of backend.documents) {
+      const report = await verify(backend, doc);
+      expect({ document: doc.name, ok: report.ok, missing: report.missing, extra: report.extra, stale: report.stale }).toEqual({
+        document: doc.name,
+        ok: true,
+        missing: 0,
+        extra: 0,
+        stale: 0,
+      });
+    }
+  }
+
+  beforeAll(async () => {
+    // The service reaches the engine through a proxy the test can cut; the test's own backend (drain,
+    // verify) and the standalone indexer reach it directly.
+    proxy = await tcpProxy(engine!.url);
+    t = await createTestApp({ SEARCH_BACKEND: engine!.backend, SEARCH_URL: proxy.url, ELASTICSEARCH_INDEX_PREFIX: prefix, SEARCH_INDEXER: 'false' });
+    backend = createElasticsearchBackend({ ...t.config, searchUrl: engine!.url }, t.orm, { documents: searchDocuments, runIndexer: false });
+    const r = await roles(t.em());
+    key = r.users.companyAdmin.key;
+    companyId = r.net.company.id;
+    await backend.indexer.drain();
+  });
+  afterAll(async () => {
+    await backend?.stop();
+    if (t) await searchEngineClient({ ...t.config, searchUrl: engine!.url }).indices.delete({ index: `${prefix}*`, ignore_unavailable: true });
+    await t?.close();
+    await proxy?.close();
+  });
+
+  test('the standalone indexer killed in the middle of a batch: nothing is lost', async () => {
+    const total = 3000;
+    await sql(
+      `insert into products (company_id, sku, name) select ?::uuid, 'CHAOS-' || g, 'Chaos anvil ' || g from generate_series(1, ?) g`,
+      [companyId, total],
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'search-indexer.ts')], {
+      env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // Mid-batch: some rows already done, and a batch holding the outbox lock right now.
+    let killedMidBatch = false;
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline && child.exitCode === null) {
+      const [{ left, locked }] = await sql(
+        `select (select count(*)::int from search_outbox) as left,
+                exists(select 1 from pg_locks where locktype = 'advisory' and objid = ? and granted) as locked`,
+        [SEARCH_LOCK],
+      );
+      if (left === 0) break;
+      if (left < total && locked) {
+        child.kill('SIGKILL');
+        killedMidBatch = true;
+        break;
+      }
+      await sleep(5);
+    }
+    if (!killedMidBatch) child.kill('SIGKILL');
+    await exited;
+    expect(killedMidBatch).toBe(true);
+    const [{ left }] = await sql('select count(*)::int as left from search_outbox');
+    expect(left).toBeGreaterThan(0);
+    await expectInStep();
+    expect((await api(t, 'get', '/v1/products?q=chaos&opts[per_page]=1', { key })).body.meta.total).toBe(total);
+  }, 240_000);
+
+  test('the engine cut off from the service under writes, then back: the index equals the database', async () => {
+    let n = 0;
+    const statuses: number[] = [];
+    const write = async () => {
+      const sku = `CUT-${++n}`;
+      const res = await api(t, 'post', '/v1/products', { key, body: { product: { sku, name: `Cut anvil ${n}` } } });
+      statuses.push(res.status);
+      if (n % 3 === 0) statuses.push((await api(t, 'patch', `/v1/products/${res.body.id}`, { key, body: { product: { name: `Cut anvil ${n} renamed` } } })).status);
+      if (n % 5 === 0) statuses.push((await api(t, 'delete', `/v1/products/${res.body.id}`, { key })).status);
+    };
+    for (let i = 0; i < 10; i++) await write();
+    proxy.cut();
+    const cutUntil = Date.now() + 8_000;
+    while (Date.now() < cutUntil) await write();
+    expect((await api(t, 'get', '/v1/products', { key })).status).toBe(503);
+    proxy.restore();
+    for (let i = 0; i < 10; i++) await write();
+    // Every write was acknowledged, during the cut too.
+    expect(statuses.filter((s) => s >= 300)).toEqual([]);
+    expect(n).toBeGreaterThan(20);
+    await expectInStep();
+  }, 240_000);
+});

@@ -1,0 +1,110 @@
+// A search engine that misbehaves instead of being down (docs/search-engines.md, "When the engine is
+// down"): one that accepts a search and never answers, one behind a proxy that answers an HTML page, one
+// that answers JSON of another shape, one that sheds load with 429. Each list answers 503 with
+// Retry-After within the configured search timeout, never a 500 and never a request left hanging; writes
+// and shows (PostgreSQL only) keep working meanwhile; `leadnet search verify` ends with a clear error.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { api, createTestApp, type TestApp } from '../support/app';
+import { quoteRequest, roles } from '../support/leads';
+import { serveFakeElasticsearch, type Misbehaviour } from '../support/fake-elasticsearch-server';
+import { createElasticsearchBackend } from '../../src/search/factory';
+import { searchDocuments } from '../../src/modules';
+
+const TIMEOUT_MS = 400;
+let misbehaviour: Misbehaviour | undefined;
+let lateCreates: Set<string> | undefined;
+let es: Awaited<ReturnType<typeof serveFakeElasticsearch>>;
+let t: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  es = await serveFakeElasticsearch(undefined, (req) => {
+    // While `lateCreates` is on, each index create (PUT /<name>) is done but its first attempt is answered
+    // after the client's timeout; the client's retry gets the engine's real answer.
+    if (lateCreates && req.method === 'PUT' && /^\/[^/_][^/]*$/.test(req.path) && !lateCreates.has(req.path)) {
+      lateCreates.add(req.path);
+      return { lateMs: TIMEOUT_MS * 3 };
+    }
+    return req.path.endsWith('/_search') ? misbehaviour : undefined;
+  });
+  t = await createTestApp({ SEARCH_BACKEND: 'elasticsearch', SEARCH_URL: es.url, SEARCH_TIMEOUT_MS: String(TIMEOUT_MS), SEARCH_INDEXER: 'false' });
+  key = (await roles(t.em())).users.companyAdmin.key;
+});
+
+afterAll(async () => {
+  await t?.close();
+  await es?.close();
+});
+
+afterEach(() => {
+  misbehaviour = undefined;
+});
+
+const cases: Array<[string, Misbehaviour]> = [
+  ['accepts the search and never answers', 'hang'],
+  ['answers a proxy’s HTML page with 200', { status: 200, body: '<html><body>Welcome to nginx</body></html>', contentType: 'text/html' }],
+  ['answers JSON of another shape', { status: 200, body: '{"ok":true}' }],
+  ['answers 200 with a body cut short', { status: 200, body: '{"hits":{"total":' }],
+  ['sheds load with 429', { status: 429, body: '{"error":{"type":"es_rejected_execution_exception"},"status":429}' }],
+];
+
+describe.each(cases)('an engine that %s', (_name, bad) => {
+  test('a list answers 503 with Retry-After within the search timeout, and the service keeps serving', async () => {
+    misbehaviour = bad;
+    const started = Date.now();
+    const res = await api(t, 'get', '/v1/leads?q=shopper', { key });
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.body).toEqual({ status: 503, error: 'Service Unavailable', message: expect.stringMatching(/search engine.*retry later/) });
+    // One attempt and one retry at most, each bounded by SEARCH_TIMEOUT_MS, plus the request's own work.
+    expect(Date.now() - started).toBeLessThan(2 * TIMEOUT_MS + 3000);
+
+    const created = await api(t, 'post', '/v1/leads', { key, body: quoteRequest() });
+    expect(created.status).toBe(201);
+    expect((await api(t, 'get', `/v1/leads/${created.body.id}`, { key })).status).toBe(200);
+  });
+});
+
+test('with the engine answering again, lists answer 200', async () => {
+  expect((await api(t, 'get', '/v1/leads', { key })).status).toBe(200);
+});
+
+test('`leadnet search verify` against an engine that never answers ends with a clear error, not a hang', async () => {
+  misbehaviour = 'hang';
+  const started = Date.now();
+  const out = await new Promise<{ code: number; stderr: string }>((resolve) =>
+    execFile(
+      process.execPath,
+      [path.join(__dirname, '..', '..', 'bin', 'leadnet.js'), 'search', 'verify', 'products'],
+      {
+        env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: 'elasticsearch', SEARCH_URL: es.url, SEARCH_TIMEOUT_MS: String(TIMEOUT_MS) },
+        timeout: 60_000,
+      },
+      (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) || 1 : 0, stderr }),
+    ),
+  );
+  expect(out.code).not.toBe(0);
+  expect(out.stderr).toMatch(/^leadnet: the search engine gave no usable answer \(TimeoutError/);
+  expect(out.stderr).not.toMatch(/^\s+at /m);
+  expect(Date.now() - started).toBeLessThan(30_000);
+});
+
+test('an engine that creates an index but answers after the timeout: the retried create finds it, the start goes on', async () => {
+  // The engine lost its indexes (a new cluster): the next start creates them, each create answered late.
+  // OpenSearch's client retries a request that timed out (Elastic's does not), and the retry finds the
+  // index the first attempt made.
+  es.fake.indices.clear();
+  es.fake.aliases.clear();
+  const backend = createElasticsearchBackend({ ...t.config, searchBackend: 'opensearch' }, t.orm, { documents: searchDocuments, runIndexer: false });
+  lateCreates = new Set();
+  try {
+    await backend.start();
+  } finally {
+    await backend.stop();
+  }
+  expect(lateCreates.size).toBe(searchDocuments.length);
+  lateCreates = undefined;
+  for (const doc of searchDocuments) expect(es.fake.aliased(backend.alias(doc))).toHaveLength(1);
+  expect((await api(t, 'get', '/v1/leads', { key })).status).toBe(200);
+});

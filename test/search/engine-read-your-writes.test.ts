@@ -1,0 +1,87 @@
+// Read-your-writes on the engine backend (docs/search-engines.md, "Read-your-writes"): a list requested
+// right after an acknowledged write (REST POST/PATCH/PUT/DELETE, a GraphQL mutation) includes it, as on
+// PostgreSQL, with the background indexer running beside it as in production. Black-box: the test only
+// writes and lists over the API, and never drains or refreshes anything itself.
+import { randomBytes } from 'node:crypto';
+import { api, createTestApp, gql, type TestApp } from '../support/app';
+import { quoteRequest, roles } from '../support/leads';
+import { engineUnderTest } from '../support/search-engine';
+import { searchEngineClient } from '../../src/search/factory';
+
+const engine = engineUnderTest();
+const word = () => `w${randomBytes(5).toString('hex')}`;
+
+(engine ? describe : describe.skip)(`read-your-writes on ${engine?.backend ?? 'a search engine'}`, () => {
+  const prefix = `leadnet_ryw_${randomBytes(4).toString('hex')}_`;
+  let t: TestApp;
+  let key: string;
+
+  const listed = async (path: string, plural: string) => {
+    const res = await api(t, 'get', path, { key });
+    expect(res.status).toBe(200);
+    return { ids: res.body[plural].map((x: { id: string }) => x.id), total: res.body.meta.total };
+  };
+  const leadsMatching = (q: string) => listed(`/v1/leads?q=${q}&opts[per_page]=100`, 'leads');
+
+  beforeAll(async () => {
+    t = await createTestApp({ SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix });
+    key = (await roles(t.em())).users.companyAdmin.key;
+  });
+  afterAll(async () => {
+    if (t) await searchEngineClient(t.config).indices.delete({ index: `${prefix}*`, ignore_unavailable: true });
+    await t?.close();
+  });
+
+  test('POST, PATCH, PUT and DELETE /v1/leads: the very next list shows each, ten rounds', async () => {
+    for (let round = 0; round < 10; round++) {
+      const [a, b, c] = [word(), word(), word()];
+      const created = await api(t, 'post', '/v1/leads', { key, body: quoteRequest({ name: `Shopper ${a}` }) });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+      expect((await leadsMatching(a)).ids).toEqual([id]);
+
+      expect((await api(t, 'patch', `/v1/leads/${id}`, { key, body: { lead: { name: `Shopper ${b}` } } })).status).toBe(200);
+      expect((await leadsMatching(b)).ids).toEqual([id]);
+      expect((await leadsMatching(a)).ids).toEqual([]);
+
+      expect((await api(t, 'put', `/v1/leads/${id}`, { key, body: quoteRequest({ name: `Shopper ${c}` }) })).status).toBe(200);
+      expect((await leadsMatching(c)).ids).toEqual([id]);
+
+      expect((await api(t, 'delete', `/v1/leads/${id}`, { key })).status).toBe(204);
+      expect((await leadsMatching(c)).ids).toEqual([]);
+    }
+  }, 120_000);
+
+  test('the unfiltered list and its total follow every create at once', async () => {
+    const before = await listed('/v1/leads?opts[per_page]=1', 'leads');
+    for (let i = 1; i <= 5; i++) {
+      const created = await api(t, 'post', '/v1/leads', { key, body: quoteRequest() });
+      const after = await listed('/v1/leads?opts[per_page]=1', 'leads');
+      expect(after.total).toBe(before.total + i);
+      expect(after.ids).toEqual([created.body.id]); // newest first
+    }
+  });
+
+  test('products: create, then update, then delete, each listed at once', async () => {
+    const [a, b] = [word(), word()];
+    const created = await api(t, 'post', '/v1/products', { key, body: { product: { sku: a.toUpperCase(), name: `Anvil ${a}` } } });
+    expect(created.status).toBe(201);
+    expect((await listed(`/v1/products?q=${a}`, 'products')).ids).toEqual([created.body.id]);
+    expect((await api(t, 'patch', `/v1/products/${created.body.id}`, { key, body: { product: { name: `Anvil ${b}` } } })).status).toBe(200);
+    expect((await listed(`/v1/products?q=${b}`, 'products')).ids).toEqual([created.body.id]);
+    expect((await api(t, 'delete', `/v1/products/${created.body.id}`, { key })).status).toBe(204);
+    expect((await listed(`/v1/products?q=${b}`, 'products')).ids).toEqual([]);
+  });
+
+  test('a GraphQL mutation, then a list over GraphQL and over REST', async () => {
+    const a = word();
+    const res = await gql(t, key, `mutation($input: LeadInput!) { createLead(input: $input) { id } }`, {
+      input: { name: `Shopper ${a}`, emails: [{ email: `${a}@example.com` }] },
+    });
+    const id = res.body.data?.createLead?.id;
+    expect(id).toEqual(expect.any(String));
+    const listedOverGraphql = await gql(t, key, `query($q: String) { leads(q: $q) { nodes { id } } }`, { q: a });
+    expect(listedOverGraphql.body.data.leads.nodes).toEqual([{ id }]);
+    expect((await leadsMatching(a)).ids).toEqual([id]);
+  });
+});
