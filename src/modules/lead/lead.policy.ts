@@ -1,7 +1,8 @@
 import { allow } from 'graphql-shield';
 import { actionTable, ALL, may, NONE, READ, type Action, type ResourcePolicy } from '../../access/policy';
 import { isNetworkUser } from '../../graphql/rules';
-import { Role } from '../user/role';
+import { forbidden } from '../../errors';
+import { isCompanyRole, isRetailerRole, Role } from '../user/role';
 import type { Caller } from '../../auth/caller';
 import type { Where } from '../../search/types';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
@@ -14,6 +15,13 @@ export const leadActions = actionTable([...READ, 'create', 'update'], {
   [Role.RetailerAdmin]: ALL,
   [Role.PlatformOperator]: NONE,
 });
+
+/** SPEC 4.3: a new lead's owner is its creator's company or retailer; a user with neither may not create one. */
+export function leadOwner(caller: Caller): { company: string } | { retailer: string } {
+  if (isCompanyRole(caller.role) && caller.companyId) return { company: caller.companyId };
+  if (isRetailerRole(caller.role) && caller.retailerId) return { retailer: caller.retailerId };
+  throw forbidden();
+}
 
 /** SPEC 2.2: an activity action is authorized by this action on its lead. */
 export const ACTIVITY_LEAD_ACTION: Readonly<Record<Action, Action>> = {

@@ -8,8 +8,7 @@ import { recordActor, transactional } from '../../db/write';
 import { Loaders } from '../../db/loaders';
 import { connectionOf, connectionPage, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import { isUuid, searchPage } from '../../search/list';
-import { isCompanyRole, isRetailerRole, Role } from '../user/role';
-import { routeNewLead, type LeadAddress } from '../routing/routing.service';
+import type { LeadAddress } from '../routing/routing.service';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { Location } from '../contact/location.entity';
 import { Lead } from './lead.entity';
@@ -17,7 +16,7 @@ import type { LeadInput } from './lead.input';
 import { leadSearch } from './lead.search';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
 import { recordLeadEvent } from '../lead-events/lead-events.record';
-import { leadActions, leadScope } from './lead.policy';
+import { leadActions, leadOwner, leadScope } from './lead.policy';
 import { authorize, may } from '../../access/policy';
 import { duplicateKeys, isBlank, MAX_STATUS, optionalString, requiredString } from './lead.rules';
 import { ASSIGNEE_TYPE, LeadRepository, leadReads, type LeadActivityRow, type LeadRow } from './lead.repository';
@@ -32,12 +31,11 @@ import {
   planNewActivities,
   planPhones,
   placeLocation,
+  routedAssignment,
   storedChildren,
   type NewActivity,
 } from './lead.writes';
 
-
-type Owner = { company: string } | { retailer: string };
 
 /** The assignee a request asks for: undefined (not sent), null (unassign) or a CRL id it may route to. */
 type AssigneeRequest = string | null | undefined;
@@ -94,7 +92,7 @@ export class LeadService {
    */
   async create(input: LeadInput): Promise<LeadRow> {
     authorize(leadActions, this.caller, 'create');
-    const owner = this.owner();
+    const owner = leadOwner(this.caller);
     const assignee = await this.assigneeRequest(input, 'company' in owner ? owner.company : null);
     const v = new Validator();
     const name = requiredString(input.name, 'name', v);
@@ -127,7 +125,7 @@ export class LeadService {
       await recordActor(tx, this.ctx.caller?.userId);
       await this.leads.lock(tx, keys);
       const duplicateId = await this.leads.findDuplicate(tx, { ...ownerWhere, ...leadScope(this.caller) }, submission.emails, phoneValues);
-      const route = 'company' in owner ? (address: LeadAddress | null) => this.routing(tx, owner.company, address) : null;
+      const route = 'company' in owner ? (address: LeadAddress | null) => routedAssignment(tx, owner.company, address, this.caller) : null;
       if (duplicateId) {
         merges(this.ctx).set(duplicateId, await mergeSubmission(tx, duplicateId, submission, route));
         return { id: duplicateId };
@@ -151,21 +149,6 @@ export class LeadService {
       return { id: row.id, created: row };
     });
     return this.reload(written.id, written.created);
-  }
-
-  /**
-   * Lead routing (src/modules/routing): a company lead created without an assignee goes to the store the
-   * company's rules choose, with an `Assignment` activity naming the rule and the distance in miles. The
-   * lead's territory is its creator's when a territory manager creates it.
-   */
-  private async routing(tx: EntityManager, companyId: string, address: LeadAddress | null): Promise<{ assigneeId: string; activity: NewActivity } | null> {
-    const territoryId = this.caller.role === Role.CompanyTerritoryManager ? this.caller.territoryId : null;
-    const choice = await routeNewLead(tx, companyId, address, territoryId);
-    if (!choice) return null;
-    return {
-      assigneeId: choice.crlId,
-      activity: { type: 'LeadActivity::Assignment', data: { from_id: null, to_id: choice.crlId, rule: choice.rule, distance_miles: choice.distanceMiles } },
-    };
   }
 
   /**
@@ -230,13 +213,6 @@ export class LeadService {
       await tx.nativeDelete(Lead, { id });
       if (locationId) await tx.nativeDelete(Location, { id: locationId });
     });
-  }
-
-  private owner(): Owner {
-    const c = this.caller;
-    if (isCompanyRole(c.role) && c.companyId) return { company: c.companyId };
-    if (isRetailerRole(c.role) && c.retailerId) return { retailer: c.retailerId };
-    throw forbidden();
   }
 
   /**

@@ -7,6 +7,9 @@ import { isUuid } from '../../search/list';
 import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
 import { Location } from '../contact/location.entity';
+import type { Caller } from '../../auth/caller';
+import { Role } from '../user/role';
+import { routeNewLead, type LeadAddress } from '../routing/routing.service';
 import type { Lead } from './lead.entity';
 import { LeadActivity, type LeadActivityType } from './lead-activity.entity';
 import type { LeadActivityItemInput, LeadEmailInput, LeadLocationInput, LeadPhoneNumberInput } from './lead.input';
@@ -44,6 +47,26 @@ export interface NewActivity {
 export const TIMELINE_ORDER: Record<string, 'asc' | 'desc'> = { createdAt: 'desc', seq: 'desc' };
 /** Emails and phone numbers: oldest first, those of one write in the order they were sent. */
 export const INSERTION_ORDER: Record<string, 'asc' | 'desc'> = { createdAt: 'asc', seq: 'asc' };
+
+/**
+ * Lead routing (src/modules/routing): the store the company's rules choose for a company lead created
+ * without an assignee, with the `Assignment` activity naming the rule and the distance in miles. The
+ * lead's territory is its creator's when a territory manager creates it.
+ */
+export async function routedAssignment(
+  tx: EntityManager,
+  companyId: string,
+  address: LeadAddress | null,
+  creator: Caller,
+): Promise<{ assigneeId: string; activity: NewActivity } | null> {
+  const territoryId = creator.role === Role.CompanyTerritoryManager ? creator.territoryId : null;
+  const choice = await routeNewLead(tx, companyId, address, territoryId);
+  if (!choice) return null;
+  return {
+    assigneeId: choice.crlId,
+    activity: { type: 'LeadActivity::Assignment', data: { from_id: null, to_id: choice.crlId, rule: choice.rule, distance_miles: choice.distanceMiles } },
+  };
+}
 
 export function addActivity(tx: EntityManager, lead: Lead, a: NewActivity): LeadActivity {
   return tx.create(LeadActivity, {
