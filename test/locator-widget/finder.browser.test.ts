@@ -94,7 +94,7 @@ async function waitForList(page: Page, count: number) {
 async function waitForStatus(page: Page, pattern: RegExp) {
   await page.waitForFunction(
     (source: string) => new RegExp(source).test(document.querySelector('[data-leadnet-locator]')?.shadowRoot?.querySelector('.ln-status')?.textContent ?? ''),
-    { timeout: 15_000 },
+    { timeout: 30_000 },
     pattern.source,
   );
 }

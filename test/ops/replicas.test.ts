@@ -131,4 +131,4 @@ test('two replicas on one database: one migration run, one indexer, takeover aft
   expect(new Map([...docs].map(([id, d]) => [id, d.name]))).toEqual(acknowledged);
   // The standby never led before the leader died.
   expect(standby.lines.filter(leading)).toEqual([takeover]);
-});
+}, 240_000); // two service starts on an empty database (each runs up to 120 s under load)
