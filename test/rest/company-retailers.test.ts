@@ -563,4 +563,15 @@ describe('retailer_locations_count: a kept count for the company admin, a scoped
     const stranger = await f.userWithKey(em, Role.CompanyAdmin, await f.company(em));
     expect((await api(t, 'get', `/v1/company_retailers/${cr.id}`, { key: stranger.key })).status).toBe(404);
   });
+
+  test('a company deleted in SQL (cascading to its company retailers and their stores) takes their kept counts with it', async () => {
+    const em = t.em();
+    const brand = await f.company(em);
+    const cr = await f.companyRetailer(em, brand, await f.retailer(em));
+    await f.crl(em, cr);
+    await f.crl(em, cr, { retailerLocation: null });
+    expect(await em.execute(`select sum(n)::int as n from company_retailer_location_counts where company_retailer_id = ?`, [cr.id])).toEqual([{ n: 2 }]);
+    await em.execute(`delete from companies where id = ?`, [brand.id]);
+    expect(await em.execute(`select * from company_retailer_location_counts where company_retailer_id = ?`, [cr.id])).toEqual([]);
+  });
 });
