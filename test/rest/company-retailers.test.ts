@@ -455,3 +455,123 @@ describe('statements', () => {
     expect(await count(50)).toBe(2);
   });
 });
+describe('retailer_locations_count: a kept count for the company admin, a scoped count for other roles', () => {
+  const HEADER = 'external_id,retailer,name,street_line_one,city,province,postal_code,country,latitude,longitude,phone,email,website,store_type,territory,hours,sending_leads,receiving_leads,delivery_radius,delivery_areas\r\n';
+  const row = (id: string, retailer: string, name = `Store ${id}`) => `${id},${retailer},${name},,Portland,OR,97205,US,45.5,-122.6,,,,,,,,,,\r\n`;
+  const IMPORT = `mutation($companyId: ID!, $csv: String!) { importLocations(companyId: $companyId, csv: $csv) { created updated invalid } }`;
+
+  test('stays exact after creates, deletes, moves, concurrent creates and imports, on every path that reads it', async () => {
+    const em = t.em();
+    const brand = await f.company(em);
+    const [one, two] = [await f.companyRetailer(em, brand, await f.retailer(em, `Count One ${brand.id}`)), await f.companyRetailer(em, brand, await f.retailer(em, `Count Two ${brand.id}`))];
+    const admin = await f.userWithKey(em, Role.CompanyAdmin, brand);
+    const key = admin.key;
+    /** Every CRL under each of the two, counted in the database. */
+    const actual = async () => {
+      const rows = await t.em().execute(`select company_retailer_id as id, count(*)::int as n from company_retailer_locations where company_retailer_id in (?, ?) group by 1`, [one.id, two.id]);
+      const n = new Map(rows.map((r: any) => [r.id, r.n]));
+      return { [one.id]: n.get(one.id) ?? 0, [two.id]: n.get(two.id) ?? 0 };
+    };
+    /** The count as the REST list and show, the GraphQL list, a CRL's nested company retailer (the loader) and the search's order and where read it. */
+    const expectCounts = async () => {
+      const want = await actual();
+      const list = await api(t, 'get', '/v1/company_retailers?opts[per_page]=50', { key });
+      expect(Object.fromEntries(list.body.company_retailers.map((c: any) => [c.id, c.retailer_locations_count]))).toEqual(want);
+      for (const cr of [one, two]) {
+        expect((await api(t, 'get', `/v1/company_retailers/${cr.id}`, { key })).body.retailer_locations_count).toBe(want[cr.id]);
+      }
+      const listed = await gql(t, key, '{ companyRetailers(perPage: 50) { nodes { id retailerLocationsCount } } }');
+      expect(Object.fromEntries(listed.body.data.companyRetailers.nodes.map((c: any) => [c.id, c.retailerLocationsCount]))).toEqual(want);
+      const connection = await gql(t, key, '{ companyRetailersConnection(first: 10) { edges { node { id retailerLocationsCount } } } }');
+      expect(Object.fromEntries(connection.body.data.companyRetailersConnection.edges.map((e: any) => [e.node.id, e.node.retailerLocationsCount]))).toEqual(want);
+      const ordered = await api(t, 'get', '/v1/company_retailers?opts[order][retailer_locations_count]=desc', { key });
+      expect(ordered.body.company_retailers.map((c: any) => c.retailer_locations_count)).toEqual(Object.values(want).sort((a, b) => b - a));
+      const most = Math.max(...Object.values(want));
+      const where = await api(t, 'get', `/v1/company_retailers?opts[where][retailer_locations_count][gte]=${most}`, { key });
+      expect(where.body.company_retailers.map((c: any) => c.id).sort()).toEqual(Object.keys(want).filter((id) => want[id] === most).sort());
+      return want;
+    };
+    await expectCounts();
+
+    const create = async (cr: CompanyRetailer, name: string) => {
+      const res = await api(t, 'post', '/v1/company_retailer_locations', { key, body: { company_retailer_location: { company_retailer_id: cr.id, name } } });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const a = await create(one, 'A');
+    const b = await create(one, 'B');
+    await create(two, 'C');
+    expect(await expectCounts()).toEqual({ [one.id]: 2, [two.id]: 1 });
+
+    // Moved to the other company retailer, then deleted; the nested field (its loader) of the moved store.
+    expect((await api(t, 'patch', `/v1/company_retailer_locations/${a}`, { key, body: { company_retailer_location: { company_retailer_id: two.id } } })).status).toBe(200);
+    const nested = await gql(t, key, `{ companyRetailerLocation(id: "${a}") { companyRetailer { id retailerLocationsCount } } }`);
+    expect(nested.body.data.companyRetailerLocation.companyRetailer).toEqual({ id: two.id, retailerLocationsCount: 2 });
+    expect(await expectCounts()).toEqual({ [one.id]: 1, [two.id]: 2 });
+    expect((await api(t, 'delete', `/v1/company_retailer_locations/${b}`, { key })).status).toBe(204);
+    expect(await expectCounts()).toEqual({ [one.id]: 0, [two.id]: 2 });
+
+    // Concurrent creates under one company retailer each count.
+    await Promise.all(Array.from({ length: 8 }, (_, i) => create(one, `Concurrent ${i}`)));
+    expect(await expectCounts()).toEqual({ [one.id]: 8, [two.id]: 2 });
+
+    // An import creates stores under both; a re-import updates one in place (an import moves no store) and adds one.
+    const created = await gql(t, key, IMPORT, { companyId: brand.id, csv: HEADER + row('IMP-1', `Count One ${brand.id}`) + row('IMP-2', `Count One ${brand.id}`) + row('IMP-3', `Count Two ${brand.id}`) });
+    expect(created.body.data.importLocations).toMatchObject({ created: 3, invalid: 0 });
+    expect(await expectCounts()).toEqual({ [one.id]: 10, [two.id]: 3 });
+    const again = await gql(t, key, IMPORT, {
+      companyId: brand.id,
+      csv: HEADER + row('IMP-1', `Count One ${brand.id}`, 'Renamed') + row('IMP-2', `Count One ${brand.id}`) + row('IMP-3', `Count Two ${brand.id}`) + row('IMP-4', `Count Two ${brand.id}`),
+    });
+    expect(again.body.data.importLocations).toMatchObject({ created: 1, updated: 1, invalid: 0 });
+    expect(await expectCounts()).toEqual({ [one.id]: 10, [two.id]: 4 });
+
+    // Through the stores' nested company retailer, the counts of a page cost the same for 2 and 14 stores.
+    const nestedStatements = async (perPage: number) => {
+      t.resetStatements();
+      const res = await gql(t, key, `{ companyRetailerLocations(perPage: ${perPage}) { nodes { companyRetailer { id retailerLocationsCount } } } }`);
+      expect(res.body.data.companyRetailerLocations.nodes).toHaveLength(perPage);
+      for (const n of res.body.data.companyRetailerLocations.nodes) expect(n.companyRetailer.retailerLocationsCount).toBe(n.companyRetailer.id === one.id ? 10 : 4);
+      return t.statements.length;
+    };
+    expect(await nestedStatements(2)).toBe(await nestedStatements(14));
+  });
+
+  test('a territory manager and a retailer admin, who see some of the stores, get their scoped count; the admin gets them all', async () => {
+    const em = t.em();
+    const brand = await f.company(em);
+    const seller = await f.retailer(em);
+    const other = await f.retailer(em);
+    const cr = await f.companyRetailer(em, brand, seller);
+    const north = await f.territory(em, brand, 'North');
+    await f.crl(em, cr, { territory: north });
+    await f.crl(em, cr);
+    await f.crl(em, cr, { retailerLocation: null });
+    await f.crl(em, cr, { retailerLocation: await f.retailerLocation(em, other) }); // another retailer's store under it
+    const admin = await f.userWithKey(em, Role.CompanyAdmin, brand);
+    const manager = await f.userWithKey(em, Role.CompanyTerritoryManager, brand, { territory: north });
+    const retailerAdmin = await f.userWithKey(em, Role.RetailerAdmin, seller);
+    const counts = async (key: string) => [
+      (await api(t, 'get', `/v1/company_retailers/${cr.id}`, { key })).body.retailer_locations_count,
+      (await api(t, 'get', '/v1/company_retailers?opts[per_page]=50', { key })).body.company_retailers.find((c: any) => c.id === cr.id).retailer_locations_count,
+      (await gql(t, key, `{ companyRetailer(id: "${cr.id}") { retailerLocationsCount } }`)).body.data.companyRetailer.retailerLocationsCount,
+    ];
+    expect(await counts(admin.key)).toEqual([4, 4, 4]);
+    expect(await counts(manager.key)).toEqual([1, 1, 1]);
+    expect(await counts(retailerAdmin.key)).toEqual([2, 2, 2]);
+    // Another company's admin sees neither the company retailer nor its count.
+    const stranger = await f.userWithKey(em, Role.CompanyAdmin, await f.company(em));
+    expect((await api(t, 'get', `/v1/company_retailers/${cr.id}`, { key: stranger.key })).status).toBe(404);
+  });
+
+  test('a company deleted in SQL (cascading to its company retailers and their stores) takes their kept counts with it', async () => {
+    const em = t.em();
+    const brand = await f.company(em);
+    const cr = await f.companyRetailer(em, brand, await f.retailer(em));
+    await f.crl(em, cr);
+    await f.crl(em, cr, { retailerLocation: null });
+    expect(await em.execute(`select sum(n)::int as n from company_retailer_location_counts where company_retailer_id = ?`, [cr.id])).toEqual([{ n: 2 }]);
+    await em.execute(`delete from companies where id = ?`, [brand.id]);
+    expect(await em.execute(`select * from company_retailer_location_counts where company_retailer_id = ?`, [cr.id])).toEqual([]);
+  });
+});

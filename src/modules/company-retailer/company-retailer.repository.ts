@@ -1,6 +1,9 @@
+import type DataLoader from 'dataloader';
+import type { Caller } from '../../auth/caller';
 import type { Context } from '../../context';
 import type { RowReader } from '../../search/list';
 import type { Sql } from '../../search/types';
+import { query } from '../../db/sql';
 import { asInstanceOf, BASE_COLUMNS, embedColumn, jsonRow, ref, rowEmbeds, selectColumns, takeEmbeds, withDates, type BaseRow, type ColumnMap } from '../../db/columns';
 import { seenLoader, visibleCountLoader, visibleCountSql, visibleLoader, visibleSql } from '../visibility';
 import { Company } from '../company/company.entity';
@@ -8,6 +11,7 @@ import { Retailer } from '../retailer/retailer.entity';
 import { Territory } from '../territory/territory.entity';
 import { LOCATION, type LocationRow } from '../contact/contact.columns';
 import { CompanyRetailer } from './company-retailer.entity';
+import { keptLocationsCount, seesEveryStore } from './company-retailer.search';
 
 /**
  * The company retailer's SQL (writes keep MikroORM's unit of work). The list's read model: a page of
@@ -15,7 +19,7 @@ import { CompanyRetailer } from './company-retailer.entity';
  * statement with its address (a JSON column) and what the visibility table (src/modules/visibility.ts)
  * answers about what it embeds: its company, retailer and territory when the caller sees them
  * (`visibleSql`, the scope the loaders apply) and how many locations under it the caller sees
- * (`visibleCountSql`). Those answers prime the request's visibility loaders, so the field resolvers read
+ * (`locationsCountSql`: the kept count for a company admin, else `visibleCountSql`). Those answers prime the request's visibility loaders, so the field resolvers read
  * the embedded records through them as everywhere else, at no further statement. No managed entities.
  * Each row shape is one column map (src/db/columns.ts).
  */
@@ -85,7 +89,7 @@ export function companyRetailerRows(ctx: Context): RowReader<CompanyRetailerRow>
     ['company', ifVisible(visibleSql(caller, 'Company', `${T}.company_id`), jsonRow(NAMED, `companies x where x.id = ${T}.company_id`))],
     ['retailer', ifVisible(visibleSql(caller, 'Retailer', `${T}.retailer_id`), jsonRow(NAMED, `retailers x where x.id = ${T}.retailer_id`))],
     ['territory', ifVisible(visibleSql(caller, 'Territory', `${T}.territory_id`), jsonRow(TERRITORY, `territories x where x.id = ${T}.territory_id`))],
-    ['retailerLocationsCount', visibleCountSql(caller, 'CompanyRetailerLocation', 'company_retailer_id', `${T}.id`)],
+    ['retailerLocationsCount', locationsCountSql(caller, `${T}.id`, `${T}.company_id`)],
     ['physicalAddress', { sql: jsonRow(LOCATION, `locations x where x.id = ${T}.physical_address_id`), bindings: [] }],
     ['physicalAddressId', { sql: `${T}.physical_address_id`, bindings: [] }],
   ];
@@ -110,7 +114,7 @@ function toCompanyRetailerRow(ctx: Context, r: Record<string, any>): CompanyReta
   primeVisible(ctx, 'Company', Company, columns.companyId, read.company);
   primeVisible(ctx, 'Retailer', Retailer, columns.retailerId, read.retailer);
   if (columns.territoryId) primeVisible(ctx, 'Territory', Territory, columns.territoryId, read.territory && { ...read.territory, company: { id: read.territory.companyId } });
-  visibleCountLoader(ctx, 'CompanyRetailerLocation', 'company_retailer_id').prime(columns.id, read.retailerLocationsCount);
+  locationsCountLoader(ctx).prime(columns.id, read.retailerLocationsCount);
   const row: CompanyRetailerRow = {
     ...columns,
     company: { id: columns.companyId },
@@ -127,4 +131,34 @@ function toCompanyRetailerRow(ctx: Context, r: Record<string, any>): CompanyReta
 function primeVisible(ctx: Context, kind: string, type: { prototype: object }, id: string, record: Record<string, any> | null): void {
   seenLoader(ctx, kind).prime(id, record != null);
   visibleLoader(ctx, kind).prime(id, record ? asInstanceOf(type, withDates(record)) : null);
+}
+
+/**
+ * How many CRLs under the company retailer `idSql` (with its company `companyIdSql`, columns of an outer
+ * statement) the caller sees, as SQL. A company admin sees every CRL under a company retailer of its
+ * company and none under another's: the kept count, read in at most 16 index entries whatever the
+ * number of stores. Any other role sees some of them: its scoped count (`visibleCountSql`).
+ */
+export function locationsCountSql(caller: Caller, idSql: string, companyIdSql: string): Sql {
+  if (!seesEveryStore(caller)) return visibleCountSql(caller, 'CompanyRetailerLocation', 'company_retailer_id', idSql);
+  return { sql: `case when ${companyIdSql} = ?::uuid then ${keptLocationsCount(idSql)} else 0 end`, bindings: [caller.companyId ?? null] };
+}
+
+/**
+ * `locationsCountSql` per company retailer id, batched per request (one statement per batch): what
+ * `retailerLocationsCount` resolves through, primed by the list page's statement.
+ */
+export function locationsCountLoader(ctx: Context): DataLoader<string, number> {
+  const caller = ctx.caller;
+  if (!caller || !seesEveryStore(caller)) return visibleCountLoader(ctx, 'CompanyRetailerLocation', 'company_retailer_id');
+  return ctx.loaders.custom<string, number>('keptCount:CompanyRetailerLocation.company_retailer_id', async (ids) => {
+    const count = locationsCountSql(caller, 'cr.id', 'cr.company_id');
+    const rows = await query<{ id: string; n: number }>(
+      ctx.em,
+      `select cr.id, ${count.sql} as n from company_retailers cr where cr.id = any(?::uuid[])`,
+      [...count.bindings, [...ids]],
+    );
+    const counts = new Map(rows.map((r) => [r.id, r.n]));
+    return ids.map((id) => counts.get(id) ?? 0);
+  });
 }

@@ -2,7 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { PageType, type ListArgs } from '../../graphql/common';
-import { visibleCountLoader, visibleLoader } from '../visibility';
+import { visibleLoader } from '../visibility';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
 import { Territory } from '../territory/territory.entity';
@@ -12,7 +12,7 @@ import { CompanyRetailerInput } from './company-retailer.input';
 import { CompanyRetailerService } from './company-retailer.service';
 import { listInputs } from '../../search/list-args';
 import { companyRetailerSearch } from './company-retailer.search';
-import { companyRetailerEmbeds, type CompanyRetailerRow } from './company-retailer.repository';
+import { companyRetailerEmbeds, locationsCountLoader, type CompanyRetailerRow } from './company-retailer.repository';
 
 /** An entity (shows, writes, the connection) or a plain row of the list page (not converted to the class: no getters to assign). */
 type CompanyRetailerRoot = CompanyRetailer | CompanyRetailerRow;
@@ -84,6 +84,6 @@ export class CompanyRetailerResolver {
 
   @FieldResolver(() => Int, { description: 'Number of company retailer locations under it that the caller sees.' })
   retailerLocationsCount(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
-    return visibleCountLoader(ctx, 'CompanyRetailerLocation', 'company_retailer_id').load(cr.id);
+    return locationsCountLoader(ctx).load(cr.id);
   }
 }

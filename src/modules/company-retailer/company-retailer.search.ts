@@ -4,8 +4,19 @@ import { isCompanyRole, Role } from '../user/role';
 import { crlScopeFields } from '../company-retailer-location/company-retailer-location.search';
 
 const crls = crlScopeFields('x', 'crl_');
-/** A company admin sees every CRL under the company retailers it sees (the only role that does). */
-const seesEveryStore = (caller: Caller) => caller.role === Role.CompanyAdmin;
+/**
+ * A company admin sees every CRL under the company retailers it sees (the only role that does: its CRL
+ * scope is its company, and a CRL is always of its company retailer's company), so its count of the CRLs
+ * under one is the kept count.
+ */
+export const seesEveryStore = (caller: Caller) => caller.role === Role.CompanyAdmin;
+
+/**
+ * How many CRLs the company retailer `crSql` (a column of an outer statement) has: the sum of its kept
+ * count's slots (Migration20261129100000_company_retailer_location_counts), exact in any snapshot.
+ */
+export const keptLocationsCount = (crSql: string) =>
+  `(select coalesce(sum(k.n), 0)::int from company_retailer_location_counts k where k.company_retailer_id = ${crSql})`;
 /** The distinct values of an expression over the CRLs of the company retailer `cr` (a facet counts each company retailer once). */
 const underIt = (sql: string, extraJoin = '') =>
   `array(select distinct ${sql} from company_retailer_locations x ${crls.joins} ${extraJoin} where x.company_retailer_id = cr.id)`;
@@ -48,7 +59,7 @@ export const companyRetailerSearch: SearchDocument = {
     country: { sql: 'addr.country', type: 'string', text: true },
     // Over every CRL under it: only a company admin sees them all, so only it reads these.
     retailer_locations_count: {
-      sql: '(select count(*) from company_retailer_locations x where x.company_retailer_id = cr.id)',
+      sql: keptLocationsCount('cr.id'),
       type: 'number',
       readableBy: seesEveryStore,
     },
