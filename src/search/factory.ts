@@ -33,6 +33,7 @@ export function createElasticsearchBackend(
     runIndexer: config.searchIndexer,
     leader: { retryMs: config.workerLockRetryMs },
     writes: config.searchWrites,
+    requestTimeoutMs: config.searchTimeouts.requestMs,
     ...options,
   });
 }

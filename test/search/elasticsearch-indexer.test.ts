@@ -306,7 +306,100 @@ describe('reindex', () => {
     expect(docs.has(removed)).toBe(false);
     const creates = es.requestsTo('POST', '/_bulk').flatMap((r) => r.body.filter((line: any) => line.create));
     expect(creates.length).toBeGreaterThanOrEqual(products.length - 1);
-    expect(es.indices.get(building)!.settings).toEqual([{ refresh_interval: '-1' }, { refresh_interval: null }]);
+    // Built with no replica and no refresh, then both put back to what the definition asks for (null: the default).
+    expect(es.indices.get(building)!.definition.settings).toMatchObject({ number_of_replicas: 0, refresh_interval: '-1', number_of_shards: 1 });
+    expect(es.indices.get(building)!.settings).toEqual([{ refresh_interval: null }, { number_of_replicas: null }]);
+  });
+
+  test('the replicas are restored and the index green before the alias moves', async () => {
+    const before = live();
+    const from = es.requests.length;
+    const result = await reindex(backend, t.orm, productSearch, { batchSize: 2 });
+    const steps = es.requests
+      .slice(from)
+      .map((r) => `${r.path.endsWith('_flush') ? 'POST' : r.method} ${r.path.replace(result.index, 'new').replace(before, 'old')}${r.method === 'PUT' && r.path.endsWith('_settings') ? ` ${JSON.stringify(r.body)}` : ''}`);
+    const at = (step: string) => steps.indexOf(step);
+    expect(at('PUT /new/_settings {"refresh_interval":null}')).toBeGreaterThan(steps.lastIndexOf('POST /_bulk'));
+    expect(at('POST /new/_flush')).toBeGreaterThan(at('PUT /new/_settings {"refresh_interval":null}'));
+    expect(at('PUT /new/_settings {"number_of_replicas":null}')).toBeGreaterThan(at('POST /new/_flush'));
+    expect(at('GET /_cluster/health/new')).toBeGreaterThan(at('PUT /new/_settings {"number_of_replicas":null}'));
+    expect(at('POST /_aliases')).toBeGreaterThan(at('GET /_cluster/health/new'));
+    expect(es.requestsTo('GET', `/_cluster/health/${result.index}`)[0].querystring).toMatchObject({ wait_for_status: 'green' });
+    expect(es.aliased(ALIAS)).toEqual([result.index]);
+  });
+
+  test('an index that does not turn green in time is deleted, the old one stays live, with a clear error', async () => {
+    const before = live();
+    es.health = 'yellow';
+    try {
+      const started = Date.now();
+      await expect(reindex(backend, t.orm, productSearch, { readyTimeoutMs: 300 })).rejects.toThrow(
+        /^reindex: the new index test_products_\S+ was not green \(its replicas assigned and copied\) within 300 ms, last yellow; it was deleted and the alias still points at the old index/,
+      );
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      es.health = 'green';
+    }
+    expect(es.aliased(ALIAS)).toEqual([before]);
+    expect([...es.indices.keys()]).toEqual([before]);
+    expect(await sql('select index_name, state from search_indexes')).toEqual([{ index_name: before, state: 'live' }]);
+  });
+
+  test('a failure while restoring the replicas leaves the old index live', async () => {
+    const before = live();
+    es.failReplicaSettings = 1;
+    await expect(reindex(backend, t.orm, productSearch)).rejects.toThrow();
+    expect(es.failReplicaSettings).toBe(0);
+    expect(es.aliased(ALIAS)).toEqual([before]);
+    expect([...es.indices.keys()]).toEqual([before]);
+    expect(await sql('select index_name, state from search_indexes')).toEqual([{ index_name: before, state: 'live' }]);
+  });
+
+  test.each([1, 2] as const)('reads the next batch while a bulk request is in flight, at most %i bulk requests at once', async (inFlight) => {
+    const events: string[] = [];
+    let running = 0;
+    let most = 0;
+    const bulk = backend.client.bulk;
+    const execute = backend.execute;
+    (backend.client as any).bulk = async (request: { operations: any[] }) => {
+      if (!request.operations.some((op) => op.create)) return bulk.call(backend.client, request);
+      most = Math.max(most, ++running);
+      const readsBefore = reads;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      try {
+        return await bulk.call(backend.client, request);
+      } finally {
+        running--;
+        if (reads > readsBefore) events.push('a batch read while a bulk request was in flight');
+      }
+    };
+    let reads = 0;
+    (backend as any).execute = async (query: string, bindings: unknown[]) => {
+      const rows = await execute(query, bindings);
+      if (/order by \w+\.id limit/.test(query)) reads++;
+      return rows;
+    };
+    try {
+      const count = (await sql('select count(*)::int as n from products'))[0].n;
+      const result = await reindex(backend, t.orm, productSearch, { batchSize: 1, inFlight });
+      expect(result.documents).toBe(count);
+      expect(es.docs(result.index).size).toBe(count);
+    } finally {
+      (backend.client as any).bulk = bulk;
+      (backend as any).execute = execute;
+    }
+    expect(most).toBe(inFlight);
+    expect(events).toContain('a batch read while a bulk request was in flight');
+  });
+
+  test('a bulk request failing while the next is in flight: nothing is left behind', async () => {
+    const before = live();
+    es.failBulk = 1;
+    await expect(reindex(backend, t.orm, productSearch, { batchSize: 1, inFlight: 2 })).rejects.toThrow();
+    // Give a request that would outlive the failure time to land (a `create` into a deleted index makes it again).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([...es.indices.keys()]).toEqual([before]);
+    expect(es.aliased(ALIAS)).toEqual([before]);
   });
 
   test('a failed reindex leaves the live index alone and removes the new one', async () => {

@@ -14,6 +14,9 @@ import { createElasticsearchBackend, searchEngineClient } from '../../src/search
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { reindex } from '../../src/search/elasticsearch/reindex';
 import { searchDocuments } from '../../src/modules';
+import { indexDefinition } from '../../src/search/elasticsearch/mapping';
+import { buildDocuments } from '../../src/search/elasticsearch/documents';
+import type { SearchDocument } from '../../src/search/types';
 
 const engine = engineUnderTest();
 const run = engine ? describe : describe.skip;
@@ -58,8 +61,21 @@ run(`a live ${engine?.backend ?? 'search engine'}: index, indexer and reindex`, 
 
   test('reindex: a new index behind the alias, the old one deleted, the same answers', async () => {
     const [before] = await aliased();
-    const result = await reindex(backend, t.orm, productSearch, { batchSize: 3 });
+    let building: any;
+    const result = await reindex(backend, t.orm, productSearch, {
+      batchSize: 3,
+      onProgress: async () => {
+        const [{ index_name: name }] = await t.em().getConnection().execute(`select index_name from search_indexes where state = 'building'`);
+        building ??= ((await fetch(`${engine!.url}/${name}/_settings`).then((r) => r.json())) as any)[name].settings.index;
+      },
+    });
     expect(result).toMatchObject({ documents: 7, previous: [before] });
+    // Built with no replica and no refresh; swapped in with its replica copied and started (green).
+    expect(building).toMatchObject({ number_of_replicas: '0', refresh_interval: '-1' });
+    const shards = (await fetch(`${engine!.url}/_cat/shards/${result.index}?format=json`).then((r) => r.json())) as any[];
+    expect(shards.map((s) => `${s.prirep} ${s.state} ${s.docs}`).sort()).toEqual(['p STARTED 7', 'r STARTED 7']);
+    expect(new Set(shards.map((s) => s.node)).size).toBe(2);
+    expect(await client().cluster.health({ index: result.index })).toMatchObject({ status: 'green' });
     expect(await aliased()).toEqual([result.index]);
     expect(await client().indices.exists({ index: before })).toBe(false);
     expect(await listed('anvil')).toEqual(['LIVE-1', 'LIVE-3', 'LIVE-5', 'LIVE-7']);
@@ -67,6 +83,28 @@ run(`a live ${engine?.backend ?? 'search engine'}: index, indexer and reindex`, 
     // The new index reads its refresh interval from the default again (reindex turned it off, then back).
     const settings: any = await fetch(`${engine!.url}/${result.index}/_settings`).then((r) => r.json());
     expect(settings[result.index].settings.index.refresh_interval).toBeUndefined();
+    expect(settings[result.index].settings.index.number_of_replicas).toBe('1');
+  });
+
+  test('a new index whose replicas cannot all be assigned is deleted before the swap; the old one stays live', async () => {
+    const [before] = await aliased();
+    // Three replicas on three nodes: one copy stays unassigned, the index never turns green.
+    const definition = indexDefinition(productSearch);
+    const tooMany: SearchDocument = {
+      ...productSearch,
+      customIndex: {
+        definition: () => ({ mappings: definition.mappings as Record<string, unknown>, settings: { ...definition.settings, number_of_replicas: 3 } }),
+        build: (execute, ids) => buildDocuments(execute, productSearch, ids),
+      },
+    };
+    await expect(reindex(backend, t.orm, tooMany, { readyTimeoutMs: 3000 })).rejects.toThrow(
+      new RegExp(`^reindex: the new index ${prefix}products_\\S+ was not green \\(its replicas assigned and copied\\) within 3000 ms, last yellow; it was deleted`),
+    );
+    expect(await aliased()).toEqual([before]);
+    const indices = (await fetch(`${engine!.url}/_cat/indices/${prefix}products_*?format=json`).then((r) => r.json())) as any[];
+    expect(indices.map((i) => i.index)).toEqual([before]);
+    expect(await t.em().getConnection().execute(`select index_name, state from search_indexes where document = 'products'`)).toEqual([{ index_name: before, state: 'live' }]);
+    expect(await listed('anvil')).toEqual(['LIVE-1', 'LIVE-3', 'LIVE-5', 'LIVE-7']);
   });
 
   test('`leadnet reindex products` as a process, configured by SEARCH_BACKEND and SEARCH_URL', async () => {

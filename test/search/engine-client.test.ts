@@ -141,6 +141,19 @@ describe('the OpenSearch adapter on the wire', () => {
     ]);
   });
 
+  test('flush, and the health of an index: green, or a 408 once the wait ran out', async () => {
+    await client.indices.flush({ index: 'i1' });
+    reply = () => ({ status: 200, body: { status: 'green', timed_out: false } });
+    expect(await client.cluster.health({ index: 'i1', wait_for_status: 'green', timeout: '5000ms' })).toMatchObject({ status: 'green', timed_out: false });
+    expect(seen.map((r) => [r.method, r.url])).toEqual([
+      ['GET', '/i1/_flush'],
+      ['GET', '/_cluster/health/i1?wait_for_status=green&timeout=5000ms'],
+    ]);
+    // What the reindex's wait for green reads from the error (src/search/elasticsearch/reindex.ts).
+    reply = () => ({ status: 408, body: { status: 'yellow', timed_out: true } });
+    await expect(client.cluster.health({ index: 'i1', wait_for_status: 'green', timeout: '100ms' })).rejects.toMatchObject({ meta: { statusCode: 408, body: { status: 'yellow' } } });
+  });
+
   test('an engine error is thrown, not returned as a body', async () => {
     reply = () => ({ status: 400, body: { error: { type: 'search_phase_execution_exception', reason: 'bad' }, status: 400 } });
     await expect(client.search({ index: 'i', query: { match_all: {} } })).rejects.toThrow(/search_phase_execution_exception/);

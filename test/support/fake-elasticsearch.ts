@@ -30,6 +30,10 @@ export class FakeElasticsearch {
   readonly requests: Request[] = [];
   /** Upcoming bulk requests to answer with a 500. */
   failBulk = 0;
+  /** What `_cluster/health/<index>` answers; not green: a 408 with `timed_out: true`, as the engines do after the wait. */
+  health: 'green' | 'yellow' | 'red' = 'green';
+  /** Upcoming settings changes of the replica count to answer with a 500. */
+  failReplicaSettings = 0;
   searchResponse: (req: Request) => unknown = () => ({ hits: { total: { value: 0, relation: 'eq' }, hits: [] } });
 
   constructor() {
@@ -65,8 +69,19 @@ export class FakeElasticsearch {
     on('POST', '/_bulk', (r) => this.bulk(r.body));
     on('PUT', '/_bulk', (r) => this.bulk(r.body));
     on('PUT', '/:index/_settings', (r, [index]) => {
+      if ('number_of_replicas' in r.body && this.failReplicaSettings > 0) {
+        this.failReplicaSettings--;
+        return new errors.ResponseError({ body: { error: { type: 'illegal_state_exception' }, status: 500 }, statusCode: 500, headers: {}, warnings: null, meta: {} as any } as any);
+      }
       this.indices.get(index)?.settings.push(r.body);
       return { acknowledged: true };
+    });
+    on('POST', '/:index/_flush', () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
+    on('GET', '/:index/_flush', () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
+    on('GET', '/_cluster/health/:index', (_r, [, , index]) => {
+      if (!this.indices.has(index)) return notFound('index_not_found_exception', index);
+      const body = { cluster_name: 'fake', status: this.health, timed_out: this.health !== 'green' };
+      return this.health === 'green' ? body : new errors.ResponseError({ body, statusCode: 408, headers: {}, warnings: null, meta: {} as any } as any);
     });
     on('POST', '/:index/_refresh', () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
     on('GET', '/:index/_refresh', () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));

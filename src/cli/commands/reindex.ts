@@ -5,6 +5,7 @@ import { searchDocuments } from '../../modules';
 import { createElasticsearchBackend } from '../../search/factory';
 import type { ElasticsearchSearchBackend } from '../../search/elasticsearch/backend';
 import { reindexWithProgress } from '../../search/elasticsearch/reindex-all';
+import { REINDEX_BATCH_SIZE } from '../../search/elasticsearch/reindex';
 
 /** The part of the CLI runtime (`src/cli/runtime.ts`) this command uses. */
 export interface ReindexRuntime {
@@ -36,7 +37,7 @@ export function register(program: Command, runtime: ReindexRuntime, deps: Partia
     .command('reindex')
     .argument('[resource]', `one of ${searchDocuments.map((d) => d.name).join(', ')}; every one when omitted`)
     .description('Rebuild Elasticsearch indexes from PostgreSQL with zero downtime (new index, bulk load, alias swap)')
-    .option('--batch-size <n>', 'records per bulk request', '1000');
+    .option('--batch-size <n>', 'records per bulk request', String(REINDEX_BATCH_SIZE));
   runtime.action<{ batchSize: string }>(command, async (session, opts, args) => {
     const batchSize = Number(opts.batchSize);
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('--batch-size must be a positive integer');

@@ -31,6 +31,11 @@ export interface ElasticsearchOptions {
   writes?: { waitMs: number; refresh: 'wait_for' | true };
   /** Between two attempts to create the indexes when the engine was unreachable at start. */
   ensureRetryMs?: number;
+  /**
+   * The client's bound on one request (`SEARCH_TIMEOUT_MS`); a reindex waits at most this long for the new
+   * index's replicas before the alias swap (default 10 s).
+   */
+  requestTimeoutMs?: number;
 }
 
 /** A refresh mode of a bulk request: none (the index's own interval), `wait_for` or a forced one. */
@@ -193,10 +198,14 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     return response;
   }
 
-  /** Creates a new, empty index with the document's mapping (not yet behind the alias). */
-  async createIndex(doc: SearchDocument): Promise<string> {
+  /**
+   * Creates a new, empty index with the document's mapping (not yet behind the alias); `settings` override
+   * the definition's for the creation (a reindex builds with no replica and no refresh).
+   */
+  async createIndex(doc: SearchDocument, settings: estypes.IndicesIndexSettings = {}): Promise<string> {
     const index = `${this.alias(doc)}_${Date.now()}_${randomBytes(3).toString('hex')}`;
-    await createIndexOnce(() => this.client.indices.create({ index, ...indexDefinition(doc) }));
+    const definition = indexDefinition(doc);
+    await createIndexOnce(() => this.client.indices.create({ index, ...definition, settings: { ...definition.settings, ...settings } }));
     return index;
   }
 

@@ -19,6 +19,15 @@ export interface EngineClient {
     putSettings(request: { index: string; settings: estypes.IndicesIndexSettings }): Promise<unknown>;
     refresh(request: { index: string | string[]; ignore_unavailable?: boolean; allow_no_indices?: boolean }): Promise<unknown>;
     delete(request: { index: string | string[]; ignore_unavailable?: boolean }): Promise<unknown>;
+    /** A Lucene commit of the index's shards: a replica added afterwards copies the segment files instead of replaying every operation. */
+    flush(request: { index: string }): Promise<unknown>;
+  };
+  cluster: {
+    /**
+     * The health of an index, waiting up to `timeout` (e.g. `5s`) for `wait_for_status`. An engine whose wait
+     * ran out answers 408 (`timed_out: true`); the clients throw that as a response error.
+     */
+    health(request: { index: string; wait_for_status?: 'green' | 'yellow'; timeout?: string }): Promise<{ status: string; timed_out?: boolean }>;
   };
 }
 
@@ -39,6 +48,10 @@ export function openSearchClient(client: OpenSearchClient): EngineClient {
       putSettings: ({ index, settings }) => body(client.indices.putSettings({ index, body: settings as never })),
       refresh: (request) => body(client.indices.refresh(request)),
       delete: (request) => body(client.indices.delete(request)),
+      flush: (request) => body(client.indices.flush(request)),
+    },
+    cluster: {
+      health: (request) => body(client.cluster.health(request)),
     },
   };
 }

@@ -1,12 +1,20 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { SearchDocument } from '../types';
 import type { ElasticsearchSearchBackend } from './backend';
-import { buildDocuments, type Execute } from './documents';
+import { buildDocuments, type Execute, type Source } from './documents';
+import { indexDefinition } from './mapping';
 import { SEARCH_LOCK, syncTriggers } from './outbox';
 
 export interface ReindexOptions {
-  /** Records per bulk request. */
+  /** Records per bulk request (default `REINDEX_BATCH_SIZE`). */
   batchSize?: number;
+  /** Bulk requests in flight at once, 1 or 2 (default 2); the next batch is read from PostgreSQL meanwhile. */
+  inFlight?: 1 | 2;
+  /**
+   * How long the new index may take to get its replicas (green) before the alias swap; default the
+   * client's request timeout (`SEARCH_TIMEOUT_MS`). Past it the reindex fails and the old index stays live.
+   */
+  readyTimeoutMs?: number;
   onStart?(total: number): void;
   onProgress?(done: number): void | Promise<void>;
 }
@@ -18,36 +26,47 @@ export interface ReindexResult {
   previous: string[];
 }
 
+/** Records per bulk request of a reindex (`leadnet reindex --batch-size`). */
+export const REINDEX_BATCH_SIZE = 2000;
+
 const MIN_UUID = '00000000-0000-0000-0000-000000000000';
 
+interface Batch {
+  ids: string[];
+  sources: Map<string, Source>;
+}
+
+const noop = () => undefined;
+
 /**
- * Rebuilds a document's index from PostgreSQL with zero downtime: a new index is created and
- * registered as `building` (from then on the outbox indexer writes every change to it too), filled
- * in id order with `create` operations (a newer version already written by the indexer wins), then
- * the alias moves to it atomically and the old index is deleted. Searches read the old index until
- * the swap.
+ * Rebuilds a document's index from PostgreSQL with zero downtime: a new index is created with no
+ * replica and refreshes off, and registered as `building` (from then on the outbox indexer writes every
+ * change to it too); it is filled in id order with `create` operations (a newer version already written
+ * by the indexer wins), reading the next batch from PostgreSQL while up to `inFlight` bulk requests are
+ * in flight. Then its refreshes and the replicas its definition asks for are restored, and once it is
+ * green (every replica assigned) the alias moves to it atomically and the old index is deleted.
+ * Searches read the old index until the swap; a failure before it deletes the new index.
  */
 export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
-  const batchSize = options.batchSize ?? 1000;
+  const batchSize = options.batchSize ?? REINDEX_BATCH_SIZE;
+  const inFlight = options.inFlight ?? 2;
   const execute = backend.execute;
   await syncTriggers(execute, backend.documents);
-  const index = await backend.createIndex(doc);
+  // A replica would index every document a second time while the index fills: it is copied once, at the end.
+  const index = await backend.createIndex(doc, { number_of_replicas: 0, refresh_interval: '-1' });
   let swapped = false;
   try {
-    await backend.client.indices.putSettings({ index, settings: { refresh_interval: '-1' } });
     await execute(`insert into search_indexes (index_name, document, state) values (?, ?, 'building')`, [index, doc.name]);
     const [{ total }] = await execute(`select count(*)::int as total from ${doc.from}`, []);
     options.onStart?.(total);
 
-    let last = MIN_UUID;
-    let done = 0;
-    for (;;) {
+    const read = async (after: string): Promise<Batch | null> => {
       const ids: string[] = (
-        await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id > ?::uuid order by ${doc.alias}.id limit ?`, [last, batchSize])
+        await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id > ?::uuid order by ${doc.alias}.id limit ?`, [after, batchSize])
       ).map((r) => r.id);
-      if (!ids.length) break;
-      last = ids[ids.length - 1];
-      const sources = await buildDocuments(execute, doc, ids);
+      return ids.length ? { ids, sources: await buildDocuments(execute, doc, ids) } : null;
+    };
+    const write = async ({ ids, sources }: Batch): Promise<number> => {
       await backend.bulk(
         [...sources].flatMap(([id, source]) => [{ create: { _index: index, _id: id } }, source]),
         [409],
@@ -58,13 +77,46 @@ export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM
         (await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[])`, [[...sources.keys()]])).map((r) => r.id),
       );
       await backend.bulk([...sources.keys()].filter((id) => !still.has(id)).map((id) => ({ delete: { _index: index, _id: id } })));
-      done += ids.length;
-      await options.onProgress?.(done);
+      return ids.length;
+    };
+
+    let done = 0;
+    const writing: Array<Promise<number>> = [];
+    let reading = read(MIN_UUID);
+    try {
+      for (;;) {
+        const batch = await reading;
+        if (!batch) break;
+        // The next batch is read while this one is written.
+        reading = read(batch.ids[batch.ids.length - 1]);
+        reading.catch(noop);
+        const written = write(batch);
+        written.catch(noop);
+        writing.push(written);
+        if (writing.length >= inFlight) {
+          done += await writing.shift()!;
+          await options.onProgress?.(done);
+        }
+      }
+      while (writing.length) {
+        done += await writing.shift()!;
+        await options.onProgress?.(done);
+      }
+    } catch (e) {
+      // No bulk request may still be running when the index is deleted (a `create` would make it again).
+      await Promise.allSettled([...writing, reading]);
+      throw e;
     }
 
-    // null puts the setting back to its default.
+    // null puts a setting back to its default.
+    const replicas = indexDefinition(doc).settings.number_of_replicas ?? null;
     await backend.client.indices.putSettings({ index, settings: { refresh_interval: null as unknown as string } });
     await backend.client.indices.refresh({ index });
+    // A commit first: the replicas then copy its segment files rather than replay every operation.
+    await backend.client.indices.flush({ index });
+    await backend.client.indices.putSettings({ index, settings: { number_of_replicas: replicas as unknown as number } });
+    await waitForGreen(backend, index, options.readyTimeoutMs ?? backend.options.requestTimeoutMs ?? 10_000);
+
     const previous = await (orm.em as EntityManager).fork().transactional(async (em) => {
       const tx: Execute = (sql, b) => em.execute(sql, b as any[]);
       // No outbox batch is writing while the alias moves and the old indexes leave the list.
@@ -83,5 +135,35 @@ export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM
     await execute('delete from search_indexes where index_name = ?', [index]).catch(() => undefined);
     await backend.client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
     throw e;
+  }
+}
+
+/**
+ * Waits until every shard copy of `index` is assigned and started (green), asking the engine to wait in
+ * steps shorter than one request's timeout; throws once `timeoutMs` has passed.
+ */
+async function waitForGreen(backend: ElasticsearchSearchBackend, index: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const step = Math.max(100, Math.min(5_000, Math.floor((backend.options.requestTimeoutMs ?? 10_000) / 2)));
+  let status = 'unknown';
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      throw new Error(
+        `reindex: the new index ${index} was not green (its replicas assigned and copied) within ${timeoutMs} ms, last ${status}; ` +
+          'it was deleted and the alias still points at the old index (raise SEARCH_TIMEOUT_MS, or check the cluster has nodes for the replicas)',
+      );
+    }
+    try {
+      const health = await backend.client.cluster.health({ index, wait_for_status: 'green', timeout: `${Math.min(step, remaining)}ms` });
+      status = health.status;
+      if (health.status === 'green' && !health.timed_out) return;
+    } catch (e) {
+      // The engine answers 408 when its wait ran out.
+      const err = e as { statusCode?: number; meta?: { statusCode?: number; body?: { status?: string } } };
+      if ((err.statusCode ?? err.meta?.statusCode) !== 408) throw e;
+      status = err.meta?.body?.status ?? status;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
