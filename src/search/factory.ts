@@ -34,6 +34,7 @@ export function createElasticsearchBackend(
     leader: { retryMs: config.workerLockRetryMs },
     writes: config.searchWrites,
     requestTimeoutMs: config.searchTimeouts.requestMs,
+    reindexReadyTimeoutMs: config.searchTimeouts.reindexReadyMs,
     ...options,
   });
 }

@@ -31,11 +31,13 @@ export interface ElasticsearchOptions {
   writes?: { waitMs: number; refresh: 'wait_for' | true };
   /** Between two attempts to create the indexes when the engine was unreachable at start. */
   ensureRetryMs?: number;
-  /**
-   * The client's bound on one request (`SEARCH_TIMEOUT_MS`); a reindex waits at most this long for the new
-   * index's replicas before the alias swap (default 10 s).
-   */
+  /** The client's bound on one request (`SEARCH_TIMEOUT_MS`). */
   requestTimeoutMs?: number;
+  /**
+   * How long a reindex waits for the new index's replicas (green) before the alias swap
+   * (`SEARCH_REINDEX_READY_TIMEOUT_MS`, default 10 minutes: at a million leads the copy takes minutes).
+   */
+  reindexReadyTimeoutMs?: number;
 }
 
 /** A refresh mode of a bulk request: none (the index's own interval), `wait_for` or a forced one. */

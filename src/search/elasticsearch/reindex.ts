@@ -11,8 +11,8 @@ export interface ReindexOptions {
   /** Bulk requests in flight at once, 1 or 2 (default 2); the next batch is read from PostgreSQL meanwhile. */
   inFlight?: 1 | 2;
   /**
-   * How long the new index may take to get its replicas (green) before the alias swap; default the
-   * client's request timeout (`SEARCH_TIMEOUT_MS`). Past it the reindex fails and the old index stays live.
+   * How long the new index may take to get its replicas (green) before the alias swap; default
+   * `SEARCH_REINDEX_READY_TIMEOUT_MS`. Past it the reindex fails and the old index stays live.
    */
   readyTimeoutMs?: number;
   onStart?(total: number): void;
@@ -115,7 +115,7 @@ export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM
     // A commit first: the replicas then copy its segment files rather than replay every operation.
     await backend.client.indices.flush({ index });
     await backend.client.indices.putSettings({ index, settings: { number_of_replicas: replicas as unknown as number } });
-    await waitForGreen(backend, index, options.readyTimeoutMs ?? backend.options.requestTimeoutMs ?? 10_000);
+    await waitForGreen(backend, index, options.readyTimeoutMs ?? backend.options.reindexReadyTimeoutMs ?? 600_000);
 
     const previous = await (orm.em as EntityManager).fork().transactional(async (em) => {
       const tx: Execute = (sql, b) => em.execute(sql, b as any[]);
@@ -151,7 +151,7 @@ async function waitForGreen(backend: ElasticsearchSearchBackend, index: string, 
     if (remaining <= 0) {
       throw new Error(
         `reindex: the new index ${index} was not green (its replicas assigned and copied) within ${timeoutMs} ms, last ${status}; ` +
-          'it was deleted and the alias still points at the old index (raise SEARCH_TIMEOUT_MS, or check the cluster has nodes for the replicas)',
+          'it was deleted and the alias still points at the old index (raise SEARCH_REINDEX_READY_TIMEOUT_MS, or check the cluster has nodes for the replicas)',
       );
     }
     try {
