@@ -81,12 +81,20 @@ async function dropLeads() {
   await client.query(RECOUNT);
 }
 
-/** The kept lead counts (Migration20261124170000_lead_owner_counts), counted again from the rows. */
+/**
+ * The kept lead and lead activity counts (Migration20261124170000_lead_owner_counts,
+ * Migration20261129110000_lead_activity_owner_counts), counted again from the rows.
+ */
 const RECOUNT = `delete from lead_counts;
   insert into lead_counts (field, key, slot, n)
   select 'owner_company_id', owner_company_id, 0, count(*) from leads where owner_company_id is not null group by 1, 2
   union all
-  select 'owner_retailer_id', owner_retailer_id, 0, count(*) from leads where owner_retailer_id is not null group by 1, 2`;
+  select 'owner_retailer_id', owner_retailer_id, 0, count(*) from leads where owner_retailer_id is not null group by 1, 2;
+  delete from lead_activity_counts;
+  insert into lead_activity_counts (field, key, slot, n)
+  select 'owner_company_id', owner_company_id, 0, count(*) from lead_activities where owner_company_id is not null group by 1, 2
+  union all
+  select 'owner_retailer_id', owner_retailer_id, 0, count(*) from lead_activities where owner_retailer_id is not null group by 1, 2`;
 
 await client.connect();
 try {
@@ -319,6 +327,11 @@ try {
                select field, key, sum(n) as n from lead_counts group by 1, 2
                except
                select 'owner_company_id', owner_company_id, count(*) from leads where owner_company_id = $1 group by 1, 2) d
+              where d.key = $1)
+            + (select count(*)::int from (
+               select field, key, sum(n) as n from lead_activity_counts group by 1, 2
+               except
+               select 'owner_company_id', owner_company_id, count(*) from lead_activities where owner_company_id = $1 group by 1, 2) d
               where d.key = $1) as counts
        from normal_path n join leads w on w.id = n.id join leads b on b.id = n.bulk_id`,
     [a.id],

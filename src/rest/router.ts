@@ -1,4 +1,4 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { logger } from '../logger';
 import type { GraphQLSchema } from 'graphql';
 import type { ContextDeps } from '../context';
@@ -15,12 +15,26 @@ export function restRouter(schema: GraphQLSchema, deps: ContextDeps, resources: 
   const executor = new RestExecutor(schema, operations, deps, fairShare);
   const router = Router();
   for (const r of extra) router.use(r);
-  for (const resource of resources) router.use(resourceRouter(resource, schema, executor, () => deps.config.strictParams));
+  for (const resource of resources) router.use(underPath(resource.path, resourceRouter(resource, schema, executor, () => deps.config.strictParams)));
   router.use((req: Request, res: Response) => {
     res.status(404).json(notFoundBody(`No route matches ${req.method} ${req.baseUrl}${req.path}`));
   });
   router.use(restErrorHandler);
   return router;
+}
+
+/**
+ * `handler` for the requests under `path` (the path itself or below it, case-insensitive as express
+ * routes are); the others skip it at once instead of trying each of its routes in turn.
+ */
+export function underPath(path: string, handler: Router): RequestHandler {
+  const prefix = path.toLowerCase();
+  return (req, res, next) => {
+    const p = req.path;
+    const under = p.length >= prefix.length && p.slice(0, prefix.length).toLowerCase() === prefix && (p.length === prefix.length || p[prefix.length] === '/');
+    if (under) handler(req, res, next);
+    else next();
+  };
 }
 
 /** Every error of a /v1 request ends here as a SPEC 7 body; nothing escapes as an HTML page. */

@@ -255,3 +255,41 @@ test("each owner's lead count is back-filled and follows inserts, owner changes 
   expect(await q(`select sum(n)::int as n from lead_counts where field = 'owner_company_id' and key = $1`, [ids.company2])).toEqual([{ n: 75 }]);
   expect(await q(WRONG_COUNTS)).toEqual([]);
 });
+
+/** Owners whose kept activity count (Migration20261129110000_lead_activity_owner_counts) differs from their activities counted. */
+const WRONG_ACTIVITY_COUNTS = `
+  with kept as (select field, key, sum(n)::int as n from lead_activity_counts group by 1, 2),
+       actual as (select 'owner_company_id' as field, owner_company_id as key, count(*)::int as n from lead_activities where owner_company_id is not null group by 2
+                  union all
+                  select 'owner_retailer_id', owner_retailer_id, count(*)::int from lead_activities where owner_retailer_id is not null group by 2)
+  select * from kept full join actual using (field, key) where kept.n is distinct from actual.n and coalesce(kept.n, actual.n) <> 0`;
+
+test("each owner's activity count is back-filled and follows inserts, a lead's owner change, edits by hand, deletes and a lead's deletion", async () => {
+  // The activities written before the migration, and every one since.
+  expect(await q(WRONG_ACTIVITY_COUNTS)).toEqual([]);
+  expect(await q(`select sum(n)::int as n from lead_activity_counts where field = 'owner_retailer_id' and key = $1`, [ids.retailer])).toEqual([{ n: 2 }]);
+  const leads = await q(`insert into leads (name, owner_company_id) select 'Counted activities ' || i, $1 from generate_series(1, 4) i returning id`, [ids.company2]);
+  const leadIds = leads.map((r) => r.id);
+  await q(`insert into lead_activities (lead_id, type, data) select id, 'LeadActivity::Note', '{}' from leads, generate_series(1, 5) where id = any($1::uuid[])`, [leadIds]);
+  const kept = async () =>
+    (await q(`select field, sum(n)::int as n from lead_activity_counts where key = any($1::uuid[]) group by 1 order by 1`, [[ids.company2, ids.retailer2]]));
+  const before = await kept();
+  const company2 = (before.find((r) => r.field === 'owner_company_id')?.n ?? 0) as number;
+  const retailer2 = (before.find((r) => r.field === 'owner_retailer_id')?.n ?? 0) as number;
+  // A lead handed to a retailer takes its 5 activities along; one edited by hand gets its lead's owner back.
+  await q(`update leads set owner_company_id = null, owner_retailer_id = $2 where id = $1`, [leadIds[0], ids.retailer2]);
+  await q(`update lead_activities set owner_company_id = $2 where lead_id = $1`, [leadIds[1], ids.company]);
+  await q(`update lead_activities set data = '{"edited": true}' where lead_id = any($1::uuid[])`, [leadIds]);
+  // Two activities deleted, and a lead with its 5 (the cascade).
+  await q(`delete from lead_activities where id in (select id from lead_activities where lead_id = $1 limit 2)`, [leadIds[2]]);
+  await q(`delete from leads where id = $1`, [leadIds[3]]);
+  expect(await kept()).toEqual([
+    { field: 'owner_company_id', n: company2 - 5 - 2 - 5 },
+    { field: 'owner_retailer_id', n: retailer2 + 5 },
+  ]);
+  // A rolled-back insert leaves no trace.
+  await q('begin');
+  await q(`insert into lead_activities (lead_id, type, data) values ($1, 'LeadActivity::Note', '{}')`, [leadIds[1]]);
+  await q('rollback');
+  expect(await q(WRONG_ACTIVITY_COUNTS)).toEqual([]);
+});

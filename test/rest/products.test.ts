@@ -345,3 +345,22 @@ describe('list (SPEC 2.8, 4.1)', () => {
     expect(small).toBe(2);
   });
 });
+
+describe("the resource's routes, as express matches them", () => {
+  // Paths outside the OpenAPI document's spelling: sent without the helper's OpenAPI check.
+  const get = (path: string) => request(t.app).get(path).set('Accept', 'application/json').set('X-Api-Key', admin());
+  test('the path in any case and with a trailing slash is the list; a longer name or another resource is not', async () => {
+    const plain = await api(t, 'get', '/v1/products', { key: admin() });
+    expect(plain.status).toBe(200);
+    for (const path of ['/v1/Products', '/v1/PRODUCTS/', '/v1/products/']) {
+      const res = await get(path);
+      expect([path, res.status, res.body]).toEqual([path, 200, plain.body]);
+    }
+    const shown = await get(`/v1/PRODUCTS/${anvil.id}`);
+    expect([shown.status, shown.body.id]).toEqual([200, anvil.id]);
+    for (const path of ['/v1/productsx', '/v1/products_extra', '/v1/product', `/v1/products/${anvil.id}/extra`]) {
+      const res = await get(path);
+      expect([path, res.status, res.body.message]).toEqual([path, 404, `No route matches GET ${path}`]);
+    }
+  });
+});

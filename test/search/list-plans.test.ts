@@ -71,3 +71,18 @@ describe.each(Object.entries(LISTS))('%s', (_, list) => {
     });
   }
 });
+
+describe.each(callers.filter(([name]) => name.endsWith('admin')))('lead activities, %s, unfiltered', (_, who) => {
+  test("the total of its own leads' activities is read from the owners' kept counts, and equals their count", async () => {
+    const plain = planSearch(leadActivitySearch, { page: 1, perPage: 50, scope: leadScope(who()) });
+    const found = await planOf(t, plain.count);
+    expect(found.some((n) => n['Relation Name'] === 'lead_activity_counts')).toBe(true);
+    expect(found.filter((n) => /owner_(company|retailer)_id/.test(n['Index Name'] ?? ''))).toEqual([]);
+    // The same list with a `where` that every activity satisfies is counted row by row.
+    const counted = planSearch(leadActivitySearch, { page: 1, perPage: 50, scope: leadScope(who()), where: { id: { exists: true } } });
+    expect((await planOf(t, counted.count)).some((n) => n['Relation Name'] === 'lead_activity_counts')).toBe(false);
+    const [[kept], [actual]] = await Promise.all([query(t.em(), plain.count.sql, plain.count.bindings), query(t.em(), counted.count.sql, counted.count.bindings)]);
+    expect(kept.total).toBe(actual.total);
+    expect(kept.total).toBeGreaterThan(0);
+  });
+});

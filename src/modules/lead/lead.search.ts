@@ -120,6 +120,8 @@ export const leadActivitySearch: SearchDocument = {
   alias: 'la',
   // Only what reads the lead joins it (its creator): the owner and assignee keys are kept on the activity.
   joins: [{ alias: 'l', sql: 'join leads l on l.id = la.lead_id' }],
+  // Kept by triggers (Migration20261129110000_lead_activity_owner_counts): an owner admin's unfiltered total.
+  counts: { table: 'lead_activity_counts', fields: ['owner_company_id', 'owner_retailer_id'] },
   fields: {
     id: { sql: 'la.id', type: 'uuid' },
     lead_id: { sql: 'la.lead_id', type: 'uuid' },
