@@ -576,6 +576,54 @@ describe('destroy', () => {
   });
 });
 
+describe('kept totals (Migration20261129120000_crl_counts)', () => {
+  test("a company admin's and a retailer admin's totals stay exact through creates, deletes, a store changing retailer and a retailer location deleted", async () => {
+    const em = t.em();
+    const acme = await f.company(em, 'Counted');
+    const [seller, other] = [await f.retailer(em), await f.retailer(em)];
+    const cr = await f.companyRetailer(em, acme, seller);
+    const admin = await f.userWithKey(em, Role.CompanyAdmin, acme);
+    const sellerAdmin = await f.userWithKey(em, Role.RetailerAdmin, seller);
+    const otherAdmin = await f.userWithKey(em, Role.RetailerAdmin, other);
+    const crls = [];
+    for (let i = 0; i < 4; i++) crls.push(await f.crl(em, cr));
+    const total = async (key: string) => {
+      const res = await api(t, 'get', `${PATH}?opts[per_page]=2`, { key });
+      expect(res.status).toBe(200);
+      return res.body.meta.total;
+    };
+    const rows = async (where: string, value: string) =>
+      Number((await em.getConnection().execute(`select count(*) as n from company_retailer_locations where ${where} = ?`, [value]))[0].n);
+    const check = async (company: number, mine: number, theirs: number) => {
+      expect([await total(admin.key), await total(sellerAdmin.key), await total(otherAdmin.key)]).toEqual([company, mine, theirs]);
+      expect([await rows('company_id', acme.id), await rows('retailer_id', seller.id), await rows('retailer_id', other.id)]).toEqual([company, mine, theirs]);
+    };
+    await check(4, 4, 0);
+
+    // Created through the API: one linked to a store of the seller, one without a store (no retailer).
+    const rl = await f.retailerLocation(em, seller);
+    for (const body of [{ company_retailer_id: cr.id, retailer_location_id: rl.id }, { company_retailer_id: cr.id, name: 'Van' }]) {
+      const res = await api(t, 'post', PATH, { key: admin.key, body: { company_retailer_location: body } });
+      expect(res.status).toBe(201);
+    }
+    await check(6, 5, 0);
+
+    // Deleted through the API.
+    expect((await api(t, 'delete', `${PATH}/${crls[0].id}`, { key: admin.key })).status).toBe(204);
+    await check(5, 4, 0);
+
+    // A store handed to another retailer takes its CRL with it; a deleted store leaves its CRL without one.
+    await em.getConnection().execute('update retailer_locations set retailer_id = ? where id = ?', [other.id, crls[1].retailerLocation!.id]);
+    await check(5, 3, 1);
+    await em.getConnection().execute('delete from retailer_locations where id = ?', [crls[2].retailerLocation!.id]);
+    await check(5, 2, 1);
+
+    // A filtered list still counts its rows.
+    const filtered = await api(t, 'get', `${PATH}?opts[where][name]=Van`, { key: admin.key });
+    expect(filtered.body.meta.total).toBe(1);
+  });
+});
+
 describe('statements', () => {
   test('a list page with every association costs the same for 5 and 50 rows', async () => {
     const em = t.em();
