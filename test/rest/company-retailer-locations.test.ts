@@ -1,4 +1,4 @@
-import { api, createTestApp, type TestApp } from '../support/app';
+import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { assignedLead, world, type World } from '../support/network';
 import { RecordingGeocoder } from '../support/geocoder';
@@ -573,6 +573,36 @@ describe('destroy', () => {
 
   test.each([Role.CompanyLocationUser, Role.CompanySalesAssociate, Role.RetailerAdmin, Role.RetailerStoreManager])('%s may not destroy: 403', async (role) => {
     expect((await api(t, 'delete', `${PATH}/${w.crlIn.id}`, { key: w.keys[role] })).status).toBe(403);
+  });
+});
+
+describe('the list page reads the embedded rows\' timestamps only when asked', () => {
+  test('through GraphQL, a list answers the timestamps of address, email, phone, hours and delivery areas as the record itself does', async () => {
+    const { crl } = await linkedStore();
+    const em = t.em();
+    em.create(DeliveryArea, { companyRetailerLocation: crl.id, postalCode: '97210', country: 'US' });
+    await em.flush();
+    const embedded = `physicalAddress { id createdAt } generalEmail { id updatedAt } generalPhoneNumber { id createdAt updatedAt }
+      retailerLocationHours { id day createdAt } deliveryAreas { id updatedAt }`;
+    const shown = await gql(t, w.keys.company_admin, `query($id: ID!) { companyRetailerLocation(id: $id) { id ${embedded} } }`, { id: crl.id });
+    const record = shown.body.data.companyRetailerLocation;
+    expect(record.physicalAddress.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(record.retailerLocationHours[0].createdAt).toEqual(expect.any(String));
+    expect(record.deliveryAreas[0].updatedAt).toEqual(expect.any(String));
+    // Asked in a fragment, under an alias: still read.
+    const listed = await gql(
+      t,
+      w.keys.company_admin,
+      `query { companyRetailerLocations(perPage: 500) { nodes { ...Stamps } } } fragment Stamps on CompanyRetailerLocation { id ${embedded.replace('retailerLocationHours', 'hours: retailerLocationHours')} }`,
+    );
+    expect(listed.body.errors).toBeUndefined();
+    const node = listed.body.data.companyRetailerLocations.nodes.find((n: any) => n.id === crl.id);
+    const { retailerLocationHours, ...rest } = record;
+    expect(node).toEqual({ ...rest, hours: retailerLocationHours });
+    // Not asked (the REST list): the same rows without them.
+    const plain = await gql(t, w.keys.company_admin, `query { companyRetailerLocations(perPage: 500) { nodes { id physicalAddress { id city } retailerLocationHours { id day } } } }`);
+    const bare = plain.body.data.companyRetailerLocations.nodes.find((n: any) => n.id === crl.id);
+    expect(bare).toEqual({ id: crl.id, physicalAddress: { id: record.physicalAddress.id, city: 'Portland' }, retailerLocationHours: [{ id: record.retailerLocationHours[0].id, day: 'monday' }] });
   });
 });
 

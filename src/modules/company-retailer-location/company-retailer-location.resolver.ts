@@ -1,4 +1,6 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { selectedFields } from '../../graphql/lookahead';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { PageType, type ListArgs } from '../../graphql/common';
@@ -29,6 +31,15 @@ type CrlRoot = CompanyRetailerLocation | CrlRow;
 export const CompanyRetailerLocationPage = PageType(CompanyRetailerLocation, 'CompanyRetailerLocationPage');
 export const CompanyRetailerLocationConnection = ConnectionType(CompanyRetailerLocation, 'CompanyRetailerLocation');
 
+/** The embedded rows of a list page: address, email, phone number, hours, delivery areas. */
+const EMBEDDED_ROWS = ['physicalAddress', 'generalEmail', 'generalPhoneNumber', 'retailerLocationHours', 'deliveryAreas'];
+
+/** Whether the list operation asks for the `createdAt` or `updatedAt` of an embedded row. */
+function embedsStamps(info: GraphQLResolveInfo): boolean {
+  const asked = selectedFields(info, ...EMBEDDED_ROWS.map((field) => ['nodes', field]));
+  return asked.has('createdAt') || asked.has('updatedAt');
+}
+
 /** The linked retailer location, which holds the contact objects and hours when present. */
 function linkedLocation(crl: CrlRoot, ctx: Context): Promise<RetailerLocation | null> {
   return crl.retailerLocation ? ctx.loaders.byId(RetailerLocation).load(crl.retailerLocation.id) : Promise.resolve(null);
@@ -37,8 +48,8 @@ function linkedLocation(crl: CrlRoot, ctx: Context): Promise<RetailerLocation | 
 @Resolver(() => CompanyRetailerLocation)
 export class CompanyRetailerLocationResolver {
   @Query(() => CompanyRetailerLocationPage, { description: 'Company retailer locations visible to the caller.' })
-  companyRetailerLocations(@Args(() => CompanyRetailerLocationLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
-    return new CompanyRetailerLocationService(ctx).list(args);
+  companyRetailerLocations(@Args(() => CompanyRetailerLocationLists.ListArgs) args: ListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+    return new CompanyRetailerLocationService(ctx).list(args, embedsStamps(info));
   }
 
   @Query(() => CompanyRetailerLocationConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
