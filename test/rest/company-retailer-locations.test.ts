@@ -606,7 +606,7 @@ describe('the list page reads the embedded rows\' timestamps only when asked', (
   });
 });
 
-describe('kept totals (Migration20261129120000_crl_counts)', () => {
+describe('kept totals (Migration20261129120000_crl_key_counts)', () => {
   test("a company admin's and a retailer admin's totals stay exact through creates, deletes, a store changing retailer and a retailer location deleted", async () => {
     const em = t.em();
     const acme = await f.company(em, 'Counted');

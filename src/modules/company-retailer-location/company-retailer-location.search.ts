@@ -35,8 +35,8 @@ export const crlSearch: SearchDocument = {
     { alias: 'addr', sql: 'left join locations addr on addr.id = (case when crl_rl.id is null then crl.physical_address_id else crl_rl.physical_address_id end)' },
   ],
   alias: 'crl',
-  // A company admin's and a retailer admin's unfiltered totals (Migration20261129120000_crl_counts).
-  counts: { table: 'crl_counts', fields: ['company_id', 'retailer_id'] },
+  // A company admin's and a retailer admin's unfiltered totals (Migration20261129120000_crl_key_counts).
+  counts: { table: 'crl_key_counts', fields: ['company_id', 'retailer_id'] },
   fields: {
     ...scope.fields,
     name: { sql: "coalesce(nullif(crl.name, ''), crl_rl.name)", type: 'string', text: true },
