@@ -64,6 +64,7 @@ async function seed(pool: Pool): Promise<string> {
       await client.query(`delete from api_keys where user_id in (select id from users where company_id = $1)`, [existing.id]);
       await client.query(`delete from users where company_id = $1`, [existing.id]);
       await client.query(`delete from company_retailer_locations where company_id = $1`, [existing.id]);
+      await client.query(`delete from crl_key_counts where key = $1 or key in (select id from retailers where name like $2 || '%')`, [existing.id, NAME]);
       await client.query(`delete from company_retailers where company_id = $1`, [existing.id]);
       await client.query(`delete from retailer_locations where retailer_id in (select id from retailers where name like $1 || '%')`, [NAME]);
       await client.query(`delete from retailers where name like $1 || '%'`, [NAME]);

@@ -136,3 +136,11 @@ export function asInstanceOf<T extends object>(type: { prototype: T }, row: obje
   }
   return instance as T;
 }
+
+/**
+ * An empty instance of the GraphQL type's class for rows with exactly these keys, assigned in this order
+ * by its caller (as `asInstanceOf` makes one, without a row to copy from).
+ */
+export function newInstanceOf<T extends object>(type: { prototype: T }, keys: string[]): T {
+  return Object.create(shadowOf(type.prototype, keys)) as T;
+}

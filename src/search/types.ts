@@ -182,8 +182,18 @@ export function clientFields(doc: SearchDocument): Array<[string, SearchField]> 
   return Object.entries(doc.fields).filter(([, f]) => !f.scopeOnly);
 }
 
-/** The document's FROM clause with the optional joins the given SQL reads (every join without SQL). */
+/**
+ * The document's FROM clause with the optional joins the given SQL reads (every join without SQL), and
+ * the joins those read in turn (a join may read an earlier one's alias in its condition).
+ */
 export function fromClause(doc: SearchDocument, ...sql: string[]): string {
-  const used = (alias: string) => !sql.length || sql.some((s) => new RegExp(`\\b${alias}\\.`).test(s));
-  return [doc.from, ...(doc.joins ?? []).filter((j) => used(j.alias)).map((j) => j.sql)].join(' ');
+  const joins = doc.joins ?? [];
+  if (!sql.length) return [doc.from, ...joins.map((j) => j.sql)].join(' ');
+  const reads = (s: string, alias: string) => new RegExp(`\\b${alias}\\.`).test(s);
+  const kept = new Array<boolean>(joins.length).fill(false);
+  for (let i = joins.length - 1; i >= 0; i--) {
+    const alias = joins[i].alias;
+    kept[i] = sql.some((s) => reads(s, alias)) || joins.some((j, k) => k > i && kept[k] && reads(j.sql, alias));
+  }
+  return [doc.from, ...joins.filter((_, i) => kept[i]).map((j) => j.sql)].join(' ');
 }

@@ -1,4 +1,4 @@
-import { api, createTestApp, type TestApp } from '../support/app';
+import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { assignedLead, world, type World } from '../support/network';
 import { RecordingGeocoder } from '../support/geocoder';
@@ -573,6 +573,84 @@ describe('destroy', () => {
 
   test.each([Role.CompanyLocationUser, Role.CompanySalesAssociate, Role.RetailerAdmin, Role.RetailerStoreManager])('%s may not destroy: 403', async (role) => {
     expect((await api(t, 'delete', `${PATH}/${w.crlIn.id}`, { key: w.keys[role] })).status).toBe(403);
+  });
+});
+
+describe('the list page reads the embedded rows\' timestamps only when asked', () => {
+  test('through GraphQL, a list answers the timestamps of address, email, phone, hours and delivery areas as the record itself does', async () => {
+    const { crl } = await linkedStore();
+    const em = t.em();
+    em.create(DeliveryArea, { companyRetailerLocation: crl.id, postalCode: '97210', country: 'US' });
+    await em.flush();
+    const embedded = `physicalAddress { id createdAt } generalEmail { id updatedAt } generalPhoneNumber { id createdAt updatedAt }
+      retailerLocationHours { id day createdAt } deliveryAreas { id updatedAt }`;
+    const shown = await gql(t, w.keys.company_admin, `query($id: ID!) { companyRetailerLocation(id: $id) { id ${embedded} } }`, { id: crl.id });
+    const record = shown.body.data.companyRetailerLocation;
+    expect(record.physicalAddress.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(record.retailerLocationHours[0].createdAt).toEqual(expect.any(String));
+    expect(record.deliveryAreas[0].updatedAt).toEqual(expect.any(String));
+    // Asked in a fragment, under an alias: still read.
+    const listed = await gql(
+      t,
+      w.keys.company_admin,
+      `query { companyRetailerLocations(perPage: 500) { nodes { ...Stamps } } } fragment Stamps on CompanyRetailerLocation { id ${embedded.replace('retailerLocationHours', 'hours: retailerLocationHours')} }`,
+    );
+    expect(listed.body.errors).toBeUndefined();
+    const node = listed.body.data.companyRetailerLocations.nodes.find((n: any) => n.id === crl.id);
+    const { retailerLocationHours, ...rest } = record;
+    expect(node).toEqual({ ...rest, hours: retailerLocationHours });
+    // Not asked (the REST list): the same rows without them.
+    const plain = await gql(t, w.keys.company_admin, `query { companyRetailerLocations(perPage: 500) { nodes { id physicalAddress { id city } retailerLocationHours { id day } } } }`);
+    const bare = plain.body.data.companyRetailerLocations.nodes.find((n: any) => n.id === crl.id);
+    expect(bare).toEqual({ id: crl.id, physicalAddress: { id: record.physicalAddress.id, city: 'Portland' }, retailerLocationHours: [{ id: record.retailerLocationHours[0].id, day: 'monday' }] });
+  });
+});
+
+describe('kept totals (Migration20261129120000_crl_key_counts)', () => {
+  test("a company admin's and a retailer admin's totals stay exact through creates, deletes, a store changing retailer and a retailer location deleted", async () => {
+    const em = t.em();
+    const acme = await f.company(em, 'Counted');
+    const [seller, other] = [await f.retailer(em), await f.retailer(em)];
+    const cr = await f.companyRetailer(em, acme, seller);
+    const admin = await f.userWithKey(em, Role.CompanyAdmin, acme);
+    const sellerAdmin = await f.userWithKey(em, Role.RetailerAdmin, seller);
+    const otherAdmin = await f.userWithKey(em, Role.RetailerAdmin, other);
+    const crls = [];
+    for (let i = 0; i < 4; i++) crls.push(await f.crl(em, cr));
+    const total = async (key: string) => {
+      const res = await api(t, 'get', `${PATH}?opts[per_page]=2`, { key });
+      expect(res.status).toBe(200);
+      return res.body.meta.total;
+    };
+    const rows = async (where: string, value: string) =>
+      Number((await em.getConnection().execute(`select count(*) as n from company_retailer_locations where ${where} = ?`, [value]))[0].n);
+    const check = async (company: number, mine: number, theirs: number) => {
+      expect([await total(admin.key), await total(sellerAdmin.key), await total(otherAdmin.key)]).toEqual([company, mine, theirs]);
+      expect([await rows('company_id', acme.id), await rows('retailer_id', seller.id), await rows('retailer_id', other.id)]).toEqual([company, mine, theirs]);
+    };
+    await check(4, 4, 0);
+
+    // Created through the API: one linked to a store of the seller, one without a store (no retailer).
+    const rl = await f.retailerLocation(em, seller);
+    for (const body of [{ company_retailer_id: cr.id, retailer_location_id: rl.id }, { company_retailer_id: cr.id, name: 'Van' }]) {
+      const res = await api(t, 'post', PATH, { key: admin.key, body: { company_retailer_location: body } });
+      expect(res.status).toBe(201);
+    }
+    await check(6, 5, 0);
+
+    // Deleted through the API.
+    expect((await api(t, 'delete', `${PATH}/${crls[0].id}`, { key: admin.key })).status).toBe(204);
+    await check(5, 4, 0);
+
+    // A store handed to another retailer takes its CRL with it; a deleted store leaves its CRL without one.
+    await em.getConnection().execute('update retailer_locations set retailer_id = ? where id = ?', [other.id, crls[1].retailerLocation!.id]);
+    await check(5, 3, 1);
+    await em.getConnection().execute('delete from retailer_locations where id = ?', [crls[2].retailerLocation!.id]);
+    await check(5, 2, 1);
+
+    // A filtered list still counts its rows.
+    const filtered = await api(t, 'get', `${PATH}?opts[where][name]=Van`, { key: admin.key });
+    expect(filtered.body.meta.total).toBe(1);
   });
 });
 

@@ -1,4 +1,7 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { EntityClass } from '@mikro-orm/postgresql';
+import { selectedFields } from '../../graphql/lookahead';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { PageType, type ListArgs } from '../../graphql/common';
@@ -29,16 +32,43 @@ type CrlRoot = CompanyRetailerLocation | CrlRow;
 export const CompanyRetailerLocationPage = PageType(CompanyRetailerLocation, 'CompanyRetailerLocationPage');
 export const CompanyRetailerLocationConnection = ConnectionType(CompanyRetailerLocation, 'CompanyRetailerLocation');
 
+/** The embedded rows of a list page: address, email, phone number, hours, delivery areas. */
+const EMBEDDED_ROWS = ['physicalAddress', 'generalEmail', 'generalPhoneNumber', 'retailerLocationHours', 'deliveryAreas'];
+
+/** Whether the list operation asks for the `createdAt` or `updatedAt` of an embedded row. */
+function embedsStamps(info: GraphQLResolveInfo): boolean {
+  const asked = selectedFields(info, ...EMBEDDED_ROWS.map((field) => ['nodes', field]));
+  return asked.has('createdAt') || asked.has('updatedAt');
+}
+
 /** The linked retailer location, which holds the contact objects and hours when present. */
 function linkedLocation(crl: CrlRoot, ctx: Context): Promise<RetailerLocation | null> {
   return crl.retailerLocation ? ctx.loaders.byId(RetailerLocation).load(crl.retailerLocation.id) : Promise.resolve(null);
 }
 
+/** A contact object of the linked retailer location when there is one, else the CRL's own. */
+async function contactOf<T extends { id: string }>(
+  crl: CrlRoot,
+  ctx: Context,
+  field: 'physicalAddress' | 'generalEmail' | 'generalPhoneNumber',
+  type: EntityClass<T>,
+): Promise<T | null> {
+  const ref = ((await linkedLocation(crl, ctx)) ?? (crl as CompanyRetailerLocation))[field];
+  return ref ? ctx.loaders.byId(type).load(ref.id) : null;
+}
+
+/** Weekly hours, Monday first: the linked retailer location's, else the CRL's own. */
+async function hoursOf(crl: CrlRoot, ctx: Context): Promise<Hour[]> {
+  const rl = await linkedLocation(crl, ctx);
+  const hours = rl ? await ctx.loaders.manyBy(Hour, 'retailerLocation').load(rl.id) : await ctx.loaders.manyBy(Hour, 'companyRetailerLocation').load(crl.id);
+  return byWeekday(hours);
+}
+
 @Resolver(() => CompanyRetailerLocation)
 export class CompanyRetailerLocationResolver {
   @Query(() => CompanyRetailerLocationPage, { description: 'Company retailer locations visible to the caller.' })
-  companyRetailerLocations(@Args(() => CompanyRetailerLocationLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
-    return new CompanyRetailerLocationService(ctx).list(args);
+  companyRetailerLocations(@Args(() => CompanyRetailerLocationLists.ListArgs) args: ListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+    return new CompanyRetailerLocationService(ctx).list(args, embedsStamps(info));
   }
 
   @Query(() => CompanyRetailerLocationConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })
@@ -75,20 +105,22 @@ export class CompanyRetailerLocationResolver {
     return id;
   }
 
+  // The fields a list row answers from what its statement read (`crlEmbeds`) answer synchronously: no
+  // promise per field and row; an entity (show, writes, the connection) reads through the loaders.
   @FieldResolver(() => String, { nullable: true, description: "Its own name, else the retailer location's." })
-  async name(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+  name(@Root() crl: CrlRoot, @Ctx() ctx: Context): string | null | Promise<string | null> {
     const embeds = crlEmbeds(crl);
     if (embeds) return embeds.name;
     if (crl.name) return crl.name;
-    return (await linkedLocation(crl, ctx))?.name ?? null;
+    return linkedLocation(crl, ctx).then((rl) => rl?.name ?? null);
   }
 
   @FieldResolver(() => ID, { nullable: true, description: "Its own territory, else its company retailer's." })
-  async territoryId(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+  territoryId(@Root() crl: CrlRoot, @Ctx() ctx: Context): string | null | Promise<string | null> {
     const embeds = crlEmbeds(crl);
     if (embeds) return embeds.territoryId;
     if (crl.territory) return crl.territory.id;
-    return (await ctx.loaders.byId(CompanyRetailer).load(crl.companyRetailer.id))?.territory?.id ?? null;
+    return ctx.loaders.byId(CompanyRetailer).load(crl.companyRetailer.id).then((cr) => cr?.territory?.id ?? null);
   }
 
   @FieldResolver(() => Territory, {
@@ -121,38 +153,31 @@ export class CompanyRetailerLocationResolver {
   }
 
   @FieldResolver(() => Location, { nullable: true, description: "The retailer location's when linked." })
-  async physicalAddress(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+  physicalAddress(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     const embeds = crlEmbeds(crl);
     if (embeds) return embeds.physicalAddress;
-    const ref = ((await linkedLocation(crl, ctx)) ?? (crl as CompanyRetailerLocation)).physicalAddress;
-    return ref ? ctx.loaders.byId(Location).load(ref.id) : null;
+    return contactOf(crl, ctx, 'physicalAddress', Location);
   }
 
   @FieldResolver(() => Email, { nullable: true, description: "The retailer location's when linked." })
-  async generalEmail(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+  generalEmail(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     const embeds = crlEmbeds(crl);
     if (embeds) return embeds.generalEmail;
-    const ref = ((await linkedLocation(crl, ctx)) ?? (crl as CompanyRetailerLocation)).generalEmail;
-    return ref ? ctx.loaders.byId(Email).load(ref.id) : null;
+    return contactOf(crl, ctx, 'generalEmail', Email);
   }
 
   @FieldResolver(() => PhoneNumber, { nullable: true, description: "The retailer location's when linked." })
-  async generalPhoneNumber(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+  generalPhoneNumber(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     const embeds = crlEmbeds(crl);
     if (embeds) return embeds.generalPhoneNumber;
-    const ref = ((await linkedLocation(crl, ctx)) ?? (crl as CompanyRetailerLocation)).generalPhoneNumber;
-    return ref ? ctx.loaders.byId(PhoneNumber).load(ref.id) : null;
+    return contactOf(crl, ctx, 'generalPhoneNumber', PhoneNumber);
   }
 
   @FieldResolver(() => [Hour], { description: "Weekly hours, Monday first; the retailer location's when linked." })
-  async retailerLocationHours(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+  retailerLocationHours(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     const embeds = crlEmbeds(crl);
     if (embeds) return embeds.hours;
-    const rl = await linkedLocation(crl, ctx);
-    const hours = rl
-      ? await ctx.loaders.manyBy(Hour, 'retailerLocation').load(rl.id)
-      : await ctx.loaders.manyBy(Hour, 'companyRetailerLocation').load(crl.id);
-    return byWeekday(hours);
+    return hoursOf(crl, ctx);
   }
 
   @FieldResolver(() => [DeliveryArea], { description: 'By postal code.' })

@@ -23,13 +23,20 @@ export const crlSearch: SearchDocument = {
     { table: 'company_store_types', ids: 'select x.id from company_retailer_locations x where x.company_store_type_id = ($1).id' },
     { table: 'locations', ids: 'select x.id from company_retailer_locations x left join retailer_locations rl on rl.id = x.retailer_location_id where x.physical_address_id = ($1).id or rl.physical_address_id = ($1).id' },
   ],
-  from: `company_retailer_locations crl ${scope.joins}
-    join companies co on co.id = crl.company_id
-    left join retailers r on r.id = crl_cr.retailer_id
-    left join territories t on t.id = coalesce(crl.territory_id, crl_cr.territory_id)
-    left join company_store_types st on st.id = crl.company_store_type_id
-    left join locations addr on addr.id = (case when crl_rl.id is null then crl.physical_address_id else crl_rl.physical_address_id end)`,
+  // Each join only in the statements that read its alias (the scope and the list order read none: a
+  // retailer admin's total is an index-only count of its CRLs, a page an index range).
+  from: 'company_retailer_locations crl',
+  joins: [
+    ...scope.joinList,
+    { alias: 'co', sql: 'left join companies co on co.id = crl.company_id' },
+    { alias: 'r', sql: 'left join retailers r on r.id = crl_cr.retailer_id' },
+    { alias: 't', sql: 'left join territories t on t.id = coalesce(crl.territory_id, crl_cr.territory_id)' },
+    { alias: 'st', sql: 'left join company_store_types st on st.id = crl.company_store_type_id' },
+    { alias: 'addr', sql: 'left join locations addr on addr.id = (case when crl_rl.id is null then crl.physical_address_id else crl_rl.physical_address_id end)' },
+  ],
   alias: 'crl',
+  // A company admin's and a retailer admin's unfiltered totals (Migration20261129120000_crl_key_counts).
+  counts: { table: 'crl_key_counts', fields: ['company_id', 'retailer_id'] },
   fields: {
     ...scope.fields,
     name: { sql: "coalesce(nullif(crl.name, ''), crl_rl.name)", type: 'string', text: true },
@@ -62,13 +69,19 @@ export const crlSearch: SearchDocument = {
  * followed by `joins`. A CRL's territory is its own, else its company retailer's: a store without a
  * territory of its own is in its retailer's territory (the serialized `territory_id` says the same).
  */
-export function crlScopeFields(crl: string, prefix = ''): { joins: string; fields: Record<string, SearchField> } {
+export function crlScopeFields(
+  crl: string,
+  prefix = '',
+): { joins: string; joinList: Array<{ alias: string; sql: string }>; fields: Record<string, SearchField> } {
   const cr = `${crl}_cr`;
   const rl = `${crl}_rl`;
+  const joinList = [
+    { alias: cr, sql: `left join company_retailers ${cr} on ${cr}.id = ${crl}.company_retailer_id` },
+    { alias: rl, sql: `left join retailer_locations ${rl} on ${rl}.id = ${crl}.retailer_location_id` },
+  ];
   return {
-    joins:
-      `left join company_retailers ${cr} on ${cr}.id = ${crl}.company_retailer_id ` +
-      `left join retailer_locations ${rl} on ${rl}.id = ${crl}.retailer_location_id`,
+    joins: joinList.map((j) => j.sql).join(' '),
+    joinList,
     fields: {
       [`${prefix}id`]: { sql: `${crl}.id`, type: 'uuid' },
       [`${prefix}company_id`]: { sql: `${crl}.company_id`, type: 'uuid' },

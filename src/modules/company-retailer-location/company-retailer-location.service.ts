@@ -53,10 +53,11 @@ export class CompanyRetailerLocationService {
     return this.ctx.caller!;
   }
 
-  list(args: ListArgs): Promise<Page<CompanyRetailerLocation>> {
+  /** `stamps`: whether the operation asks for an embedded row's timestamps (`crlRows`). */
+  list(args: ListArgs, stamps = true): Promise<Page<CompanyRetailerLocation>> {
     authorize(crlActions, this.caller, 'list');
     // Plain rows with their embeds, read by the search's statement (company-retailer-location.repository.ts), not entities.
-    return listPageRows(this.ctx, crlSearch, crlScope(this.caller), args, crlRows) as unknown as Promise<Page<CompanyRetailerLocation>>;
+    return listPageRows(this.ctx, crlSearch, crlScope(this.caller), args, crlRows(stamps)) as unknown as Promise<Page<CompanyRetailerLocation>>;
   }
 
   /** The same list by Relay cursors (keyset). */
