@@ -225,7 +225,10 @@ describe('reindex', () => {
     expect(result).toMatchObject({ index: building, documents: all, previous: [before] });
     expect(es.aliased(ALIAS)).toEqual([building]);
     expect(es.indices.has(before)).toBe(false);
-    expect(es.indices.get(building)!.definition).toEqual(STORE_LOCATOR_DEFINITION);
+    // Built without replicas or refreshes, both put back to the definition's own before the swap.
+    const { definition, settings } = es.indices.get(building)!;
+    expect({ ...definition, settings: { ...definition.settings, number_of_replicas: undefined, refresh_interval: undefined } }).toEqual(STORE_LOCATOR_DEFINITION);
+    expect(settings).toEqual([{ refresh_interval: null }, { number_of_replicas: null }]);
     const docs = es.docs(building);
     expect([...docs.keys()].sort()).toEqual(await expected());
     expect(docs.has(dropped.id)).toBe(false);
