@@ -118,7 +118,6 @@ log "data: $(psqlq "select format('%s leads A, %s leads B, %s emails, %s phone n
 psql "$DATABASE_URL" -qtA >/dev/null <<SQL
 begin;
 create temp table gone on commit drop as select id, location_id from leads where owner_company_id = '$COMPANY_B' and source_type = 'PerfCreate';
-set local session_replication_role = replica;
 delete from lead_activities where lead_id in (select id from gone);
 delete from emails where lead_id in (select id from gone);
 delete from phone_numbers where lead_id in (select id from gone);
