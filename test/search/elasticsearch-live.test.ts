@@ -73,8 +73,10 @@ run(`a live ${engine?.backend ?? 'search engine'}: index, indexer and reindex`, 
     // Built with no replica and no refresh; swapped in with its replica copied and started (green).
     expect(building).toMatchObject({ number_of_replicas: '0', refresh_interval: '-1' });
     const shards = (await fetch(`${engine!.url}/_cat/shards/${result.index}?format=json`).then((r) => r.json())) as any[];
-    expect(shards.map((s) => `${s.prirep} ${s.state} ${s.docs}`).sort()).toEqual(['p STARTED 7', 'r STARTED 7']);
-    expect(new Set(shards.map((s) => s.node)).size).toBe(2);
+    // The cluster's balancer may already be moving a copy to another node (RELOCATING: still started).
+    const active = shards.filter((s) => s.state === 'STARTED' || s.state === 'RELOCATING');
+    expect(active.map((s) => `${s.prirep} ${s.docs}`).sort()).toEqual(['p 7', 'r 7']);
+    expect(new Set(active.map((s) => String(s.node).split(' ')[0])).size).toBe(2);
     expect(await client().cluster.health({ index: result.index })).toMatchObject({ status: 'green' });
     expect(await aliased()).toEqual([result.index]);
     expect(await client().indices.exists({ index: before })).toBe(false);
