@@ -51,9 +51,10 @@ export async function query<T = any>(em: EntityManager, sql: string, bindings: r
   await connection.ensureConnection();
   const trx = em.getTransactionContext();
   const send = async (name: string | undefined) => {
+    if (!trx) return (await pooled(connection.getKnex().client, sql, bindings, name)) as T[];
     const raw = connection.getKnex().raw(sql, bindings);
     if (name) raw.options({ name });
-    if (trx) raw.transacting(trx);
+    raw.transacting(trx);
     return (await raw).rows as T[];
   };
   try {
@@ -75,6 +76,33 @@ export async function query<T = any>(em: EntityManager, sql: string, bindings: r
   } catch (e) {
     // MikroORM's exception classes, as for its own statements (`transactional` maps constraint violations).
     throw e instanceof Error ? em.getDriver().convertException(e) : e;
+  }
+}
+
+/**
+ * `sql` with its `?` placeholders numbered as PostgreSQL's `$1, $2, ...` (`\\?` is a literal question
+ * mark), as knex numbers them; the number of placeholders must be the number of values.
+ */
+export function positional(sql: string, values: readonly unknown[]): string {
+  let n = 0;
+  const text = sql.replace(/\\?\?/g, (m) => (m === '\\?' ? '?' : `$${++n}`));
+  if (n !== values.length) throw new Error(`Expected ${values.length} bindings, saw ${n}`);
+  if (values.includes(undefined)) throw new Error('Undefined binding detected');
+  return text;
+}
+
+/**
+ * A statement outside any transaction, on a connection of knex's pool (its limits and timeouts), sent
+ * to node-postgres as it is: knex's raw builder, runner and their copies of the values are about 5% of
+ * a small list request's CPU. Inside a transaction, statements go through knex (its connection and checks).
+ */
+async function pooled(client: any, sql: string, values: readonly unknown[], name: string | undefined): Promise<unknown[]> {
+  const text = positional(sql, values);
+  const pg = await client.acquireConnection();
+  try {
+    return (await pg.query(name ? { text, values, name } : { text, values })).rows;
+  } finally {
+    client.releaseConnection(pg);
   }
 }
 
