@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
 import { logger } from '../logger';
 import { routeOf } from './route';
@@ -14,20 +13,25 @@ import type { Metrics } from './metrics';
 export function accessLog(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const start = process.hrtime.bigint();
+    // The line is written in the request's context (its id), whoever emits the event.
+    const store = requestContext.getStore();
     let done = false;
-    // Bound so the line is written in the request's async context (its id), whoever emits the event.
-    const finish = AsyncResource.bind(() => {
-      if (done) return;
-      done = true;
+    const log = () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const route = routeOf(req, res.statusCode);
       const entry = { method: req.method, route, status: res.statusCode, durationMs: Math.round(seconds * 10_000) / 10 };
       if (!res.writableFinished) Object.assign(entry, { aborted: true });
-      const sql = requestContext.getStore()?.sql;
+      const sql = store?.sql;
       if (sql) Object.assign(entry, { sql: { statements: sql.statements, ms: sql.ms } });
       logger.info(entry, 'request');
       metrics.observeRequest(req.method, route, res.statusCode, seconds);
-    });
+    };
+    const finish = () => {
+      if (done) return;
+      done = true;
+      if (store) requestContext.run(store, log);
+      else log();
+    };
     res.once('finish', finish);
     res.once('close', finish);
     next();
