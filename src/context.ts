@@ -34,7 +34,24 @@ export interface ContextDeps {
 
 /** `caller` when the request was already authenticated (/graphql checks the key before parsing). */
 export async function buildContext(deps: ContextDeps, apiKeyHeader: string | undefined, caller?: Caller | null): Promise<Context> {
-  const em = deps.orm.em.fork() as EntityManager;
-  const resolved = caller === undefined ? await authenticate(em, apiKeyHeader, deps.callers) : caller;
-  return { em, caller: resolved, loaders: new Loaders(em), config: deps.config, search: deps.search, geocoder: deps.geocoder, callers: deps.callers };
+  // The key's statement needs no unit of work (src/db/sql.ts sends it on a pooled connection).
+  const resolved = caller === undefined ? await authenticate(deps.orm.em as EntityManager, apiKeyHeader, deps.callers) : caller;
+  // The request's unit of work is forked on first use: a list page read by the search's own statement
+  // (src/search/list.ts `RowReader`) uses none.
+  let em: EntityManager | undefined;
+  const ctx: Context = {
+    get em() {
+      return (em ??= deps.orm.em.fork() as EntityManager);
+    },
+    set em(value: EntityManager) {
+      em = value;
+    },
+    caller: resolved,
+    loaders: new Loaders(() => ctx.em),
+    config: deps.config,
+    search: deps.search,
+    geocoder: deps.geocoder,
+    callers: deps.callers,
+  };
+  return ctx;
 }

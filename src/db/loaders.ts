@@ -8,7 +8,16 @@ import type { EntityClass, EntityManager, FilterQuery } from '@mikro-orm/postgre
 export class Loaders {
   private readonly loaders = new Map<string, DataLoader<any, any>>();
 
-  constructor(private readonly em: EntityManager) {}
+  private readonly unitOfWork: () => EntityManager;
+
+  /** `em`: the request's unit of work, or how to get it when a loader first needs it. */
+  constructor(em: EntityManager | (() => EntityManager)) {
+    this.unitOfWork = typeof em === 'function' ? em : () => em;
+  }
+
+  private get em(): EntityManager {
+    return this.unitOfWork();
+  }
 
   /** Entities by primary key (null when missing). */
   byId<T extends { id: string }>(entity: EntityClass<T>): DataLoader<string, T | null> {
