@@ -30,6 +30,19 @@ test('lists products with nodes and meta', async () => {
   expect(res.body.data.products.meta).toEqual({ total: 1, page: 1, perPage: 10, totalPages: 1, aggs: {} });
 });
 
+test('a list page reads createdAt and updatedAt when the operation asks for them, through fragments and aliases too', async () => {
+  const shown = await gql(t, admin, 'query { products(perPage: 1) { nodes { id } } }');
+  const id = shown.body.data.products.nodes[0].id;
+  const one = await gql(t, admin, 'query($id: ID!) { product(id: $id) { createdAt updatedAt } }', { id });
+  const stamps = one.body.data.product;
+  expect(stamps.createdAt).toEqual(expect.any(String));
+  const asked = await gql(t, admin, 'query { products(perPage: 10) { nodes { ...P made: createdAt } } } fragment P on Product { sku updatedAt }');
+  expect(asked.body.errors).toBeUndefined();
+  expect(asked.body.data.products.nodes).toEqual([{ sku: 'G-1', updatedAt: stamps.updatedAt, made: stamps.createdAt }]);
+  const plain = await gql(t, admin, 'query { products(perPage: 10) { nodes { sku name } } }');
+  expect(plain.body.data.products.nodes).toEqual([{ sku: 'G-1', name: 'Gadget' }]);
+});
+
 test('no key is UNAUTHENTICATED; the platform operator is FORBIDDEN', async () => {
   const anonymous = await gql(t, null, LIST);
   expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');

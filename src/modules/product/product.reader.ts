@@ -29,13 +29,10 @@ const PRODUCT: ColumnMap<StoredProduct> = {
   collectionId: 'collection_id',
 };
 
-/**
- * The product list's read model: a page of products as plain rows with the fields of the `Product`
- * type (its GraphQL fields are its columns; `images` is resolved by id), read by the search's own
- * statement, not managed entities.
- */
-export const productRows: RowReader<Product> = {
-  sql: (ids) => ({ sql: `select ${selectColumns(PRODUCT, 'p')} from products p where p.id = any(${ids})`, bindings: [] }),
+const { createdAt: _createdAt, updatedAt: _updatedAt, ...UNSTAMPED } = PRODUCT;
+
+const reader = (columns: string): RowReader<Product> => ({
+  sql: (ids) => ({ sql: `select ${columns} from products p where p.id = any(${ids})`, bindings: [] }),
   row: (raw) => {
     const r = withDates(raw as StoredProduct);
     // The type's `companyId` and `collectionId` are getters of the entity over its references; the
@@ -53,4 +50,16 @@ export const productRows: RowReader<Product> = {
       collection: r.collectionId ? { id: r.collectionId } : null,
     });
   },
-};
+});
+
+const READERS = { stamped: reader(selectColumns(PRODUCT, 'p')), plain: reader(selectColumns(UNSTAMPED, 'p')) };
+
+/**
+ * The product list's read model: a page of products as plain rows with the fields of the `Product`
+ * type (its GraphQL fields are its columns; `images` is resolved by id), read by the search's own
+ * statement, not managed entities. `stamps`: whether the operation asks for `createdAt` or
+ * `updatedAt`; without, the statement leaves them out (the REST answer has neither).
+ */
+export function productRows(stamps = true): RowReader<Product> {
+  return stamps ? READERS.stamped : READERS.plain;
+}

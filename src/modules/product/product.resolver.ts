@@ -1,4 +1,6 @@
-import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, ID, Info, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { selectedFields } from '../../graphql/lookahead';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { PageType, type ListArgs } from '../../graphql/common';
@@ -16,8 +18,9 @@ export const ProductConnection = ConnectionType(Product, 'Product');
 @Resolver(() => Product)
 export class ProductResolver {
   @Query(() => ProductPage, { description: 'Products visible to the caller.' })
-  products(@Args(() => ProductLists.ListArgs) args: ListArgs, @Ctx() ctx: Context) {
-    return new ProductService(ctx).list(args);
+  products(@Args(() => ProductLists.ListArgs) args: ListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+    const asked = selectedFields(info, ['nodes']);
+    return new ProductService(ctx).list(args, asked.has('createdAt') || asked.has('updatedAt'));
   }
 
   @Query(() => ProductConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })

@@ -26,9 +26,12 @@ export class ProductService {
     return this.ctx.caller!;
   }
 
-  /** A page of products as plain rows read with the search (product.reader.ts), not managed entities. */
-  list(args: ListArgs): Promise<Page<Product>> {
-    return listPageRows(this.ctx, productSearch, productScope(this.caller), args, productRows);
+  /**
+   * A page of products as plain rows read with the search (product.reader.ts), not managed entities;
+   * `stamps`: whether the operation asks for their `createdAt` or `updatedAt`.
+   */
+  list(args: ListArgs, stamps = true): Promise<Page<Product>> {
+    return listPageRows(this.ctx, productSearch, productScope(this.caller), args, productRows(stamps));
   }
 
   /** The same list by Relay cursors (keyset). */
