@@ -44,15 +44,19 @@ const EMBED = 'embed_';
 /** `<sql> as "embed_<name>"`: a value read with the row (a JSON column), taken off it by `takeEmbeds`. */
 export const embedColumn = (name: string, sql: string) => `${sql} as "${EMBED}${name}"`;
 
-/** The `embed_<name>` columns of a row by `<name>`, removed from the row (which keeps its own columns). */
-export function takeEmbeds(row: Record<string, any>): Record<string, any> {
+/**
+ * A statement row split in two: its own columns (a new object, in the statement's order, so the rows of
+ * one statement share one hidden class) and its `embed_<name>` columns by `<name>`. Deleting the embeds
+ * from the row instead would leave every row a slow dictionary object for the field resolvers.
+ */
+export function takeEmbeds<R = Record<string, any>>(row: Record<string, any>): { columns: R; embeds: Record<string, any> } {
+  const columns: Record<string, any> = {};
   const embeds: Record<string, any> = {};
   for (const key of Object.keys(row)) {
-    if (!key.startsWith(EMBED)) continue;
-    embeds[key.slice(EMBED.length)] = row[key];
-    delete row[key];
+    if (key.startsWith(EMBED)) embeds[key.slice(EMBED.length)] = row[key];
+    else columns[key] = row[key];
   }
-  return embeds;
+  return { columns: columns as R, embeds };
 }
 
 /**

@@ -94,43 +94,61 @@ export function companyRetailerRows(ctx: Context): RowReader<CompanyRetailerRow>
     ['physicalAddressId', { sql: `${T}.physical_address_id`, bindings: [] }],
   ];
   const columns = [selectColumns(COMPANY_RETAILER, T), ...embeds.map(([name, e]) => embedColumn(name, e.sql))];
+  const toRow = rowBuilder(ctx);
   return {
     sql: (ids) => ({
       sql: `select ${columns.join(',\n         ')} from company_retailers ${T} where ${T}.id = any(${ids})`,
       bindings: embeds.flatMap(([, e]) => e.bindings),
     }),
-    row: (r) => toCompanyRetailerRow(ctx, r),
+    row: toRow,
   };
 }
 
 /**
- * A page statement's row as a company retailer row with its address, in the entity's prototype; what it
- * read of its company, retailer, territory and locations primes the request's loaders (a record the
- * caller does not see is primed as not seen, so its field is null as through the loaders).
+ * How a page statement's row becomes a company retailer row with its address, in the entity's prototype;
+ * what it read of its company, retailer, territory and locations primes the request's loaders (a record
+ * the caller does not see is primed as not seen, so its field is null as through the loaders). The
+ * loaders are looked up once per page, and a company, retailer or territory several rows share is built
+ * once.
  */
-function toCompanyRetailerRow(ctx: Context, r: Record<string, any>): CompanyRetailerRow {
-  const read = takeEmbeds(r);
-  const columns = withDates(r as StoredCompanyRetailer);
-  primeVisible(ctx, 'Company', Company, columns.companyId, read.company);
-  primeVisible(ctx, 'Retailer', Retailer, columns.retailerId, read.retailer);
-  if (columns.territoryId) primeVisible(ctx, 'Territory', Territory, columns.territoryId, read.territory && { ...read.territory, company: { id: read.territory.companyId } });
-  locationsCountLoader(ctx).prime(columns.id, read.retailerLocationsCount);
-  const row: CompanyRetailerRow = {
-    ...columns,
-    company: { id: columns.companyId },
-    retailer: { id: columns.retailerId },
-    territory: ref(columns.territoryId),
-    physicalAddress: ref(read.physicalAddressId),
+function rowBuilder(ctx: Context): (r: Record<string, any>) => CompanyRetailerRow {
+  const primers = {
+    company: primer(ctx, 'Company', Company),
+    retailer: primer(ctx, 'Retailer', Retailer),
+    territory: primer(ctx, 'Territory', Territory),
   };
-  const embedded: CompanyRetailerEmbeds = { physicalAddress: read.physicalAddress && withDates(read.physicalAddress) };
-  // The entity's prototype: its getter fields resolve on the row without a conversion each.
-  return asInstanceOf(CompanyRetailer, embedded_.attach(row, embedded)) as unknown as CompanyRetailerRow;
+  const counts = locationsCountLoader(ctx);
+  return (r) => {
+    const { columns: read, embeds } = takeEmbeds<StoredCompanyRetailer>(r);
+    const columns = withDates(read);
+    primers.company(columns.companyId, embeds.company);
+    primers.retailer(columns.retailerId, embeds.retailer);
+    if (columns.territoryId) primers.territory(columns.territoryId, embeds.territory && { ...embeds.territory, company: { id: embeds.territory.companyId } });
+    counts.prime(columns.id, embeds.retailerLocationsCount);
+    const row: CompanyRetailerRow = {
+      ...columns,
+      company: { id: columns.companyId },
+      retailer: { id: columns.retailerId },
+      territory: ref(columns.territoryId),
+      physicalAddress: ref(embeds.physicalAddressId),
+    };
+    const embedded: CompanyRetailerEmbeds = { physicalAddress: embeds.physicalAddress && withDates(embeds.physicalAddress) };
+    // The entity's prototype: its getter fields resolve on the row without a conversion each.
+    return asInstanceOf(CompanyRetailer, embedded_.attach(row, embedded)) as unknown as CompanyRetailerRow;
+  };
 }
 
-/** Primes whether the caller sees `id` of `kind` and, when it does, the record as the visible loader would answer it. */
-function primeVisible(ctx: Context, kind: string, type: { prototype: object }, id: string, record: Record<string, any> | null): void {
-  seenLoader(ctx, kind).prime(id, record != null);
-  visibleLoader(ctx, kind).prime(id, record ? asInstanceOf(type, withDates(record)) : null);
+/** Primes whether the caller sees an id of `kind` and, when it does, the record as the visible loader would answer it (each id once). */
+function primer(ctx: Context, kind: string, type: { prototype: object }): (id: string, record: Record<string, any> | null) => void {
+  const seen = seenLoader(ctx, kind);
+  const visible = visibleLoader(ctx, kind);
+  const primed = new Set<string>();
+  return (id, record) => {
+    if (primed.has(id)) return;
+    primed.add(id);
+    seen.prime(id, record != null);
+    visible.prime(id, record ? asInstanceOf(type, withDates(record)) : null);
+  };
 }
 
 /**

@@ -233,7 +233,7 @@ async function readLeadPage(ctx: Context, ids: readonly string[], embeds: Readon
  */
 export function primeLeadRow(ctx: Context, row: Record<string, any>): LeadRow {
   const embedded: Partial<LeadEmbeds> = {};
-  const read = takeEmbeds(row);
+  const { columns, embeds: read } = takeEmbeds<WithEmbeds>(row);
   for (const e of LEAD_EMBEDS) {
     if (!(e in read)) continue;
     const value = read[e];
@@ -241,7 +241,7 @@ export function primeLeadRow(ctx: Context, row: Record<string, any>): LeadRow {
     if (e === 'assignee') embedded.assignee = value && toAssignee(value);
     else embedded[e] = Array.isArray(value) ? value.map(withDates) : value && withDates(value);
   }
-  const lead = withDates(row as WithEmbeds);
+  const lead = withDates(columns);
   lead[EMBEDDED] = embedded;
   leadReads(ctx).lead.prime(lead.id, lead);
   return lead;
@@ -261,9 +261,9 @@ export function leadActivityRows(ctx: Context, leadFields: ReadonlySet<string>):
   return {
     sql: (ids) => ({ sql: `select ${selectColumns(ACTIVITY, 'x')}${lead} from lead_activities x where x.id = any(${ids})`, bindings: [] }),
     row: (raw) => {
-      const read = takeEmbeds(raw);
-      if (read.lead) primeLeadRow(ctx, read.lead);
-      return withDates(raw as LeadActivityRow);
+      const { columns, embeds } = takeEmbeds<LeadActivityRow>(raw);
+      if (embeds.lead) primeLeadRow(ctx, embeds.lead);
+      return withDates(columns);
     },
   };
 }
