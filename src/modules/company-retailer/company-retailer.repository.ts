@@ -4,7 +4,7 @@ import type { Context } from '../../context';
 import type { RowReader } from '../../search/list';
 import type { Sql } from '../../search/types';
 import { query } from '../../db/sql';
-import { asInstanceOf, BASE_COLUMNS, embedColumn, jsonRow, ref, rowEmbeds, selectColumns, takeEmbeds, withDates, type BaseRow, type ColumnMap } from '../../db/columns';
+import { asInstanceOf, BASE_COLUMNS, embedColumn, jsonRow, newInstanceOf, ref, rowEmbeds, selectColumns, withDates, type BaseRow, type ColumnMap } from '../../db/columns';
 import { seenLoader, visibleCountLoader, visibleCountSql, visibleLoader, visibleSql } from '../visibility';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
@@ -63,6 +63,9 @@ const COMPANY_RETAILER: ColumnMap<StoredCompanyRetailer> = {
   territoryId: 'territory_id',
 };
 
+/** The keys of a list row, in the order `rowBuilder` assigns them (one hidden class for every row). */
+const ROW_KEYS = [...Object.keys(COMPANY_RETAILER), 'company', 'retailer', 'territory', 'physicalAddress'];
+
 /** The outer row's alias, distinct from every search document's. */
 const T = 'page_cr';
 
@@ -119,22 +122,29 @@ function rowBuilder(ctx: Context): (r: Record<string, any>) => CompanyRetailerRo
   };
   const counts = locationsCountLoader(ctx);
   return (r) => {
-    const { columns: read, embeds } = takeEmbeds<StoredCompanyRetailer>(r);
-    const columns = withDates(read);
-    primers.company(columns.companyId, embeds.company);
-    primers.retailer(columns.retailerId, embeds.retailer);
-    if (columns.territoryId) primers.territory(columns.territoryId, embeds.territory && { ...embeds.territory, company: { id: embeds.territory.companyId } });
-    counts.prime(columns.id, embeds.retailerLocationsCount);
-    const row: CompanyRetailerRow = {
-      ...columns,
-      company: { id: columns.companyId },
-      retailer: { id: columns.retailerId },
-      territory: ref(columns.territoryId),
-      physicalAddress: ref(embeds.physicalAddressId),
-    };
-    const embedded: CompanyRetailerEmbeds = { physicalAddress: embeds.physicalAddress && withDates(embeds.physicalAddress) };
-    // The entity's prototype: its getter fields resolve on the row without a conversion each.
-    return asInstanceOf(CompanyRetailer, embedded_.attach(row, embedded)) as unknown as CompanyRetailerRow;
+    primers.company(r.companyId, r.embed_company);
+    primers.retailer(r.retailerId, r.embed_retailer);
+    const territory = r.embed_territory;
+    if (r.territoryId) primers.territory(r.territoryId, territory && { ...territory, company: { id: territory.companyId } });
+    counts.prime(r.id, r.embed_retailerLocationsCount);
+    // Built field by field in the entity's prototype (its getter fields resolve on the row as they are).
+    const row = newInstanceOf(CompanyRetailer, ROW_KEYS) as unknown as CompanyRetailerRow;
+    row.id = r.id;
+    row.createdAt = new Date(r.createdAt);
+    row.updatedAt = new Date(r.updatedAt);
+    row.name = r.name;
+    row.sendingLeads = r.sendingLeads;
+    row.receivingLeads = r.receivingLeads;
+    row.isCc = r.isCc;
+    row.type = r.type;
+    row.companyId = r.companyId;
+    row.retailerId = r.retailerId;
+    row.territoryId = r.territoryId;
+    row.company = { id: r.companyId };
+    row.retailer = { id: r.retailerId };
+    row.territory = ref(r.territoryId);
+    row.physicalAddress = ref(r.embed_physicalAddressId);
+    return embedded_.attach(row, { physicalAddress: r.embed_physicalAddress && withDates(r.embed_physicalAddress) });
   };
 }
 
