@@ -42,6 +42,11 @@ export interface CompanyRetailerRow extends BaseRow {
 /** What a company retailer row carries read with it. */
 export interface CompanyRetailerEmbeds {
   physicalAddress: LocationRow | null;
+  /** The company, retailer and territory as the caller sees them (null: none, or not seen), and the count. */
+  company: object | null;
+  retailer: object | null;
+  territory: object | null;
+  retailerLocationsCount: number;
 }
 
 const embedded_ = rowEmbeds<CompanyRetailerEmbeds>('company retailer associations read with the row');
@@ -122,11 +127,15 @@ function rowBuilder(ctx: Context): (r: Record<string, any>) => CompanyRetailerRo
   };
   const counts = locationsCountLoader(ctx);
   return (r) => {
-    primers.company(r.companyId, r.embed_company);
-    primers.retailer(r.retailerId, r.embed_retailer);
     const territory = r.embed_territory;
-    if (r.territoryId) primers.territory(r.territoryId, territory && { ...territory, company: { id: territory.companyId } });
-    counts.prime(r.id, r.embed_retailerLocationsCount);
+    const embeds: CompanyRetailerEmbeds = {
+      physicalAddress: r.embed_physicalAddress && withDates(r.embed_physicalAddress),
+      company: primers.company(r.companyId, r.embed_company),
+      retailer: primers.retailer(r.retailerId, r.embed_retailer),
+      territory: r.territoryId ? primers.territory(r.territoryId, territory && { ...territory, company: { id: territory.companyId } }) : null,
+      retailerLocationsCount: r.embed_retailerLocationsCount,
+    };
+    counts.prime(r.id, embeds.retailerLocationsCount);
     // Built field by field in the entity's prototype (its getter fields resolve on the row as they are).
     const row = newInstanceOf(CompanyRetailer, ROW_KEYS) as unknown as CompanyRetailerRow;
     row.id = r.id;
@@ -144,20 +153,27 @@ function rowBuilder(ctx: Context): (r: Record<string, any>) => CompanyRetailerRo
     row.retailer = { id: r.retailerId };
     row.territory = ref(r.territoryId);
     row.physicalAddress = ref(r.embed_physicalAddressId);
-    return embedded_.attach(row, { physicalAddress: r.embed_physicalAddress && withDates(r.embed_physicalAddress) });
+    return embedded_.attach(row, embeds);
   };
 }
 
-/** Primes whether the caller sees an id of `kind` and, when it does, the record as the visible loader would answer it (each id once). */
-function primer(ctx: Context, kind: string, type: { prototype: object }): (id: string, record: Record<string, any> | null) => void {
+/**
+ * Primes whether the caller sees an id of `kind` and, when it does, the record as the visible loader
+ * would answer it; returns that record (null when not seen). Each id is built once per page.
+ */
+function primer(ctx: Context, kind: string, type: { prototype: object }): (id: string, record: Record<string, any> | null) => object | null {
   const seen = seenLoader(ctx, kind);
   const visible = visibleLoader(ctx, kind);
-  const primed = new Set<string>();
+  const built = new Map<string, object | null>();
   return (id, record) => {
-    if (primed.has(id)) return;
-    primed.add(id);
-    seen.prime(id, record != null);
-    visible.prime(id, record ? asInstanceOf(type, withDates(record)) : null);
+    let answer = built.get(id);
+    if (answer === undefined) {
+      answer = record ? asInstanceOf(type, withDates(record)) : null;
+      built.set(id, answer);
+      seen.prime(id, answer !== null);
+      visible.prime(id, answer);
+    }
+    return answer;
   };
 }
 

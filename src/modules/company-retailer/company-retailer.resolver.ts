@@ -62,17 +62,21 @@ export class CompanyRetailerResolver {
 
   @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'Company').load(cr.company.id);
+    const embeds = companyRetailerEmbeds(cr);
+    return embeds ? embeds.company : visibleLoader(ctx, 'Company').load(cr.company.id);
   }
 
   @FieldResolver(() => Retailer, { nullable: true, description: 'Null when the caller does not see it.' })
   retailer(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'Retailer').load(cr.retailer.id);
+    const embeds = companyRetailerEmbeds(cr);
+    return embeds ? embeds.retailer : visibleLoader(ctx, 'Retailer').load(cr.retailer.id);
   }
 
   @FieldResolver(() => Territory, { nullable: true, description: 'Null when it has none or the caller does not see it (retailer users).' })
   territory(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
-    return cr.territory ? visibleLoader(ctx, 'Territory').load(cr.territory.id) : null;
+    if (!cr.territory) return null;
+    const embeds = companyRetailerEmbeds(cr);
+    return embeds ? embeds.territory : visibleLoader(ctx, 'Territory').load(cr.territory.id);
   }
 
   @FieldResolver(() => Location, { nullable: true, description: "The retailer's address as the company knows it; null when none." })
@@ -84,6 +88,7 @@ export class CompanyRetailerResolver {
 
   @FieldResolver(() => Int, { description: 'Number of company retailer locations under it that the caller sees.' })
   retailerLocationsCount(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
-    return locationsCountLoader(ctx).load(cr.id);
+    const embeds = companyRetailerEmbeds(cr);
+    return embeds ? embeds.retailerLocationsCount : locationsCountLoader(ctx).load(cr.id);
   }
 }
