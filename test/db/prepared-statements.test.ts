@@ -81,3 +81,17 @@ test('a prepared statement whose result columns a migration changed is sent unna
   await em.getConnection().execute(`alter table prepared_probe add column b int default 2`);
   for (let i = 0; i < 3; i++) expect(await query(t.em(), sql)).toEqual([{ a: 1, b: 2 }]);
 });
+
+test('a statement outside a transaction numbers its ? placeholders, keeps \\? (in SQL and in a string literal) as a question mark, and refuses a count that does not match', async () => {
+  const [row] = await query(t.em(), `select ?::int + ?::int as n, '{"a": 1}'::jsonb \\? ? as has, '\\?' as mark`, [1, 2, 'a']);
+  expect(row).toEqual({ n: 3, has: true, mark: '?' });
+  await expect(query(t.em(), 'select ?::int as n', [])).rejects.toThrow('Expected 0 bindings, saw 1');
+  await expect(query(t.em(), 'select ?::int as n', [undefined])).rejects.toThrow('Undefined binding');
+});
+
+test('a statement that fails outside a transaction gives its connection back to the pool (of one, here)', async () => {
+  for (let i = 0; i < 3; i++) {
+    await expect(query(t.em(), 'select 1 / ?::int as n', [0])).rejects.toMatchObject({ name: 'DriverException', code: '22012' });
+  }
+  expect(await query(t.em(), 'select 1 / ?::int as n', [1])).toEqual([{ n: 1 }]);
+});
