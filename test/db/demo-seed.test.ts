@@ -11,6 +11,9 @@ import { RetailerLocation } from '../../src/modules/retailer-location/retailer-l
 import { Stock } from '../../src/modules/product/stock.entity';
 import { User } from '../../src/modules/user/user.entity';
 import { loadAssignments } from '../../src/modules/user/user.service';
+import { userDemo } from '../../src/modules/user/user.demo';
+import { PEOPLE } from '../../src/modules/demo/demo-network';
+import type { DemoPart } from '../../src/modules/demo/demo-part';
 
 let t: TestApp;
 let seed: DemoSeed;
@@ -145,6 +148,28 @@ test('a database without companies but with a demo user email is left alone', as
     await em.flush();
     expect(await seedDemo(t2.em(), modules)).toBeNull();
     expect(await t2.em().count(User, {})).toBe(1);
+  } finally {
+    await t2.close();
+  }
+});
+
+test('a seed that fails half-way through its writes leaves nothing, and the next start seeds the whole demo', async () => {
+  const t2 = await createTestApp();
+  try {
+    // A last part whose user repeats a demo user's email: the flush has written the companies, retailers,
+    // stores and leads when the users' insert fails on the unique email.
+    const breaking: DemoPart = {
+      name: 'breaking',
+      after: [userDemo],
+      seed: (demo) => demo.tx.create(User, { email: PEOPLE[0].email, role: Role.PlatformOperator, name: 'Twin' }),
+    };
+    await expect(seedDemo(t2.em(), [...modules, { demo: [breaking] } as any])).rejects.toThrow(/users_email/);
+    expect(await t2.em().count(Company, {})).toBe(0);
+    expect(await t2.em().count(User, {})).toBe(0);
+    expect(await t2.em().count(CompanyRetailerLocation, {})).toBe(0);
+    const again = await seedDemo(t2.em(), modules);
+    expect(again?.users).toHaveLength(Object.values(Role).length);
+    expect(await t2.em().count(Company, {})).toBe(1);
   } finally {
     await t2.close();
   }
