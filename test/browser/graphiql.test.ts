@@ -225,6 +225,10 @@ describe('GraphiQL and /v1/docs against abuse', () => {
 
   test('at 390 px (a phone): the editor and the response are stacked, each the width of the screen but the sidebar', async () => {
     const { page, errors } = await open(`${origin}/graphql`, { width: 390, height: 844 });
+    // The tabs are kept in the origin's storage, which the pages of this browser share: the leads tab
+    // is chosen, whichever tab an earlier test's page left open.
+    await page.click('#graphiql-session-tab-0');
+    await page.waitForFunction((v: string) => (globalThis as any).document.querySelector('.graphiql-editor-tool .CodeMirror').CodeMirror.getValue() === v, {}, exampleTabs[0].variables!);
     expect(await runWithKey(page, r.users.companyAdmin.key)).toContain('"leads"');
     const box = (selector: string) =>
       page.$eval(selector, (el: any) => {
