@@ -71,12 +71,13 @@ export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM
         [...sources].flatMap(([id, source]) => [{ create: { _index: index, _id: id } }, source]),
         [409],
       );
-      // A record deleted after it was read may have been created above after the indexer's delete:
-      // delete what no longer exists.
-      const still = new Set(
-        (await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[])`, [[...sources.keys()]])).map((r) => r.id),
-      );
-      await backend.bulk([...sources.keys()].filter((id) => !still.has(id)).map((id) => ({ delete: { _index: index, _id: id } })));
+      // A record deleted after it was read, or no longer in the index's records (a store that stopped
+      // receiving leads), may have been created above after the indexer's delete: delete those.
+      const written = [...sources.keys()];
+      const still = doc.customIndex
+        ? new Set((await buildDocuments(execute, doc, written)).keys())
+        : new Set((await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[])`, [written])).map((r) => r.id));
+      await backend.bulk(written.filter((id) => !still.has(id)).map((id) => ({ delete: { _index: index, _id: id } })));
       return ids.length;
     };
 
