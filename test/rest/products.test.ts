@@ -162,6 +162,12 @@ describe('visibility (PRODUCT.md 3)', () => {
     expect(hidden.status).toBe(404);
     expect(hidden.body.message).toBe(`Couldn't find Product with 'id'=${foreign.id}`);
   });
+
+  test('a list row is the show body exactly (SPEC 2.6 fields, no timestamps), and never another company product', async () => {
+    const res = await api(t, 'get', `/v1/products?opts[where][id][]=${anvil.id}&opts[where][id][]=${foreign.id}`, { key: admin() });
+    expect(res.status).toBe(200);
+    expect(res.body.products).toEqual([serialized(anvil)]);
+  });
 });
 
 describe('writes (PRODUCT.md 4)', () => {
