@@ -14,6 +14,15 @@ export interface SearchField {
   type: FieldType;
   /** The field holds several values (emails of a lead, activity types...). */
   array?: boolean;
+  /**
+   * PostgreSQL, for an `array` field whose elements are an expression over rows related to the
+   * document's row (the CRLs under a company retailer): those rows, as a correlated
+   * `<table> <alias> ... where <alias>.<key> = <root>.id`, and the expression. A condition on the
+   * field is then `exists (select 1 from <rows> and <condition on value>)`, which PostgreSQL plans as
+   * a semi-join (the related table's indexes find the documents) where a condition over `unnest(sql)`
+   * is a filter evaluated on every row of the list's table.
+   */
+  each?: { rows: string; value: string };
   /** `q` reads this field. */
   text?: boolean;
   /**

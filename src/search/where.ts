@@ -297,6 +297,12 @@ export function conditionToSql(doc: SearchDocument, cond: Condition): Sql {
     default: {
       const field = doc.fields[cond.field];
       if (!field.array) return leafSql(field.sql, field, cond);
+      if (field.each) {
+        const { rows, value } = field.each;
+        if (cond.kind === 'missing') return { sql: `not exists (select 1 from ${rows})`, bindings: [] };
+        const element = leafSql(value, field, cond);
+        return { sql: `exists (select 1 from ${rows} and (${element.sql}))`, bindings: element.bindings };
+      }
       if (cond.kind === 'missing') return { sql: `coalesce(cardinality(${field.sql}), 0) = 0`, bindings: [] };
       const element = leafSql('v', field, cond);
       return { sql: `exists (select 1 from unnest(${field.sql}) as v where ${element.sql})`, bindings: element.bindings };

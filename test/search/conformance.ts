@@ -67,7 +67,7 @@ const ROWS: Array<[number, string, string | null, number | null, number | null, 
 ];
 const ALL = [8, 7, 6, 5, 4, 3, 2, 1];
 
-async function createFixtures(t: TestApp): Promise<void> {
+export async function createFixtures(t: TestApp): Promise<void> {
   const execute = (sql: string, params: unknown[] = []) => t.em().getConnection().execute(sql, params as any[]);
   await execute(`create table search_fixtures (
     id uuid primary key, created_at timestamptz not null, name text, city text, price numeric, stock int,
@@ -90,7 +90,7 @@ async function createFixtures(t: TestApp): Promise<void> {
 
 type Case = [string, Partial<SearchRequest>, number[]];
 
-const WHERE_CASES: Case[] = [
+export const WHERE_CASES: Case[] = [
   ['no where: everything, newest first', {}, ALL],
   ['a value (exact, case-sensitive)', { where: { city: 'Portland' } }, [6, 1]],
   ['a list: any of', { where: { city: ['Portland', 'Seattle'] } }, [8, 6, 2, 1]],
@@ -203,7 +203,7 @@ const Q_CASES: Case[] = [
   ['q with where', { q: 'anvil', where: { city: 'Portland' } }, [1]],
 ];
 
-function ids(result: SearchResult): number[] {
+export function ids(result: SearchResult): number[] {
   return result.ids.map((id) => Number(id.slice(-12)));
 }
 

@@ -14,6 +14,7 @@ const doc: SearchDocument = {
     at: { sql: 't.at', type: 'date' },
     owner_id: { sql: 't.owner_id', type: 'uuid' },
     tags: { sql: 't.tags', type: 'string', array: true },
+    labels: { sql: 'array(select x.label from labels x where x.thing_id = t.id)', type: 'string', array: true, each: { rows: 'labels x where x.thing_id = t.id', value: 'x.label' } },
   },
 };
 
@@ -152,6 +153,14 @@ describe('compileWhere', () => {
   test('array fields test their elements', () => {
     expect(compileWhere(doc, { tags: 'a' })).toEqual({ sql: 'exists (select 1 from unnest(t.tags) as v where v = ?::text)', bindings: ['a'] });
     expect(compileWhere(doc, { tags: null })).toEqual({ sql: 'coalesce(cardinality(t.tags), 0) = 0', bindings: [] });
+  });
+
+  test('array fields read through their rows test those rows (a semi-join PostgreSQL can drive from their indexes)', () => {
+    expect(compileWhere(doc, { labels: ['a', 'b'] })).toEqual({
+      sql: 'exists (select 1 from labels x where x.thing_id = t.id and (x.label = any(?::text[])))',
+      bindings: [['a', 'b']],
+    });
+    expect(compileWhere(doc, { labels: null })).toEqual({ sql: 'not exists (select 1 from labels x where x.thing_id = t.id)', bindings: [] });
   });
 
   test('prefix escapes LIKE wildcards', () => {

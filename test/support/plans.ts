@@ -53,7 +53,7 @@ export async function seedPlanData(t: TestApp): Promise<Record<string, any>> {
   await rows(`insert into retailers (name) select 'Filler ' || i from generate_series(1, 1000) i`);
   await rows(`insert into company_retailers (company_id, retailer_id)
               select c.id, r.id from companies c, retailers r where c.name <> 'Company 1' and r.name like 'Filler %'`);
-  for (const table of ['leads', 'lead_activities', 'company_retailers', 'company_retailer_locations', 'retailer_locations']) await rows(`vacuum analyze ${table}`);
+  for (const table of ['leads', 'lead_activities', 'companies', 'retailers', 'territories', 'company_retailers', 'company_retailer_locations', 'retailer_locations']) await rows(`vacuum analyze ${table}`);
   const [first] = await rows(`select c.id as company, u.id as user_id, (select id from territories t where t.company_id = c.id order by name limit 1) as territory
                                 from companies c join users u on u.company_id = c.id`);
   const crs = await rows(`select id from company_retailers where company_id = ? order by id`, [first.company]);

@@ -68,15 +68,18 @@ export const crlSearch: SearchDocument = {
  * The SQL of the fields `crlScope` reads, for a document whose FROM clause holds a CRL under alias `crl`
  * followed by `joins`. A CRL's territory is its own, else its company retailer's: a store without a
  * territory of its own is in its retailer's territory (the serialized `territory_id` says the same).
+ * `companyRetailer` is the alias of the CRL's company retailer where the statement already reads it (the
+ * company retailer list, whose CRL fields read the CRLs under its row), instead of a join.
  */
 export function crlScopeFields(
   crl: string,
   prefix = '',
+  companyRetailer?: string,
 ): { joins: string; joinList: Array<{ alias: string; sql: string }>; fields: Record<string, SearchField> } {
-  const cr = `${crl}_cr`;
+  const cr = companyRetailer ?? `${crl}_cr`;
   const rl = `${crl}_rl`;
   const joinList = [
-    { alias: cr, sql: `left join company_retailers ${cr} on ${cr}.id = ${crl}.company_retailer_id` },
+    ...(companyRetailer ? [] : [{ alias: cr, sql: `left join company_retailers ${cr} on ${cr}.id = ${crl}.company_retailer_id` }]),
     { alias: rl, sql: `left join retailer_locations ${rl} on ${rl}.id = ${crl}.retailer_location_id` },
   ];
   return {

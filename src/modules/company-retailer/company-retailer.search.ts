@@ -3,7 +3,7 @@ import type { SearchDocument, SearchField } from '../../search/types';
 import { isCompanyRole, Role } from '../user/role';
 import { crlScopeFields } from '../company-retailer-location/company-retailer-location.search';
 
-const crls = crlScopeFields('x', 'crl_');
+const crls = crlScopeFields('x', 'crl_', 'cr');
 /**
  * A company admin sees every CRL under the company retailers it sees (the only role that does: its CRL
  * scope is its company, and a CRL is always of its company retailer's company), so its count of the CRLs
@@ -17,9 +17,17 @@ export const seesEveryStore = (caller: Caller) => caller.role === Role.CompanyAd
  */
 export const keptLocationsCount = (crSql: string) =>
   `(select coalesce(sum(k.n), 0)::int from company_retailer_location_counts k where k.company_retailer_id = ${crSql})`;
-/** The distinct values of an expression over the CRLs of the company retailer `cr` (a facet counts each company retailer once). */
-const underIt = (sql: string, extraJoin = '') =>
-  `array(select distinct ${sql} from company_retailer_locations x ${crls.joins} ${extraJoin} where x.company_retailer_id = cr.id)`;
+/** The CRLs of the company retailer `cr`, as a correlated FROM clause. */
+const itsCrls = (extraJoin = '') => `company_retailer_locations x ${crls.joins} ${extraJoin} where x.company_retailer_id = cr.id`;
+/**
+ * An array field of the distinct values of an expression over the CRLs of the company retailer `cr` (a
+ * facet counts each company retailer once), whose conditions are semi-joins to the CRLs (`each`).
+ */
+const underIt = (sql: string, extraJoin = ''): Pick<SearchField, 'sql' | 'array' | 'each'> => ({
+  sql: `array(select distinct ${sql} from ${itsCrls(extraJoin)})`,
+  array: true,
+  each: { rows: itsCrls(extraJoin), value: sql },
+});
 
 /** What a company retailer list can search, filter, order and aggregate on. */
 export const companyRetailerSearch: SearchDocument = {
@@ -63,19 +71,14 @@ export const companyRetailerSearch: SearchDocument = {
       type: 'number',
       readableBy: seesEveryStore,
     },
-    company_store_type_id: { sql: underIt('x.company_store_type_id'), type: 'uuid', array: true, readableBy: seesEveryStore },
-    store_type: {
-      sql: underIt('st.name', 'join company_store_types st on st.id = x.company_store_type_id'),
-      type: 'string',
-      array: true,
-      readableBy: seesEveryStore,
-    },
+    company_store_type_id: { ...underIt('x.company_store_type_id'), type: 'uuid', readableBy: seesEveryStore },
+    store_type: { ...underIt('st.name', 'join company_store_types st on st.id = x.company_store_type_id'), type: 'string', readableBy: seesEveryStore },
     created_at: { sql: 'cr.created_at', type: 'date' },
     updated_at: { sql: 'cr.updated_at', type: 'date' },
     // The CRLs under it, for the scope of the roles that see company retailers through their stores;
     // the caller may not see them all, so its where, order, aggs and q never read them.
     ...Object.fromEntries(
-      Object.entries(crls.fields).map(([name, f]): [string, SearchField] => [name, { sql: underIt(f.sql), type: f.type, array: true, scopeOnly: true }]),
+      Object.entries(crls.fields).map(([name, f]): [string, SearchField] => [name, { ...underIt(f.sql), type: f.type, scopeOnly: true }]),
     ),
   },
 };
