@@ -45,9 +45,6 @@ const LISTS: Record<string, List> = {
 };
 
 async function wholeScans(list: List, caller: Caller): Promise<string[]> {
-  // Plans of the table as it is now (statistics and visibility map fresh, whatever autovacuum did since the
-  // seed under the whole suite's load: the suite once found these plans different there).
-  await query(t.em(), `vacuum analyze ${list.table}`);
   const plan = planSearch(list.doc, { page: 1, perPage: 50, scope: list.scope(caller) });
   const found: string[] = [];
   for (const [name, statement] of [['page', plan.page], ['total', plan.count]] as const) {

@@ -53,6 +53,8 @@ export async function seedPlanData(t: TestApp): Promise<Record<string, any>> {
   await rows(`insert into retailers (name) select 'Filler ' || i from generate_series(1, 1000) i`);
   await rows(`insert into company_retailers (company_id, retailer_id)
               select c.id, r.id from companies c, retailers r where c.name <> 'Company 1' and r.name like 'Filler %'`);
+  // Every table the plans read has statistics: a plan must not depend on whether autovacuum reached one yet
+  // (an unanalyzed `retailers` once hid a whole scan of `company_retailers`).
   for (const table of ['leads', 'lead_activities', 'companies', 'retailers', 'territories', 'company_retailers', 'company_retailer_locations', 'retailer_locations']) await rows(`vacuum analyze ${table}`);
   const [first] = await rows(`select c.id as company, u.id as user_id, (select id from territories t where t.company_id = c.id order by name limit 1) as territory
                                 from companies c join users u on u.company_id = c.id`);
