@@ -147,10 +147,16 @@ async function seed(pool: Pool): Promise<string> {
     // The kept response statistics (Migration20261127130000_response_stats; the facts' triggers keep the
     // rollup and the store weeks of Migration20261128100000_response_store_stats), by the function the triggers call.
     await client.query(`select leadnet_response_facts_refresh(array(select id from leads where owner_company_id = $1))`, [company.id]);
-    // The kept lead count of the company (Migration20261124170000_lead_owner_counts), counted again.
+    // The kept lead counts of the company (Migration20261124170000_lead_owner_counts, Migration20261130100000_lead_day_counts), counted again.
     await client.query(`delete from lead_counts where field = 'owner_company_id' and key = $1`, [company.id]);
     await client.query(
       `insert into lead_counts (field, key, slot, n) select 'owner_company_id', $1::uuid, 0, count(*) from leads where owner_company_id = $1`,
+      [company.id],
+    );
+    await client.query(`delete from lead_day_counts where field = 'owner_company_id' and key = $1`, [company.id]);
+    await client.query(
+      `insert into lead_day_counts (field, key, day, slot, n)
+       select 'owner_company_id', $1::uuid, (created_at at time zone 'UTC')::date, 0, count(*) from leads where owner_company_id = $1 group by 3`,
       [company.id],
     );
     await client.query('commit');

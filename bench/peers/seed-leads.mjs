@@ -83,13 +83,19 @@ async function dropLeads() {
 
 /**
  * The kept lead and lead activity counts (Migration20261124170000_lead_owner_counts,
- * Migration20261129110000_lead_activity_owner_counts), counted again from the rows.
+ * Migration20261130100000_lead_day_counts, Migration20261129110000_lead_activity_owner_counts), counted
+ * again from the rows.
  */
 const RECOUNT = `delete from lead_counts;
   insert into lead_counts (field, key, slot, n)
   select 'owner_company_id', owner_company_id, 0, count(*) from leads where owner_company_id is not null group by 1, 2
   union all
   select 'owner_retailer_id', owner_retailer_id, 0, count(*) from leads where owner_retailer_id is not null group by 1, 2;
+  delete from lead_day_counts;
+  insert into lead_day_counts (field, key, day, slot, n)
+  select 'owner_company_id', owner_company_id, (created_at at time zone 'UTC')::date, 0, count(*) from leads where owner_company_id is not null group by 2, 3
+  union all
+  select 'owner_retailer_id', owner_retailer_id, (created_at at time zone 'UTC')::date, 0, count(*) from leads where owner_retailer_id is not null group by 2, 3;
   delete from lead_activity_counts;
   insert into lead_activity_counts (field, key, slot, n)
   select 'owner_company_id', owner_company_id, 0, count(*) from lead_activities where owner_company_id is not null group by 1, 2
@@ -327,6 +333,11 @@ try {
                select field, key, sum(n) as n from lead_counts group by 1, 2
                except
                select 'owner_company_id', owner_company_id, count(*) from leads where owner_company_id = $1 group by 1, 2) d
+              where d.key = $1)
+            + (select count(*)::int from (
+               select field, key, day, sum(n) as n from lead_day_counts group by 1, 2, 3
+               except
+               select 'owner_company_id', owner_company_id, (created_at at time zone 'UTC')::date, count(*) from leads where owner_company_id = $1 group by 1, 2, 3) d
               where d.key = $1)
             + (select count(*)::int from (
                select field, key, sum(n) as n from lead_activity_counts group by 1, 2

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, badRequest } from '../errors';
 import { pgArray, query } from '../db/sql';
-import { and as andCondition, compileWhere, conditionToSql, type Condition, not as notCondition, or as orCondition, parseScope, usableField } from './where';
+import { and as andCondition, compileWhere, conditionToSql, type Condition, not as notCondition, or as orCondition, parseScope, parseWhere, usableField } from './where';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from './options';
 import { queryWords, relevance, textCondition } from './text';
 import { fromClause, type AggResult, type SearchBackend, type SearchDocument, type SearchRequest, type SearchResult, type Sql, type Where } from './types';
@@ -82,7 +82,8 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
   const words = queryWords(req.q);
   const text = textCondition(doc, words);
   const access = { hidden: req.hidden };
-  const where = compileWhere(doc, req.where, undefined, access);
+  const whereCondition = parseWhere(doc, req.where, undefined, access);
+  const where = conditionToSql(doc, whereCondition);
   const scopes = scopeParts(doc, req.scope);
   const parts = scopes.map((scope) => [conditionToSql(doc, scope), text]);
   const filters = parts.map((base) => and([...base, where]));
@@ -118,9 +119,11 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
     };
   }
   const unfiltered = text.sql === 'true' && where.sql === 'true';
+  const days = text.sql === 'true' ? dayRange(doc, whereCondition) : null;
   const counts = filters.map(
     (f, i) =>
-      (unfiltered && keptCount(doc, scopes[i])) || { sql: `(select count(*) from ${fromClause(doc, f.sql)} where ${f.sql})`, bindings: f.bindings },
+      (unfiltered && keptCount(doc, scopes[i])) ||
+      (days && keptDaysCount(doc, scopes[i], days, f)) || { sql: `(select count(*) from ${fromClause(doc, f.sql)} where ${f.sql})`, bindings: f.bindings },
   );
   return {
     page,
@@ -184,6 +187,56 @@ function keptCount(doc: SearchDocument, part: Condition): Sql | null {
     sql: `(select coalesce(sum(c.n), 0) from ${doc.counts.table} c where c.field = ? and c.key = any(?::uuid[]))`,
     bindings: [part.field, pgArray(part.values.map(String))],
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The whole UTC days of a `where` that is only a range of `doc.counts.byDay`'s field: from `first`
+ * (inclusive) to `end` (exclusive), as epoch milliseconds of midnights, null for an open side. Null
+ * when the where is anything else or covers no whole day.
+ */
+function dayRange(doc: SearchDocument, where: Condition): { first: number | null; end: number | null } | null {
+  const field = doc.counts?.byDay?.field;
+  const ranges = where.kind === 'and' ? where.parts : [where];
+  if (!field || !ranges.every((r) => r.kind === 'range' && r.field === field)) return null;
+  let first: number | null = null;
+  let end: number | null = null;
+  for (const r of ranges as Array<Extract<Condition, { kind: 'range' }>>) {
+    const ms = Date.parse(String(r.value));
+    const midnight = Math.floor(ms / DAY_MS) * DAY_MS;
+    if (r.op === 'gt' || r.op === 'gte') {
+      // The first day wholly inside: the bound's own day only when it starts exactly at its midnight.
+      const day = r.op === 'gte' && ms === midnight ? midnight : midnight + DAY_MS;
+      first = first === null ? day : Math.max(first, day);
+    } else {
+      // The day of the bound itself is never whole (`lte` midnight takes one instant of it).
+      end = end === null ? midnight : Math.min(end, midnight);
+    }
+  }
+  return first !== null && end !== null && first >= end ? null : { first, end };
+}
+
+/**
+ * The total of a scope part that is a counted field equal to some values, under a `where` that is a
+ * range of `created_at` (`dayRange`): the kept counts of the days the range covers whole, plus the
+ * matching rows before and after them (at most a day's rows on each side), counted.
+ */
+function keptDaysCount(doc: SearchDocument, part: Condition, days: { first: number | null; end: number | null }, filter: Sql): Sql | null {
+  const byDay = doc.counts?.byDay;
+  if (!byDay || part.kind !== 'terms' || !doc.counts!.fields.includes(part.field)) return null;
+  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const column = doc.fields[byDay.field].sql;
+  const sum: Sql = {
+    sql: `(select coalesce(sum(c.n), 0) from ${byDay.table} c where c.field = ? and c.key = any(?::uuid[])${days.first !== null ? ' and c.day >= ?::date' : ''}${days.end !== null ? ' and c.day < ?::date' : ''})`,
+    bindings: [part.field, pgArray(part.values.map(String)), ...(days.first !== null ? [date(days.first)] : []), ...(days.end !== null ? [date(days.end)] : [])],
+  };
+  const edge = (op: string, ms: number): Sql => ({
+    sql: `(select count(*) from ${fromClause(doc, filter.sql)} where ${filter.sql} and ${column} ${op} ?::timestamptz)`,
+    bindings: [...filter.bindings, new Date(ms).toISOString()],
+  });
+  const parts = [sum, ...(days.first !== null ? [edge('<', days.first)] : []), ...(days.end !== null ? [edge('>=', days.end)] : [])];
+  return { sql: `(${parts.map((p) => p.sql).join(' + ')})`, bindings: parts.flatMap((p) => p.bindings) };
 }
 
 interface OrderTerm {

@@ -76,7 +76,16 @@ export interface SearchDocument {
    * and `n` summed over the key's rows), kept by triggers. A total whose scope part is one of these
    * fields equal to given values, with no `q` and no `where`, is read from it instead of counted.
    */
-  counts?: { table: string; fields: readonly string[] };
+  counts?: {
+    table: string;
+    fields: readonly string[];
+    /**
+     * The same counts per UTC day of the date field `field` (`field`, `key`, `day`, `n`), kept by
+     * triggers: a total whose `where` is only a range of that field sums the days it covers whole and
+     * counts the rows of the partial days at its ends.
+     */
+    byDay?: { table: string; field: string };
+  };
   /**
    * Tables feeding the document, for backends that keep a copy (Elasticsearch). Default: the root
    * table of `from`, one document per row.

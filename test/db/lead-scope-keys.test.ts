@@ -256,6 +256,57 @@ test("each owner's lead count is back-filled and follows inserts, owner changes 
   expect(await q(WRONG_COUNTS)).toEqual([]);
 });
 
+/** Owners and days whose kept count (Migration20261130100000_lead_day_counts) differs from their leads counted. */
+const WRONG_DAY_COUNTS = `
+  with kept as (select field, key, day, sum(n)::int as n from lead_day_counts group by 1, 2, 3),
+       actual as (select 'owner_company_id' as field, owner_company_id as key, (created_at at time zone 'UTC')::date as day, count(*)::int as n
+                    from leads where owner_company_id is not null group by 2, 3
+                  union all
+                  select 'owner_retailer_id', owner_retailer_id, (created_at at time zone 'UTC')::date, count(*)::int
+                    from leads where owner_retailer_id is not null group by 2, 3)
+  select * from kept full join actual using (field, key, day) where kept.n is distinct from actual.n and coalesce(kept.n, actual.n) <> 0`;
+
+test("each owner's lead count per day of creation (UTC) is back-filled and follows inserts, owner and creation time changes, deletes and concurrent writers", async () => {
+  // The leads written before the migration, and every one since.
+  expect(await q(WRONG_DAY_COUNTS)).toEqual([]);
+  const days = ['2026-03-01T00:00:00Z', '2026-03-01T23:59:59.999999Z', '2026-03-02T00:00:00Z', '2026-03-02T12:00:00+05:00'];
+  const created = await q(
+    `insert into leads (name, owner_company_id, created_at) select 'Day ' || i, $1, ($2::timestamptz[])[1 + i % 4] from generate_series(0, 39) i returning id`,
+    [ids.company2, days],
+  );
+  const byDay = async () =>
+    q(`select day::text, sum(n)::int as n from lead_day_counts where field = 'owner_company_id' and key = $1 and day between '2026-03-01' and '2026-03-02' group by 1 order by 1`, [ids.company2]);
+  // 10 at midnight and 10 a microsecond before the next, 10 at the next midnight; +05:00 noon is 07:00 UTC.
+  expect(await byDay()).toEqual([{ day: '2026-03-01', n: 20 }, { day: '2026-03-02', n: 20 }]);
+  const leads = created.map((r) => r.id);
+  await q(`update leads set created_at = created_at + interval '1 microsecond' where id = any($1::uuid[])`, [leads.slice(0, 8)]); // 2 cross midnight
+  await q(`update leads set owner_company_id = null, owner_retailer_id = $2 where id = any($1::uuid[])`, [leads.slice(8, 12), ids.retailer2]);
+  await q(`update leads set name = 'Renamed' where id = any($1::uuid[])`, [leads]);
+  await q(`delete from leads where id = any($1::uuid[])`, [leads.slice(30)]);
+  // 2 moved to the 2nd, 2 of each day to a retailer; 4 of the 1st and 6 of the 2nd deleted.
+  expect(await byDay()).toEqual([{ day: '2026-03-01', n: 12 }, { day: '2026-03-02', n: 14 }]);
+  expect(await q(WRONG_DAY_COUNTS)).toEqual([]);
+  // A rolled-back write leaves no trace; concurrent writers of one owner and day each add their own rows.
+  await q('begin');
+  await q(`insert into leads (name, owner_company_id, created_at) values ('Rolled back', $1, '2026-03-01T10:00:00Z')`, [ids.company2]);
+  await q('rollback');
+  const writers = await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
+  await Promise.all(
+    writers.map(async (c) => {
+      for (let i = 0; i < 10; i++) await c.query(`insert into leads (name, owner_company_id, created_at) values ('Concurrent', $1, '2026-03-01T10:00:00Z')`, [ids.company2]);
+      await c.end();
+    }),
+  );
+  expect(await byDay()).toEqual([{ day: '2026-03-01', n: 72 }, { day: '2026-03-02', n: 14 }]);
+  expect(await q(WRONG_DAY_COUNTS)).toEqual([]);
+});
+
 /** Owners whose kept activity count (Migration20261129110000_lead_activity_owner_counts) differs from their activities counted. */
 const WRONG_ACTIVITY_COUNTS = `
   with kept as (select field, key, sum(n)::int as n from lead_activity_counts group by 1, 2),

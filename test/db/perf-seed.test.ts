@@ -42,6 +42,10 @@ const counts = async () =>
                         where (x.owner_company_id, x.assignee_id, x.assignee_territory_id, x.assignee_retailer_id)
                               is distinct from (l.owner_company_id, l.assignee_id, l.assignee_territory_id, l.assignee_retailer_id)) as stale_activities,
                       (select coalesce(sum(n), 0)::int from lead_counts where field = 'owner_company_id') as kept_count,
+                      (select count(*)::int from (
+                         select key, day, sum(n) from lead_day_counts where field = 'owner_company_id' group by 1, 2
+                         except
+                         select owner_company_id, (created_at at time zone 'UTC')::date, count(*) from leads where owner_company_id is not null group by 1, 2) d) as wrong_day_counts,
                       (select coalesce(sum(n), 0)::int from lead_activity_counts where field = 'owner_company_id') as kept_activity_count,
                       (select count(*)::int from pg_indexes where tablename in ('leads', 'emails', 'phone_numbers', 'lead_activities')) as indexes,
                       (select count(*)::int from pg_trigger where not tgisinternal and tgenabled = 'D') as disabled_triggers,
@@ -64,6 +68,7 @@ test('seeds leads with the values the triggers compute, and the keys of every ro
     stale_keys: 0,
     stale_activities: 0,
     kept_count: 1100,
+    wrong_day_counts: 0,
     kept_activity_count: 2200,
     indexes: before.indexes,
     disabled_triggers: 0,

@@ -806,6 +806,52 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
     }
   });
 
+  test("a created_at range's total is exact for every bound: whole days summed from kept counts, the edges counted", async () => {
+    const em = t.em();
+    const [mine, theirs] = [await f.company(em, 'Days Co'), await f.company(em, 'Other Days Co')];
+    const admin = await f.userWithKey(em, Role.CompanyAdmin, mine);
+    // Leads at midnights, a microsecond before them, and mid-day, over five days; another company's on the same days.
+    const instants = ['00:00:00', '00:00:00.000001', '06:30:00', '12:00:00', '23:59:59.999999'].flatMap((time) =>
+      ['01', '02', '03', '04', '05'].map((day) => `2026-04-${day}T${time}Z`),
+    );
+    for (const company of [mine, theirs]) {
+      await em.getConnection().execute(`insert into leads (name, owner_company_id, created_at) select 'Day lead', ?, unnest(?::timestamptz[])`, [
+        company.id,
+        `{${instants.join(',')}}`,
+      ]);
+    }
+    const micros = (iso: string) => BigInt(Date.parse(iso.replace(/\.\d+Z$/, 'Z'))) * 1000n + BigInt((/\.(\d+)Z$/.exec(iso)?.[1] ?? '').padEnd(6, '0'));
+    const expected = (range: Record<string, string>) =>
+      instants.filter((at) => {
+        const v = micros(at);
+        const b = (k: string) => micros(new Date(range[k]).toISOString());
+        return (!range.gte || v >= b('gte')) && (!range.gt || v > b('gt')) && (!range.lt || v < b('lt')) && (!range.lte || v <= b('lte'));
+      }).length;
+    const ranges: Array<Record<string, string>> = [
+      { gte: '2026-04-02T00:00:00Z', lt: '2026-04-04T00:00:00Z' },
+      { gt: '2026-04-02T00:00:00Z', lte: '2026-04-04T00:00:00Z' },
+      { gte: '2026-04-01T06:30:00Z', lt: '2026-04-05T12:00:00Z' },
+      { gte: '2026-04-02' },
+      { lt: '2026-04-04' },
+      { lte: '2026-04-03T23:59:59Z' },
+      { gte: '2026-04-02T05:00:00+05:00', lt: '2026-04-05T00:00:00-02:00' },
+      { gte: '2026-04-03T01:00:00Z', lt: '2026-04-03T13:00:00Z' },
+      { gte: '2026-04-04', lt: '2026-04-02' },
+      { gte: '2026-03-01', lt: '2026-06-01' },
+    ];
+    const summed: boolean[] = [];
+    for (const range of ranges) {
+      const qs = Object.entries(range).map(([op, v]) => `opts[where][created_at][${op}]=${encodeURIComponent(v)}`).join('&');
+      t.resetStatements();
+      const res = await api(t, 'get', `/v1/leads?opts[per_page]=50&${qs}`, { key: admin.key });
+      expect([range, res.status, res.body.meta.total]).toEqual([range, 200, expected(range)]);
+      expect(res.body.leads).toHaveLength(expected(range));
+      summed.push(t.statements.some((sql) => sql.includes('lead_day_counts')));
+    }
+    // Only the ranges that cover a whole day read the kept counts (one within a day, one empty).
+    expect(summed).toEqual([true, true, true, true, true, true, true, false, false, true]);
+  });
+
   test('GET /v1/leads?include=* runs the same number of statements for 5 and 50 leads', async () => {
     const em = t.em();
     const net = await f.network(em);

@@ -80,3 +80,19 @@ describe.each(callers.filter(([name]) => name.endsWith('admin')))('%s, unfiltere
     expect(kept.total).toBeGreaterThan(100);
   });
 });
+
+describe.each(callers.filter(([name]) => name.endsWith('admin')))('%s, a created_at range', (_, who) => {
+  test('the total sums the kept counts of the whole days and counts only the partial days, by index; it equals the count', async () => {
+    const day = 86_400_000;
+    const where = { created_at: { gte: new Date(Date.now() - 2.5 * day).toISOString(), lt: new Date(Date.now() - 0.2 * day).toISOString() } };
+    const plan = planSearch(leadSearch, { page: 1, perPage: 50, scope: leadScope(who()), where });
+    const found = await planOf(plan.count);
+    expect(found.some((n) => n['Relation Name'] === 'lead_day_counts')).toBe(true);
+    expect(found.filter(wholeLeadsScan)).toEqual([]);
+    const counted = planSearch(leadSearch, { page: 1, perPage: 50, scope: leadScope(who()), where: { ...where, id: { exists: true } } });
+    expect((await planOf(counted.count)).some((n) => n['Relation Name'] === 'lead_day_counts')).toBe(false);
+    const [[kept], [actual]] = await Promise.all([rows(plan.count.sql, plan.count.bindings), rows(counted.count.sql, counted.count.bindings)]);
+    expect(kept.total).toBe(actual.total);
+    expect(kept.total).toBeGreaterThan(50);
+  });
+});

@@ -74,8 +74,9 @@ export const leadSearch: SearchDocument = {
   joins: [{ alias: 'loc', sql: 'left join locations loc on loc.id = l.location_id' }],
   // Kept equal to textExpression(leadSearch) by triggers (Migration20261125160000_lead_search_text_statements).
   textSql: 'l.search_text',
-  // Kept by triggers (Migration20261124170000_lead_owner_counts): an admin's own leads are counted there.
-  counts: { table: 'lead_counts', fields: ['owner_company_id', 'owner_retailer_id'] },
+  // Kept by triggers (Migration20261124170000_lead_owner_counts, Migration20261130100000_lead_day_counts): an
+  // admin's own leads are counted there, in all and per day of creation.
+  counts: { table: 'lead_counts', fields: ['owner_company_id', 'owner_retailer_id'], byDay: { table: 'lead_day_counts', field: 'created_at' } },
   fields: {
     id: { sql: 'l.id', type: 'uuid' },
     name: { sql: 'l.name', type: 'string', text: true },
