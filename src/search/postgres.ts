@@ -190,6 +190,7 @@ function keptCount(doc: SearchDocument, part: Condition): Sql | null {
 }
 
 const DAY_MS = 86_400_000;
+const LAST_DAY = Date.parse('9999-12-31T00:00:00Z');
 
 /**
  * The whole UTC days of a `where` that is only a range of `doc.counts.byDay`'s field: from `first`
@@ -214,6 +215,8 @@ function dayRange(doc: SearchDocument, where: Condition): { first: number | null
       end = end === null ? midnight : Math.min(end, midnight);
     }
   }
+  // A range from the last day of year 9999 on has no whole day a date can name.
+  if (first !== null && first > LAST_DAY) return null;
   return first !== null && end !== null && first >= end ? null : { first, end };
 }
 

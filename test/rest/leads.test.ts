@@ -838,6 +838,11 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
       { gte: '2026-04-03T01:00:00Z', lt: '2026-04-03T13:00:00Z' },
       { gte: '2026-04-04', lt: '2026-04-02' },
       { gte: '2026-03-01', lt: '2026-06-01' },
+      // The ends of the dates a where takes.
+      { gt: '9999-12-31T12:00:00Z' },
+      { gte: '9999-12-31' },
+      { lte: '0001-01-01T00:00:00Z' },
+      { gte: '0001-01-01', lt: '9999-12-31T23:59:59.999Z' },
     ];
     const summed: boolean[] = [];
     for (const range of ranges) {
@@ -849,7 +854,7 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
       summed.push(t.statements.some((sql) => sql.includes('lead_day_counts')));
     }
     // Only the ranges that cover a whole day read the kept counts (one within a day, one empty).
-    expect(summed).toEqual([true, true, true, true, true, true, true, false, false, true]);
+    expect(summed).toEqual([true, true, true, true, true, true, true, false, false, true, false, true, true, true]);
   });
 
   test('GET /v1/leads?include=* runs the same number of statements for 5 and 50 leads', async () => {
