@@ -97,6 +97,16 @@ export const NUMERIC_INPUTS: Readonly<Record<string, NumericBound>> = {
   'ResponseTimeSettingsInput.firstResponseMinutes': INT4,
 };
 
+/**
+ * A client's coordinate, distance or radius as PostgreSQL may compute with it: a magnitude below 1e-9
+ * (a tenth of a millimetre in degrees) is 0. PostgreSQL raises an error ("value out of range: underflow")
+ * on a product that rounds to zero from non-zero factors, so a value like 5e-324 degrees, stored or sent
+ * as it is, would fail every distance computed with it.
+ */
+export function flushTiny(value: number): number {
+  return Math.abs(value) < 1e-9 ? 0 : value;
+}
+
 /** The bound of a numeric input named `Type.field` or `Type.field(argument)`, wildcards included. */
 export function numericBound(name: string): NumericBound | undefined {
   return (

@@ -1,4 +1,5 @@
 import type { Validator } from '../errors';
+import { flushTiny } from '../limits';
 
 const MAX_LENGTH = 255;
 
@@ -45,7 +46,7 @@ export class Assign<T extends object> {
     } else if (!Number.isFinite(value) || value < min || value > max) {
       this.v.add(field, 'invalid', max === Infinity ? `must be greater than or equal to ${min}` : `must be between ${min} and ${max}`);
     } else {
-      this.target[key] = value as T[K];
+      this.target[key] = flushTiny(value) as T[K];
     }
   }
 }

@@ -167,6 +167,21 @@ test('a huge file of bad rows: memory stays bounded (80 MB heap), the report lis
   expect(mixed.stdout).toContain('1 created, 0 updated, 0 unchanged, 1 invalid');
 });
 
+test('coordinates and a delivery radius too small for PostgreSQL\'s float math (5e-324) are imported as 0, and the store locator answers', async () => {
+  const net = await f.network(t.em());
+  const csv = file('tiny.csv', `external_id,retailer,name,city,country,latitude,longitude,delivery_radius\r\nT-1,${net.retailer.name},Null Island,Nowhere,US,5e-324,-8.4e-323,1e-200\r\n`);
+  const run = await leadnet(['import', 'locations', csv, '--company', net.company.id, '--json']);
+  expect([run.code, JSON.parse(run.stdout)]).toEqual([0, expect.objectContaining({ created: 1, invalid: 0 })]);
+  const [store] = await t.em().execute(
+    `select l.latitude, l.longitude, crl.delivery_radius from company_retailer_locations crl join retailer_locations rl on rl.id = crl.retailer_location_id
+       join locations l on l.id = rl.physical_address_id where crl.company_id = ? and crl.external_id = 'T-1'`,
+    [net.company.id],
+  );
+  expect(store).toEqual({ latitude: 0, longitude: 0, delivery_radius: 0 });
+  const found = await api(t, 'get', `/v1/store_locator?cc_id=${net.company.id}&latitude=0&longitude=0`);
+  expect(found.status).toBe(200);
+});
+
 test("another company's ids in a file: names and external ids resolve within the company only; id columns are ignored; a store never changes retailer", async () => {
   const mine = await f.network(t.em());
   const theirs = await f.network(t.em());

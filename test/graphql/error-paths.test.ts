@@ -109,7 +109,8 @@ test('every root field, any variables, any role: errors are coded, never INTERNA
         throw new Error(`${res.status} ${query}\n${writeJson(variables).slice(0, 500)}\n${JSON.stringify(res.body).slice(0, 500)}`);
       }
     }),
-    { numRuns: Number(process.env.FUZZ_RUNS ?? 200), endOnFailure: true },
+    // FUZZ_SEED replays a run (fast-check prints its seed with a failure).
+    { numRuns: Number(process.env.FUZZ_RUNS ?? 200), endOnFailure: true, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
   );
 }, 180_000);
 

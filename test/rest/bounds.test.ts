@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import { getNamedType, isInputObjectType, isObjectType, type GraphQLInputType } from 'graphql';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
+import * as f from '../support/factories';
+import { Role } from '../../src/modules/user/role';
 import { LIMITS, MAX_BOOST, MAX_DELIVERY_RADIUS_MILES, numericBound } from '../../src/limits';
 import { buildSchema } from '../../src/graphql/schema';
 import { modules } from '../../src/modules';
@@ -274,6 +276,44 @@ describe('numeric inputs', () => {
   test.each(HOSTILE)('routeAddress latitude %s is BAD_USER_INPUT naming address.latitude, not an unplaced address', async (text) => {
     const res = await gql(t, key, `{ routeAddress(address: {latitude: ${text}, longitude: 1}) { reason } }`);
     expect({ code: gqlCode(res), details: res.body.errors?.[0].extensions.details?.map((d: any) => d.field) }).toEqual({ code: 'BAD_USER_INPUT', details: ['address.latitude'] });
+  });
+
+  // Magnitudes PostgreSQL's float math underflows on (a product that rounds to zero from non-zero factors
+  // is an error there): taken as 0, never stored or sent as they are.
+  const TINY = ['5e-324', '8.4e-323', '1e-200', '-2.2250738585072014e-308'];
+
+  test.each(TINY)('a coordinate, a delivery radius or a distance of %s is taken as 0: stores, routing, leads and the store locator answer', async (text) => {
+    const positive = text.replace(/^-/, '');
+    const placed = await gql(t, key, `{ routeAddress(address: {latitude: ${text}, longitude: ${text}}) { reason } }`);
+    expect(placed.body.errors).toBeUndefined();
+    // A store at these coordinates (explicit, so never geocoded), and a CRL of it with this delivery radius.
+    const operator = await f.userWithKey(t.em(), Role.PlatformOperator, null);
+    const store = await gql(
+      t,
+      operator.key,
+      `mutation { createRetailerLocation(input: {retailerId: "${r.net.retailer.id}", name: "Null Island ${Math.random()}", physicalAddress: {city: "Null Island", latitude: ${text}, longitude: ${text}}}) { id physicalAddress { latitude longitude } } }`,
+    );
+    expect(store.body.errors).toBeUndefined();
+    expect(store.body.data.createRetailerLocation.physicalAddress).toEqual({ latitude: 0, longitude: 0 });
+    const crl = await rawCrl(
+      'post',
+      '/v1/company_retailer_locations',
+      `{"company_retailer_location": {"company_retailer_id": "${r.net.companyRetailer.id}", "retailer_location_id": "${store.body.data.createRetailerLocation.id}", "delivery_radius": ${positive}}}`,
+    );
+    expect([crl.status, crl.body.delivery_radius, crl.body.details]).toEqual([201, 0, undefined]);
+    // The nearest rule's distance must be greater than 0: as 0 it is refused on its field.
+    const nearest = await gql(t, key, `mutation { updateRoutingSettings(input: {nearestMaxDistanceMiles: ${positive}}) { enabled } }`);
+    expect(nearest.body.errors[0].extensions.details.map((d: any) => d.field)).toEqual(['nearest_max_distance_miles']);
+    const enabled = await gql(t, key, 'mutation { updateRoutingSettings(input: {enabled: true, strategies: [DeliveryRadius, Nearest], nearestMaxDistanceMiles: 50}) { enabled } }');
+    expect(enabled.body.errors).toBeUndefined();
+    for (const at of [text, '0']) expect((await gql(t, key, `{ routeAddress(address: {latitude: ${at}, longitude: ${at}}) { reason } }`)).body.errors).toBeUndefined();
+    expect((await api(t, 'post', '/v1/leads', { key, body: quoteRequest({ location: { city: 'Portland', province: 'OR', country: 'US' } }) })).status).toBe(201);
+    await gql(t, key, 'mutation { updateRoutingSettings(input: {enabled: false}) { enabled } }');
+    const decimal = `0.${'0'.repeat(330)}84`;
+    for (const query of [`latitude=${decimal}&longitude=${decimal}`, `latitude=0&longitude=0&radius=${decimal}mi`, `top_left_latitude=${decimal}&top_left_longitude=-${decimal}&bottom_right_latitude=-${decimal}&bottom_right_longitude=${decimal}`]) {
+      const found = await api(t, 'get', `/v1/store_locator?cc_id=${r.net.company.id}&${query}`);
+      expect([query.slice(0, 40), found.status]).toEqual([query.slice(0, 40), 200]);
+    }
   });
 
   test('a GraphQL Float literal of 1e400 (Infinity) in a where is 400, and in routing settings 422', async () => {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Validator } from '../../errors';
 import { planNestedOne } from '../../db/nested-write';
+import { flushTiny } from '../../limits';
 import type { Geocoder } from '../../geo/geocoder';
 import { Location } from './location.entity';
 import { Email } from './email.entity';
@@ -76,8 +77,8 @@ export class ContactWriter {
       } else if (!(Math.abs(longitude) <= 180)) {
         this.v.add(`${field}.longitude`, 'invalid', 'must be between -180 and 180');
       } else {
-        location.latitude = latitude;
-        location.longitude = longitude;
+        location.latitude = flushTiny(latitude);
+        location.longitude = flushTiny(longitude);
         location.coordinatesSource = 'explicit';
       }
     }

@@ -1,3 +1,4 @@
+import { flushTiny } from '../../limits';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Geocoder } from '../../geo/geocoder';
@@ -249,7 +250,7 @@ function parseRow(
       fail(column, `must be a number from ${min} to ${max}`);
       return null;
     }
-    return n;
+    return flushTiny(n);
   };
   const byName = (column: string, map: Map<string, string>, what: string): string | null => {
     const v = text(column);

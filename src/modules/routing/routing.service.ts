@@ -4,6 +4,7 @@ import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
 import { forbidden, Validator } from '../../errors';
 import { logger } from '../../logger';
+import { flushTiny } from '../../limits';
 import type { LatLng } from '../../geo/distance';
 import { countryCode } from '../../geo/offline-geocoder';
 import { CompanyService } from '../company/company.service';
@@ -117,7 +118,7 @@ function targetOf(companyId: string, address: LeadAddress | null, territoryId: s
 function placed(latitude: number | null | undefined, longitude: number | null | undefined): LatLng | null {
   if (typeof latitude !== 'number' || typeof longitude !== 'number') return null;
   if (!(Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180)) return null;
-  return { latitude, longitude };
+  return { latitude: flushTiny(latitude), longitude: flushTiny(longitude) };
 }
 
 /** The spellings a delivery area may use for the lead's country: as written, ISO alpha-2, alpha-3, English name. */
@@ -195,7 +196,7 @@ export class RoutingService {
       else next.strategies = input.strategies.filter((r) => ALL_RULES.includes(r));
     }
     if (input.nearestMaxDistanceMiles !== undefined) {
-      const miles = input.nearestMaxDistanceMiles;
+      const miles = input.nearestMaxDistanceMiles === null ? null : flushTiny(input.nearestMaxDistanceMiles);
       if (miles !== null && !(Number.isFinite(miles) && miles > 0 && miles <= MAX_NEAREST_MILES)) {
         v.add('nearest_max_distance_miles', 'invalid', `must be greater than 0 and at most ${MAX_NEAREST_MILES}`);
       } else next.nearestMaxDistanceMiles = miles;

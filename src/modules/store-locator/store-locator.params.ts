@@ -1,5 +1,6 @@
 import { DISTANCE_UNITS, MAX_DISTANCE_M, parseDistance, type GeoBox } from '../../geo/distance';
 import { FACETS, type Facet, type GeoQuery, type ProductFilter, type ProductKey, type StockKind, type StoreLocatorQuery } from './store-locator.types';
+import { flushTiny } from '../../limits';
 
 /** The store locator's 400: `{ "error": "Invalid search parameters" }` (SPEC 4.5 rule 4). */
 export class InvalidSearchParameters extends Error {
@@ -106,7 +107,7 @@ function openNow(query: Query): boolean {
 function radiusOf(query: Query): number {
   const radius = parseDistance(scalar(query, 'radius') ?? DEFAULT_RADIUS);
   if (radius === null) throw new InvalidSearchParameters('radius');
-  return Math.min(radius, MAX_DISTANCE_M);
+  return flushTiny(Math.min(radius, MAX_DISTANCE_M));
 }
 
 function parseGeo(query: Query): GeoQuery | AddressGeo {
@@ -152,7 +153,7 @@ function number(query: Query, name: string, min: number, max: number): number | 
   if (!NUMBER.test(v)) throw new InvalidSearchParameters(name);
   const n = Number(v);
   if (!Number.isFinite(n) || n < min || n > max) throw new InvalidSearchParameters(name);
-  return n;
+  return flushTiny(n);
 }
 
 function integer(query: Query, name: string, fallback: number): number {
