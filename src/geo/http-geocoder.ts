@@ -1,4 +1,5 @@
 import { logger } from '../logger';
+import { flushTiny } from '../limits';
 import type { AddressQuery, Coordinates, Geocoder } from './geocoder';
 
 const present = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== '';
@@ -56,7 +57,7 @@ export class HttpGeocoder implements Geocoder {
       const longitude = Number(first?.lon);
       if (first?.lat == null || first?.lon == null || !Number.isFinite(latitude) || !Number.isFinite(longitude)) return null;
       if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return null;
-      return { latitude, longitude };
+      return { latitude: flushTiny(latitude), longitude: flushTiny(longitude) };
     } catch (err) {
       logger.warn({ err }, 'geocoder failed');
       return null;

@@ -29,6 +29,7 @@ beforeAll(async () => {
     if (city === 'Object') return reply(200, '{"lat": 1, "lon": 2}');
     if (city === 'Strings') return reply(200, '[{"lat": "north", "lon": "west"}]');
     if (city === 'Out of range') return reply(200, '[{"lat": "123", "lon": "0"}]');
+    if (city === 'Subnormal') return reply(200, '[{"lat": "5e-324", "lon": "-8.4e-323"}]');
     if (city === 'Broken') return reply(500, '{"error":"boom"}');
     // Never answers (the connection is closed after the tests): only the geocoder's own timeout ends the call.
     if (city === 'Slow') return;
@@ -76,6 +77,10 @@ test.each(['Nowhere', 'Garbled', 'Object', 'Strings', 'Out of range', 'Broken', 
   const started = Date.now();
   await expect(new HttpGeocoder(base, 200).geocode({ city })).resolves.toBeNull();
   expect(Date.now() - started).toBeLessThan(10_000);
+});
+
+test("coordinates too small for PostgreSQL's float math (a hostile or broken server's 5e-324) are 0", async () => {
+  expect(await new HttpGeocoder(base, 500).geocode({ city: 'Subnormal' })).toEqual({ latitude: 0, longitude: 0 });
 });
 
 test('an unreachable server: null', async () => {

@@ -1,7 +1,7 @@
-import { flushTiny } from '../../limits';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Geocoder } from '../../geo/geocoder';
+import { flushTiny } from '../../limits';
 import { formatPhone } from '../contact/phone';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { normalizeEmail, parsePhone } from '../lead/lead.rules';
