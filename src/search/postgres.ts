@@ -180,13 +180,21 @@ function scopeParts(doc: SearchDocument, scope: Where): Condition[] {
   return cond.parts.map((branch, i) => (i === 0 ? branch : andCondition([branch, notCondition(orCondition(cond.parts.slice(0, i)))])));
 }
 
+/** A scope part that is a counted field (`doc.counts`) equal to some values, or null. */
+function countedPart(doc: SearchDocument, part: Condition): Extract<Condition, { kind: 'terms' }> | null {
+  return doc.counts && part.kind === 'terms' && doc.counts.fields.includes(part.field) ? part : null;
+}
+
+/** The sum of the kept counts of a counted scope part in `table`, over its rows that `extra` (SQL over `c`) selects. */
+function keptSum(table: string, part: Extract<Condition, { kind: 'terms' }>, extra: Sql[] = []): Sql {
+  const where = and([{ sql: 'c.field = ?', bindings: [part.field] }, { sql: 'c.key = any(?::uuid[])', bindings: [pgArray(part.values.map(String))] }, ...extra]);
+  return { sql: `(select coalesce(sum(c.n), 0) from ${table} c where ${where.sql})`, bindings: where.bindings };
+}
+
 /** The count of a scope part that is a counted field equal to some values, from `doc.counts`. */
 function keptCount(doc: SearchDocument, part: Condition): Sql | null {
-  if (!doc.counts || part.kind !== 'terms' || !doc.counts.fields.includes(part.field)) return null;
-  return {
-    sql: `(select coalesce(sum(c.n), 0) from ${doc.counts.table} c where c.field = ? and c.key = any(?::uuid[]))`,
-    bindings: [part.field, pgArray(part.values.map(String))],
-  };
+  const counted = countedPart(doc, part);
+  return counted && keptSum(doc.counts!.table, counted);
 }
 
 const DAY_MS = 86_400_000;
@@ -227,13 +235,14 @@ function dayRange(doc: SearchDocument, where: Condition): { first: number | null
  */
 function keptDaysCount(doc: SearchDocument, part: Condition, days: { first: number | null; end: number | null }, filter: Sql): Sql | null {
   const byDay = doc.counts?.byDay;
-  if (!byDay || part.kind !== 'terms' || !doc.counts!.fields.includes(part.field)) return null;
+  const counted = countedPart(doc, part);
+  if (!byDay || !counted) return null;
   const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const column = doc.fields[byDay.field].sql;
-  const sum: Sql = {
-    sql: `(select coalesce(sum(c.n), 0) from ${byDay.table} c where c.field = ? and c.key = any(?::uuid[])${days.first !== null ? ' and c.day >= ?::date' : ''}${days.end !== null ? ' and c.day < ?::date' : ''})`,
-    bindings: [part.field, pgArray(part.values.map(String)), ...(days.first !== null ? [date(days.first)] : []), ...(days.end !== null ? [date(days.end)] : [])],
-  };
+  const sum = keptSum(byDay.table, counted, [
+    ...(days.first !== null ? [{ sql: 'c.day >= ?::date', bindings: [date(days.first)] }] : []),
+    ...(days.end !== null ? [{ sql: 'c.day < ?::date', bindings: [date(days.end)] }] : []),
+  ]);
   const edge = (op: string, ms: number): Sql => ({
     sql: `(select count(*) from ${fromClause(doc, filter.sql)} where ${filter.sql} and ${column} ${op} ?::timestamptz)`,
     bindings: [...filter.bindings, new Date(ms).toISOString()],
