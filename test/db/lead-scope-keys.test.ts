@@ -214,6 +214,23 @@ test('the list keys follow every change: new activities, an owner changed by han
   expect(await q(STALE_CRLS)).toEqual([]);
 });
 
+/** Six writers on connections of their own, each running `sql` ten times, at once. */
+async function concurrently(sql: string, params: unknown[]): Promise<void> {
+  const writers = await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
+  await Promise.all(
+    writers.map(async (c) => {
+      for (let i = 0; i < 10; i++) await c.query(sql, params);
+      await c.end();
+    }),
+  );
+}
+
 /** Owners whose kept count (Migration20261124170000_lead_owner_counts) differs from their leads counted. */
 const WRONG_COUNTS = `
   with kept as (select field, key, sum(n)::int as n from lead_counts group by 1, 2),
@@ -239,19 +256,7 @@ test("each owner's lead count is back-filled and follows inserts, owner changes 
   await q('begin');
   await q(`insert into leads (name, owner_company_id) values ('Rolled back', $1)`, [ids.company2]);
   await q('rollback');
-  const writers = await Promise.all(
-    Array.from({ length: 6 }, async () => {
-      const c = new Client({ connectionString: url });
-      await c.connect();
-      return c;
-    }),
-  );
-  await Promise.all(
-    writers.map(async (c) => {
-      for (let i = 0; i < 10; i++) await c.query(`insert into leads (name, owner_company_id) values ('Concurrent', $1)`, [ids.company2]);
-      await c.end();
-    }),
-  );
+  await concurrently(`insert into leads (name, owner_company_id) values ('Concurrent', $1)`, [ids.company2]);
   expect(await q(`select sum(n)::int as n from lead_counts where field = 'owner_company_id' and key = $1`, [ids.company2])).toEqual([{ n: 75 }]);
   expect(await q(WRONG_COUNTS)).toEqual([]);
 });
@@ -290,19 +295,7 @@ test("each owner's lead count per day of creation (UTC) is back-filled and follo
   await q('begin');
   await q(`insert into leads (name, owner_company_id, created_at) values ('Rolled back', $1, '2026-03-01T10:00:00Z')`, [ids.company2]);
   await q('rollback');
-  const writers = await Promise.all(
-    Array.from({ length: 6 }, async () => {
-      const c = new Client({ connectionString: url });
-      await c.connect();
-      return c;
-    }),
-  );
-  await Promise.all(
-    writers.map(async (c) => {
-      for (let i = 0; i < 10; i++) await c.query(`insert into leads (name, owner_company_id, created_at) values ('Concurrent', $1, '2026-03-01T10:00:00Z')`, [ids.company2]);
-      await c.end();
-    }),
-  );
+  await concurrently(`insert into leads (name, owner_company_id, created_at) values ('Concurrent', $1, '2026-03-01T10:00:00Z')`, [ids.company2]);
   expect(await byDay()).toEqual([{ day: '2026-03-01', n: 72 }, { day: '2026-03-02', n: 14 }]);
   expect(await q(WRONG_DAY_COUNTS)).toEqual([]);
 });
