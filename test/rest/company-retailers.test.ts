@@ -1,5 +1,6 @@
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
+import { storeType } from '../support/locator-factories';
 import { world, type World } from '../support/network';
 import { RecordingGeocoder } from '../support/geocoder';
 import { Role } from '../../src/modules/user/role';
@@ -185,6 +186,34 @@ describe('list search', () => {
         { key: 'Riverside Outfitters', doc_count: 1 },
       ]),
     );
+  });
+});
+
+describe('where on the stores under a company retailer', () => {
+  test("a store type's name or id, none, or not: read through the stores under it; the store-scope fields are no client's; another company's admin finds none", async () => {
+    const em = t.em();
+    const outlet = await storeType(em, w.A, `Outlet ${Math.random()}`);
+    const typed = await f.companyRetailer(em, w.A, await f.retailer(em, 'Outlet Owner'));
+    await f.crl(em, typed, { companyStoreType: outlet });
+    await f.crl(em, typed); // a store of no type under the same company retailer
+    const bare = await f.companyRetailer(em, w.A, await f.retailer(em, 'No Stores Yet'));
+    const list = async (where: string, key = w.keys.company_admin) => {
+      const res = await api(t, 'get', `/v1/company_retailers?opts[per_page]=500&${where}`, { key });
+      expect(res.status).toBe(200);
+      return ids(res);
+    };
+    expect(await list(`opts[where][store_type]=${encodeURIComponent(outlet.name)}`)).toEqual([typed.id]);
+    expect(await list(`opts[where][company_store_type_id]=${outlet.id}`)).toEqual([typed.id]);
+    expect(await list(`opts[where][store_type][prefix]=${encodeURIComponent(outlet.name.slice(0, 8))}`)).toEqual([typed.id]);
+    const none = await list('opts[where][store_type]=null');
+    expect([none.includes(bare.id), none.includes(typed.id)]).toEqual([true, false]);
+    const others = await list(`opts[where][store_type][not]=${encodeURIComponent(outlet.name)}`);
+    expect([others.includes(bare.id), others.includes(typed.id)]).toEqual([true, false]);
+    // The fields over every store under it serve the caller's scope only: to a client's where they do not exist.
+    expect(await list(`opts[where][crl_company_id]=${w.A.id}`)).toEqual([]);
+    const otherAdmin = await f.userWithKey(em, Role.CompanyAdmin, w.B);
+    expect(await list(`opts[where][company_store_type_id]=${outlet.id}`, otherAdmin.key)).toEqual([]);
+    expect(await list(`opts[where][store_type]=null`, otherAdmin.key)).not.toContain(bare.id);
   });
 });
 
