@@ -784,13 +784,18 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
   });
 
   test("an admin's total stays exact through creates, merges and deletes (PRODUCT.md 6), unfiltered as filtered", async () => {
-    // Unfiltered, an admin's own leads are summed from the owners' kept counts; any `where` counts rows.
+    // Unfiltered, an admin's own leads are summed from the owners' kept counts, and a `created_at` range from
+    // a midnight on from the kept counts per day (today's included); any other `where` counts rows.
+    const since = `opts[where][created_at][gte]=${new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10)}`;
     const totals = async (key: string) => {
-      const [plain, counted] = await Promise.all([
+      const [plain, counted, days, daysCounted] = await Promise.all([
         api(t, 'get', '/v1/leads?opts[per_page]=1', { key }),
         api(t, 'get', '/v1/leads?opts[per_page]=1&opts[where][id][exists]=true', { key }),
+        api(t, 'get', `/v1/leads?opts[per_page]=1&${since}`, { key }),
+        api(t, 'get', `/v1/leads?opts[per_page]=1&${since}&opts[where][id][exists]=true`, { key }),
       ]);
       expect(plain.body.meta.total).toBe(counted.body.meta.total);
+      expect(days.body.meta.total).toBe(daysCounted.body.meta.total);
       return plain.body.meta.total as number;
     };
     for (const [i, admin] of [r.users.companyAdmin, r.users.retailerAdmin].entries()) {
