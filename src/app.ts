@@ -68,7 +68,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   }
   const code = formatted.extensions?.code;
   if (code === 'INTERNAL_SERVER_ERROR' || code === undefined) {
-    if (isDatabaseUnavailable((error as any)?.originalError ?? error)) return formatUnavailable(formatted);
+    const cause = (error as any)?.originalError ?? error;
+    if (isDatabaseUnavailable(cause)) return formatUnavailable(formatted, cause);
     logger.error({ err: (error as any)?.originalError ?? error }, 'GraphQL error');
     return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }

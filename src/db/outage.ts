@@ -24,6 +24,20 @@ const MESSAGES = [
   /canceling statement due to statement timeout/,
 ];
 
+const followed = (e: { originalError?: unknown; cause?: unknown; previous?: unknown }) => [e.originalError, e.cause, e.previous];
+const cancelledAtBound = (e: { code?: unknown; message?: unknown }) => e.code === '57014' && typeof e.message === 'string' && e.message.includes('statement timeout');
+
+/**
+ * Whether an error is PostgreSQL cancelling a statement at `DB_STATEMENT_TIMEOUT_MS`: the database
+ * answers, but this request's statement ran (or waited on a lock) past its bound. Follows the same links
+ * as `isDatabaseUnavailable`.
+ */
+export function isStatementTimeout(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 5) return false;
+  if (cancelledAtBound(err as object)) return true;
+  return followed(err as object).some((x) => x !== err && isStatementTimeout(x, depth + 1));
+}
+
 /**
  * Whether an error means "the database is unreachable or too slow to answer now" (a 503 with
  * `Retry-After`), as opposed to a bug (a 500). Follows `originalError` (GraphQL), `cause` and
@@ -36,7 +50,7 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (typeof e.code === 'string') {
     if (NETWORK_CODES.has(e.code)) return true;
     if (/^[0-9A-Z]{5}$/.test(e.code) && unavailableSqlState(e.code)) return true;
-    if (e.code === '57014' && typeof e.message === 'string' && e.message.includes('statement timeout')) return true;
+    if (cancelledAtBound(e)) return true;
   }
   if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException') return true;
   if (typeof e.message === 'string') {
@@ -46,5 +60,5 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   }
   // Several connection attempts (IPv4 and IPv6) fail together as an AggregateError.
   if (Array.isArray(e.errors) && e.errors.length && e.errors.every((x) => isDatabaseUnavailable(x, depth + 1))) return true;
-  return [e.originalError, e.cause, e.previous].some((x) => x !== err && isDatabaseUnavailable(x, depth + 1));
+  return followed(e).some((x) => x !== err && isDatabaseUnavailable(x, depth + 1));
 }

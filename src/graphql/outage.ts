@@ -6,14 +6,14 @@ import { serviceUnavailable } from '../errors';
 const isUnavailable = (e: GraphQLError) => e.extensions?.code === 'SERVICE_UNAVAILABLE' || isDatabaseUnavailable(e.originalError);
 
 /** The formatted error of a database outage: code SERVICE_UNAVAILABLE instead of a masked internal error. */
-export function formatUnavailable(formatted: GraphQLFormattedError): GraphQLFormattedError {
-  return { message: serviceUnavailable().message, locations: formatted.locations, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+export function formatUnavailable(formatted: GraphQLFormattedError, cause: unknown): GraphQLFormattedError {
+  return { message: serviceUnavailable(cause).message, locations: formatted.locations, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
 }
 
 /** A database outage while building the context (the API key lookup): 503 with `Retry-After`. */
 export function contextUnavailable(error: unknown): unknown {
   if (!isDatabaseUnavailable(error)) return error;
-  const e = serviceUnavailable();
+  const e = serviceUnavailable(error);
   e.extensions.http = { status: 503, headers: new HeaderMap([['retry-after', String(RETRY_AFTER_SECONDS)]]) };
   return e;
 }

@@ -85,6 +85,6 @@ export function httpErrorFromGraphQL(error: GraphQLError): HttpError {
 
 /** An error outside the vocabulary: a database outage is a 503, anything else a 500. */
 export function httpErrorFromUnknown(error: unknown): HttpError {
-  if (isDatabaseUnavailable(error)) return httpError('SERVICE_UNAVAILABLE', serviceUnavailable().message);
+  if (isDatabaseUnavailable(error)) return httpError('SERVICE_UNAVAILABLE', serviceUnavailable(error).message);
   return httpError('INTERNAL_SERVER_ERROR', 'Something went wrong');
 }

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { ConnectionException, TableNotFoundException, UniqueConstraintViolationException, DeadlockException } from '@mikro-orm/core';
-import { isDatabaseUnavailable } from '../../src/db/outage';
+import { isDatabaseUnavailable, isStatementTimeout } from '../../src/db/outage';
 import { httpErrorFromGraphQL, httpErrorFromUnknown } from '../../src/http/envelopes';
 import { requestIdOf } from '../../src/observability/request-id';
 import { parseConfig } from '../../src/config';
@@ -43,6 +43,27 @@ describe('isDatabaseUnavailable', () => {
   });
 });
 
+describe('isStatementTimeout', () => {
+  const timeout = () => withCode('canceling statement due to statement timeout', '57014');
+  test.each([
+    ['the driver error', timeout()],
+    ['behind the SQL knex prefixes', withCode('select 1 - canceling statement due to statement timeout', '57014')],
+    ['inside a GraphQL error', new GraphQLError('wrapped', { originalError: timeout() })],
+    ['as a cause', new Error('outer', { cause: timeout() })],
+  ])('%s: a timeout', (_what, err) => {
+    expect(isStatementTimeout(err)).toBe(true);
+  });
+
+  test.each([
+    ['a cancel that is not a timeout', withCode('canceling statement due to user request', '57014')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+    ['the client read timeout (a server that stopped answering)', new Error('Query read timeout')],
+    ['nothing', undefined],
+  ])('%s: not a timeout', (_what, err) => {
+    expect(isStatementTimeout(err)).toBe(false);
+  });
+});
+
 describe('HTTP mapping', () => {
   test('an outage is a 503 with Retry-After in the generic envelope; anything else a 500', () => {
     expect(httpErrorFromUnknown(withCode('connect ECONNREFUSED', 'ECONNREFUSED'))).toEqual({
@@ -53,6 +74,13 @@ describe('HTTP mapping', () => {
     expect(httpErrorFromUnknown(new TypeError('bug')).status).toBe(500);
     expect(httpErrorFromGraphQL(new GraphQLError('x', { originalError: new Error('Query read timeout') })).status).toBe(503);
     expect(httpErrorFromGraphQL(new GraphQLError('x', { originalError: new TypeError('bug') })).status).toBe(500);
+  });
+
+  test('a statement cancelled at its bound says so; an unreachable database says that', () => {
+    const timedOut = httpErrorFromUnknown(withCode('canceling statement due to statement timeout', '57014'));
+    expect(timedOut.status).toBe(503);
+    expect(timedOut.body.message).toMatch(/did not finish within its time bound.*narrow its filters/);
+    expect(httpErrorFromUnknown(withCode('connect ECONNREFUSED', 'ECONNREFUSED')).body.message).toMatch(/database unreachable/);
   });
 });
 
