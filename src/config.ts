@@ -46,6 +46,7 @@ const schema = z.object({
   SEARCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   SEARCH_REINDEX_READY_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
   SEARCH_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(1),
+  SEARCH_MAX_RESPONSE_MB: z.coerce.number().int().min(1).max(512).default(32),
   GEOCODER: z.enum(['offline', 'http', 'none']).default('offline'),
   GEOCODER_URL: z.string().url().optional(),
   GEOCODER_TIMEOUT_MS: z.coerce.number().int().min(1).max(60000).default(3000),
@@ -163,11 +164,13 @@ export interface Config {
    */
   searchWrites: { waitMs: number; refresh: 'wait_for' | true };
   /**
-   * Each engine request's bound (no answer within `requestMs`: retried, then the list answers 503) and how
-   * many times a request that got no answer is retried.
+   * Each engine request's bound (no answer within `requestMs`: retried, then the list answers 503), how
+   * many times a request that got no answer is retried, and how long a reindex waits for the new index's
+   * replicas.
    */
-  /** Each engine request's bound and retries; how long a reindex waits for the new index's replicas. */
   searchTimeouts: { requestMs: number; maxRetries: number; reindexReadyMs: number };
+  /** The largest engine answer read (a larger one counts as no answer: src/search/elasticsearch/bounded.ts). */
+  searchMaxResponseBytes: number;
   /** PRODUCT.md section 8: `offline` (gazetteer data in packages), `http` (Nominatim-compatible) or `none`. */
   geocoder: GeocoderConfig;
   /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
@@ -304,6 +307,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     elasticsearchIndexPrefix: e.ELASTICSEARCH_INDEX_PREFIX,
     searchIndexer: e.SEARCH_INDEXER,
     searchTimeouts: { requestMs: e.SEARCH_TIMEOUT_MS, maxRetries: e.SEARCH_MAX_RETRIES, reindexReadyMs: e.SEARCH_REINDEX_READY_TIMEOUT_MS },
+    searchMaxResponseBytes: e.SEARCH_MAX_RESPONSE_MB * 1024 * 1024,
     searchWrites: { waitMs: e.SEARCH_WRITE_WAIT_MS, refresh: e.SEARCH_WRITE_REFRESH === 'true' ? true : 'wait_for' },
     geocoder: { kind: e.GEOCODER, url: e.GEOCODER_URL, timeoutMs: e.GEOCODER_TIMEOUT_MS },
     storeLocator: {

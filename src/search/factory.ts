@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import { ElasticsearchSearchBackend, type ElasticsearchOptions } from './elasticsearch/backend';
 import { openSearchClient, type EngineClient } from './elasticsearch/client';
+import { boundedConnection } from './elasticsearch/bounded';
 import { PostgresSearchBackend } from './postgres';
 import type { SearchBackend, SearchDocument } from './types';
 
@@ -9,17 +10,18 @@ import type { SearchBackend, SearchDocument } from './types';
  * A client of the search engine at `config.searchUrl`: `@elastic/elasticsearch` for Elasticsearch (it
  * refuses to talk to OpenSearch), `@opensearch-project/opensearch` for OpenSearch. A package is loaded
  * here, only when its engine is configured: each costs tens of MB of memory, which the default
- * PostgreSQL search never needs.
+ * PostgreSQL search never needs. Either reads an answer of at most `SEARCH_MAX_RESPONSE_MB`, and its body
+ * within `SEARCH_TIMEOUT_MS`: an engine that sends more, or stalls, counts as one that gave no answer.
  */
 export function searchEngineClient(config: Config): EngineClient {
   if (!config.searchUrl) throw new Error('SEARCH_URL is not set');
   const options = { node: config.searchUrl, requestTimeout: config.searchTimeouts.requestMs, maxRetries: config.searchTimeouts.maxRetries };
   if (config.searchBackend === 'opensearch') {
-    const { Client } = require('@opensearch-project/opensearch') as typeof import('@opensearch-project/opensearch');
-    return openSearchClient(new Client(options));
+    const { Client, Connection } = require('@opensearch-project/opensearch') as typeof import('@opensearch-project/opensearch');
+    return openSearchClient(new Client({ ...options, Connection: boundedConnection(Connection, config.searchMaxResponseBytes) }));
   }
   const { Client } = require('@elastic/elasticsearch') as typeof import('@elastic/elasticsearch');
-  return new Client(options);
+  return new Client({ ...options, maxResponseSize: config.searchMaxResponseBytes, maxCompressedResponseSize: config.searchMaxResponseBytes });
 }
 
 /** The search engine backend over `config.searchUrl` (also for the CLI and the standalone indexer). */

@@ -1,8 +1,10 @@
 // A search engine that misbehaves instead of being down (docs/search-engines.md, "When the engine is
 // down"): one that accepts a search and never answers, one behind a proxy that answers an HTML page, one
-// that answers JSON of another shape, one that sheds load with 429. Each list answers 503 with
-// Retry-After within the configured search timeout, never a 500 and never a request left hanging; writes
-// and shows (PostgreSQL only) keep working meanwhile; `leadnet search verify` ends with a clear error.
+// that answers JSON of another shape, one that sheds load with 429, one that stops in the middle of its
+// answer, one whose answer never ends. Through either client (Elastic's and OpenSearch's), each list answers
+// 503 with Retry-After within the configured search timeout, never a 500, never a request left hanging and
+// never an answer read past SEARCH_MAX_RESPONSE_MB; writes and shows (PostgreSQL only) keep working
+// meanwhile; `leadnet search verify` ends with a clear error.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
@@ -17,6 +19,9 @@ let lateCreates: Set<string> | undefined;
 let es: Awaited<ReturnType<typeof serveFakeElasticsearch>>;
 let t: TestApp;
 let key: string;
+/** The same database through OpenSearch's client. */
+let o: TestApp;
+let oKey: string;
 
 beforeAll(async () => {
   es = await serveFakeElasticsearch(undefined, (req) => {
@@ -28,12 +33,16 @@ beforeAll(async () => {
     }
     return req.path.endsWith('/_search') ? misbehaviour : undefined;
   });
-  t = await createTestApp({ SEARCH_BACKEND: 'elasticsearch', SEARCH_URL: es.url, SEARCH_TIMEOUT_MS: String(TIMEOUT_MS), SEARCH_INDEXER: 'false' });
+  const env = { SEARCH_URL: es.url, SEARCH_TIMEOUT_MS: String(TIMEOUT_MS), SEARCH_MAX_RESPONSE_MB: '2', SEARCH_INDEXER: 'false' };
+  t = await createTestApp({ SEARCH_BACKEND: 'elasticsearch', ...env });
   key = (await roles(t.em())).users.companyAdmin.key;
+  o = await createTestApp({ SEARCH_BACKEND: 'opensearch', ...env });
+  oKey = (await roles(o.em())).users.companyAdmin.key;
 });
 
 afterAll(async () => {
   await t?.close();
+  await o?.close();
   await es?.close();
 });
 
@@ -47,22 +56,28 @@ const cases: Array<[string, Misbehaviour]> = [
   ['answers JSON of another shape', { status: 200, body: '{"ok":true}' }],
   ['answers 200 with a body cut short', { status: 200, body: '{"hits":{"total":' }],
   ['sheds load with 429', { status: 429, body: '{"error":{"type":"es_rejected_execution_exception"},"status":429}' }],
+  ['answers 200 and stops in the middle of its body', 'stall'],
+  ['answers 200 with a body that never ends', 'flood'],
 ];
 
+/** The app of each client, and its company admin's key. */
+const through = (client: string): [TestApp, string] => (client === 'opensearch' ? [o, oKey] : [t, key]);
+
 describe.each(cases)('an engine that %s', (_name, bad) => {
-  test('a list answers 503 with Retry-After within the search timeout, and the service keeps serving', async () => {
+  test.each(['elasticsearch', 'opensearch'])('through %s’s client: a list answers 503 with Retry-After within the search timeout, and the service keeps serving', async (client) => {
+    const [app, admin] = through(client);
     misbehaviour = bad;
     const started = Date.now();
-    const res = await api(t, 'get', '/v1/leads?q=shopper', { key });
+    const res = await api(app, 'get', '/v1/leads?q=shopper', { key: admin });
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.body).toEqual({ status: 503, error: 'Service Unavailable', message: expect.stringMatching(/search engine.*retry later/) });
-    // One attempt and one retry at most, each bounded by SEARCH_TIMEOUT_MS, plus the request's own work.
-    expect(Date.now() - started).toBeLessThan(2 * TIMEOUT_MS + 3000);
+    // One attempt and one retry at most, each bounded by SEARCH_TIMEOUT_MS (the headers, then the body), plus the request's own work.
+    expect(Date.now() - started).toBeLessThan(4 * TIMEOUT_MS + 3000);
 
-    const created = await api(t, 'post', '/v1/leads', { key, body: quoteRequest() });
+    const created = await api(app, 'post', '/v1/leads', { key: admin, body: quoteRequest() });
     expect(created.status).toBe(201);
-    expect((await api(t, 'get', `/v1/leads/${created.body.id}`, { key })).status).toBe(200);
+    expect((await api(app, 'get', `/v1/leads/${created.body.id}`, { key: admin })).status).toBe(200);
   });
 });
 

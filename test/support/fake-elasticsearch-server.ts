@@ -5,10 +5,31 @@ import { FakeElasticsearch } from './fake-elasticsearch';
 
 /**
  * What a hostile or broken engine does with one request instead of answering it: `'hang'` accepts it and
- * never answers; a raw answer is sent as it is (any status, content type and body); `lateMs` does what
- * was asked but answers that much later (after the client gave up, for a timeout shorter than it).
+ * never answers; `'stall'` sends a 200's headers and the start of a body, then nothing more; `'flood'`
+ * sends a 200 whose chunked body never ends, as fast as the client reads; a raw answer is sent as it is
+ * (any status, content type and body); `lateMs` does what was asked but answers that much later (after the
+ * client gave up, for a timeout shorter than it).
  */
-export type Misbehaviour = 'hang' | { lateMs: number } | { status: number; body: string; contentType?: string; headers?: Record<string, string> };
+export type Misbehaviour =
+  | 'hang'
+  | 'stall'
+  | 'flood'
+  | { lateMs: number }
+  | { status: number; body: string; contentType?: string; headers?: Record<string, string> };
+
+const HEADERS = { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' };
+
+/** A body that never ends: 64 kB chunks of a JSON string, written whenever the socket drains. */
+function flood(res: http.ServerResponse): void {
+  const chunk = Buffer.alloc(65_536, 'a');
+  res.writeHead(200, HEADERS);
+  res.write('{"hits":{"hits":[],"total":{"value":0}},"x":"');
+  const more = () => {
+    while (!res.destroyed && res.write(chunk));
+  };
+  res.on('drain', more);
+  more();
+}
 
 /**
  * The in-memory Elasticsearch stand-in (test/support/fake-elasticsearch.ts) behind a real HTTP server
@@ -23,8 +44,13 @@ export async function serveFakeElasticsearch(
   const server = http.createServer((req, res) => {
     const bad = intercept({ method: req.method ?? 'GET', path: new URL(req.url ?? '/', 'http://localhost').pathname });
     if (bad === 'hang') return;
+    if (bad === 'stall') {
+      res.writeHead(200, HEADERS);
+      return void res.write('{"took":1,"hits":{"total":');
+    }
+    if (bad === 'flood') return flood(res);
     if (bad && 'status' in bad) {
-      res.writeHead(bad.status, { 'content-type': bad.contentType ?? 'application/json', 'x-elastic-product': 'Elasticsearch', ...bad.headers });
+      res.writeHead(bad.status, { ...HEADERS, 'content-type': bad.contentType ?? HEADERS['content-type'], ...bad.headers });
       return void res.end(bad.body);
     }
     const chunks: Buffer[] = [];
@@ -45,7 +71,7 @@ export async function serveFakeElasticsearch(
       }
       const out = typeof payload === 'string' ? payload : JSON.stringify(payload);
       const answer = () => {
-        res.writeHead(status, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' });
+        res.writeHead(status, HEADERS);
         res.end(req.method === 'HEAD' ? undefined : out);
       };
       if (bad) setTimeout(answer, bad.lateMs);

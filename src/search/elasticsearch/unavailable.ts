@@ -4,10 +4,19 @@ import { logger } from '../../logger';
 /**
  * What both clients (`@elastic/transport`, `@opensearch-project/opensearch`) name a request that got no
  * usable answer: none at all (refused, reset, or nothing within SEARCH_TIMEOUT_MS), a body that is not
- * JSON or is cut short, an answer without the engine's product header (a proxy's own page); and
+ * JSON, is cut short or is larger than SEARCH_MAX_RESPONSE_MB (Elastic's client aborts it: a
+ * RequestAbortedError), an answer without the engine's product header (a proxy's own page); and
  * `UnexpectedEngineAnswer`, a search answer of another shape (`engineSearch`).
  */
-const UNREACHABLE = new Set(['ConnectionError', 'TimeoutError', 'NoLivingConnectionsError', 'DeserializationError', 'ProductNotSupportedError', 'UnexpectedEngineAnswer']);
+const UNREACHABLE = new Set([
+  'ConnectionError',
+  'TimeoutError',
+  'NoLivingConnectionsError',
+  'DeserializationError',
+  'ProductNotSupportedError',
+  'RequestAbortedError',
+  'UnexpectedEngineAnswer',
+]);
 /**
  * Statuses of an engine that is up but cannot serve now: shedding load (429, a full search queue), no
  * shard available, a cluster block, a proxy's gateway errors.
