@@ -5,9 +5,35 @@ import type { AddressQuery, Coordinates, Geocoder } from './geocoder';
 const present = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== '';
 
 /**
+ * The largest answer read: a Nominatim answer for `limit=1` is about 1 kB. A larger one (a hostile or
+ * broken server's endless body) is cut off there instead of being read into memory until the timeout.
+ */
+export const MAX_GEOCODER_ANSWER_BYTES = 256 * 1024;
+
+/** The body as text, at most `max` bytes; a larger one is cancelled and refused. */
+async function boundedText(res: Response, max: number): Promise<string> {
+  if (Number(res.headers.get('content-length')) > max) throw new Error(`the geocoder's answer is larger than ${max} bytes`);
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let read = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    read += value.byteLength;
+    if (read > max) {
+      await reader.cancel();
+      throw new Error(`the geocoder's answer is larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
  * A Nominatim-compatible HTTP geocoder (`GEOCODER=http`, `GEOCODER_URL`): a structured `/search` query,
- * the first hit's `lat`/`lon`. Any failure (timeout, HTTP error, unreadable answer) is null, so the write
- * that asked goes on without coordinates.
+ * the first hit's `lat`/`lon`. Any failure (timeout, HTTP error, unreadable or oversized answer) is null,
+ * so the write that asked goes on without coordinates.
  */
 export class HttpGeocoder implements Geocoder {
   private readonly endpoint: string;
@@ -51,7 +77,7 @@ export class HttpGeocoder implements Geocoder {
         logger.warn({ status: res.status }, 'geocoder answered with an error');
         return null;
       }
-      const body: unknown = await res.json();
+      const body: unknown = JSON.parse(await boundedText(res, MAX_GEOCODER_ANSWER_BYTES));
       const first = Array.isArray(body) ? body[0] : null;
       const latitude = Number(first?.lat);
       const longitude = Number(first?.lon);

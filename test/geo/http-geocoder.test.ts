@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpGeocoder } from '../../src/geo/http-geocoder';
+import { HttpGeocoder, MAX_GEOCODER_ANSWER_BYTES } from '../../src/geo/http-geocoder';
 import { createGeocoder } from '../../src/geo/factory';
 import { OfflineGeocoder } from '../../src/geo/offline-geocoder';
 import { NullGeocoder } from '../../src/geo/geocoder';
@@ -34,6 +34,18 @@ beforeAll(async () => {
     // Never answers (the connection is closed after the tests): only the geocoder's own timeout ends the call.
     if (city === 'Slow') return;
     if (city === 'Hangup') return void req.socket.destroy();
+    if (city === 'Flood') {
+      // A 200 whose chunked body never ends, written as fast as the client reads.
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('[{"lat": "45.5", "lon": "-122.6", "display_name": "');
+      const chunk = Buffer.alloc(65_536, 'a');
+      const more = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', more);
+      return more();
+    }
+    if (city === 'Large') return reply(200, JSON.stringify([{ lat: '45.5', lon: '-122.6', display_name: 'a'.repeat(MAX_GEOCODER_ANSWER_BYTES) }]));
     reply(404, '[]');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -81,6 +93,15 @@ test.each(['Nowhere', 'Garbled', 'Object', 'Strings', 'Out of range', 'Broken', 
 
 test("coordinates too small for PostgreSQL's float math (a hostile or broken server's 5e-324) are 0", async () => {
   expect(await new HttpGeocoder(base, 500).geocode({ city: 'Subnormal' })).toEqual({ latitude: 0, longitude: 0 });
+});
+
+test('an answer larger than the bound (an endless body, or a declared one) is cut off there: null, long before the timeout', async () => {
+  const geocoder = new HttpGeocoder(base, 30_000);
+  const started = Date.now();
+  expect(await geocoder.geocode({ city: 'Flood' })).toBeNull();
+  expect(await geocoder.geocode({ city: 'Large' })).toBeNull();
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(await geocoder.geocode({ city: 'Portland' })).toEqual({ latitude: 45.5202471, longitude: -122.674194 });
 });
 
 test('an unreachable server: null', async () => {
