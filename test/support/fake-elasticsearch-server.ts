@@ -5,14 +5,16 @@ import { FakeElasticsearch } from './fake-elasticsearch';
 
 /**
  * What a hostile or broken engine does with one request instead of answering it: `'hang'` accepts it and
- * never answers; `'stall'` sends a 200's headers and the start of a body, then nothing more; `'flood'`
- * sends a 200 whose chunked body never ends, as fast as the client reads; a raw answer is sent as it is
+ * never answers; `'stall'` sends a 200's headers and the start of a body, then nothing more; `'trickle'`
+ * sends a 200 whose body never ends, one byte every 100 ms; `'flood'` sends a 200 whose chunked body never
+ * ends, as fast as the client reads; a raw answer is sent as it is
  * (any status, content type and body); `lateMs` does what was asked but answers that much later (after the
  * client gave up, for a timeout shorter than it).
  */
 export type Misbehaviour =
   | 'hang'
   | 'stall'
+  | 'trickle'
   | 'flood'
   | { lateMs: number }
   | { status: number; body: string; contentType?: string; headers?: Record<string, string> };
@@ -49,6 +51,11 @@ export async function serveFakeElasticsearch(
       return void res.write('{"took":1,"hits":{"total":');
     }
     if (bad === 'flood') return flood(res);
+    if (bad === 'trickle') {
+      res.writeHead(200, HEADERS);
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 100);
+      return void res.on('close', () => clearInterval(drip));
+    }
     if (bad && 'status' in bad) {
       res.writeHead(bad.status, { ...HEADERS, 'content-type': bad.contentType ?? HEADERS['content-type'], ...bad.headers });
       return void res.end(bad.body);
