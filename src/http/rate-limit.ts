@@ -55,7 +55,7 @@ export async function createRateLimits(config: Config): Promise<RateLimits> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const store = (prefix: string): Store =>
     redis
-      ? new RedisStore({ prefix: `leadnet:rl:${prefix}:`, sendCommand: (...args: string[]) => redis.sendCommand(args) })
+      ? new RedisStore({ prefix: `leadnet:rl:${prefix}:`, sendCommand: (...args: string[]) => answered(redis.sendCommand(args), REDIS_COMMAND_TIMEOUT_MS) })
       : new MemoryStore();
 
   const limiter = (name: string, limit: number, keyGenerator: (req: Request) => string, extra: Partial<Options> = {}): RequestHandler => {
@@ -89,7 +89,9 @@ export async function createRateLimits(config: Config): Promise<RateLimits> {
       limiter('api-ip', apiPerIp, (req) => `ip:${clientIp(req)}`, { skip: isStoreLocator }),
     ],
     async close() {
-      await redis?.close();
+      // Dropped, not QUIT: a Redis that stopped answering would never acknowledge it (and the counters
+      // written so far were acknowledged already).
+      redis?.destroy();
     },
   };
 }
@@ -101,6 +103,30 @@ function tooMany(limit: number, windowMs: number, res: Response): AppError {
 
 type Redis = ReturnType<typeof createClient>;
 
+/** How long a rate-limit command waits for Redis before the request passes unlimited. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
+/**
+ * A command's reply, or a failure after `ms` (the store then lets the request pass). node-redis's own
+ * command timeout only covers a command not yet written to the socket; one written to a frozen Redis
+ * would wait for ever.
+ */
+function answered<T>(reply: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    reply.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
 /** Connects before the app serves (a store that cannot load its scripts would never limit). */
 async function connectRedis(url: string): Promise<Redis> {
   let connected = false;
@@ -108,6 +134,10 @@ async function connectRedis(url: string): Promise<Redis> {
     url,
     // Fail fast while disconnected, so a request is never held waiting for Redis.
     disableOfflineQueue: true,
+    // Nor while connected to a Redis that stopped answering (frozen, or cut off without a reset): a request
+    // waits for a command at most REDIS_COMMAND_TIMEOUT_MS (`answered`), and at most 1,000 commands wait for
+    // their replies at once (the next ones fail at once), so they cannot pile up in memory either.
+    commandsQueueMaxLength: 1000,
     socket: {
       connectTimeout: 5000,
       reconnectStrategy: (retries: number) => (!connected && retries >= 3 ? new Error(`Redis at ${redact(url)} is unreachable`) : Math.min(100 * 2 ** retries, 2000)),

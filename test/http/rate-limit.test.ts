@@ -10,6 +10,7 @@ import { Role } from '../../src/modules/user/role';
 import { parseConfig } from '../../src/config';
 import { buildApp, type App } from '../../src/app';
 import { hashKey } from '../../src/auth/api-keys';
+import { REDIS_COMMAND_TIMEOUT_MS } from '../../src/http/rate-limit';
 import { assertMatchesOpenApi } from '../support/openapi';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -23,7 +24,7 @@ beforeAll(async () => {
   const em = t.em();
   const acme = await f.company(em);
   keys = [];
-  for (let i = 0; i < 6; i++) keys.push((await f.userWithKey(em, Role.CompanyAdmin, acme)).key);
+  for (let i = 0; i < 7; i++) keys.push((await f.userWithKey(em, Role.CompanyAdmin, acme)).key);
 });
 afterAll(async () => {
   for (const a of started) await a.stop();
@@ -202,6 +203,29 @@ describe('shared through Redis when REDIS_URL is set', () => {
       expect(statuses).toEqual([200, 200, 200]);
     } finally {
       if (server.exitCode === null) server.kill();
+    }
+  });
+
+  test('when Redis stops answering (frozen, the connection open), each request passes unlimited within the command timeout', async () => {
+    const port = 20000 + (randomBytes(2).readUInt16BE() % 20000);
+    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    try {
+      const url = `redis://127.0.0.1:${port}`;
+      const probe = createClient({ url, socket: { reconnectStrategy: 50 } });
+      probe.on('error', () => undefined);
+      await probe.connect();
+      await probe.close();
+      const app = await instance({ REDIS_URL: url, RATE_LIMIT_API: '2', RATE_LIMIT_API_PER_IP: '0' });
+      expect((await products(app, keys[6])).status).toBe(200);
+      server.kill('SIGSTOP');
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        expect((await products(app, keys[6])).status).toBe(200);
+        expect(Date.now() - started).toBeLessThan(REDIS_COMMAND_TIMEOUT_MS + 2000);
+      }
+    } finally {
+      server.kill('SIGCONT');
+      server.kill();
     }
   });
 
