@@ -3,13 +3,13 @@ import type { Connection as OpenSearchConnection } from '@opensearch-project/ope
 import type { UndiciConnection } from '@elastic/elasticsearch';
 
 /*
- * An engine answer, headers and body, must be complete within about twice the request's timeout and hold at most
- * `SEARCH_MAX_RESPONSE_MB`; otherwise it is cut off, and the client reports the request as one that got no
- * answer (for a list: 503). Neither client bounds the whole answer on its own: their timeouts stop at the
- * headers (OpenSearch's) or measure the silence between two chunks (Elastic's), so an engine, or a proxy
- * before it, that stalls in the middle of a body, or sends it a byte at a time, would hold the request for
- * ever; and OpenSearch's reads a chunked body of any size, so an endless one would fill the heap (Elastic's
- * has `maxResponseSize`, set beside this).
+ * An engine answer, headers and body, must be complete within about twice the request's timeout and hold
+ * at most `SEARCH_MAX_RESPONSE_MB`; otherwise it is cut off, and the client reports the request as one that
+ * got no answer (for a list: 503). Neither client bounds a whole answer on its own: their timeouts stop at
+ * the headers (OpenSearch's) or measure the silence between two chunks (Elastic's), so an engine, or a
+ * proxy before it, that stalls in the middle of a body, or sends it a byte at a time, would hold the request
+ * for ever; and OpenSearch's reads a chunked body of any size, so an endless one would fill the heap
+ * (Elastic's has `maxResponseSize`, set beside this).
  */
 
 /** OpenSearch's connections: the body must end within the timeout of its headers and hold at most `maxBytes`. */
