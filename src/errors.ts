@@ -1,5 +1,4 @@
 import { GraphQLError } from 'graphql';
-import { isStatementTimeout } from './db/outage';
 
 /** A validation problem on one attribute (`base` for the record as a whole). */
 export interface ErrorDetail {
@@ -54,13 +53,14 @@ export function queryTooComplex(limit: string, maximum: number, actual: number |
 }
 /**
  * The database cannot be reached or did not answer in time (`src/db/outage.ts`): a 503 with `Retry-After`.
- * A statement cancelled at its time bound says so: the database is up, and the same request may time out
- * again (a costly filter, a table locked by a migration), so the client learns to narrow it, not only to wait.
+ * A statement cancelled at its time bound (`timedOut`, `isStatementTimeout`) says so: the database is up,
+ * and the same request may time out again (a costly filter, a table locked by a migration), so the client
+ * learns to narrow it, not only to wait.
  */
-export const serviceUnavailable = (cause?: unknown) =>
+export const serviceUnavailable = (timedOut = false) =>
   new AppError(
     'SERVICE_UNAVAILABLE',
-    isStatementTimeout(cause)
+    timedOut
       ? 'The request did not finish within its time bound (a database statement was cancelled); narrow its filters or retry later'
       : 'The service is temporarily unavailable (database unreachable); retry later',
   );
