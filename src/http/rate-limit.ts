@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { AppError } from '../errors';
 import { hashKey, keyFromHeader } from '../auth/api-keys';
 import { logger } from '../logger';
+import { withTimeout } from '../timeout';
 import { sendError } from './errors';
 
 /** The limiters of the HTTP edge, and what they hold open (the Redis connection). */
@@ -55,7 +56,7 @@ export async function createRateLimits(config: Config): Promise<RateLimits> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const store = (prefix: string): Store =>
     redis
-      ? new RedisStore({ prefix: `leadnet:rl:${prefix}:`, sendCommand: (...args: string[]) => answered(redis.sendCommand(args), REDIS_COMMAND_TIMEOUT_MS) })
+      ? new RedisStore({ prefix: `leadnet:rl:${prefix}:`, sendCommand: (...args: string[]) => withTimeout(redis.sendCommand(args), REDIS_COMMAND_TIMEOUT_MS) })
       : new MemoryStore();
 
   const limiter = (name: string, limit: number, keyGenerator: (req: Request) => string, extra: Partial<Options> = {}): RequestHandler => {
@@ -103,29 +104,12 @@ function tooMany(limit: number, windowMs: number, res: Response): AppError {
 
 type Redis = ReturnType<typeof createClient>;
 
-/** How long a rate-limit command waits for Redis before the request passes unlimited. */
-export const REDIS_COMMAND_TIMEOUT_MS = 1000;
-
 /**
- * A command's reply, or a failure after `ms` (the store then lets the request pass). node-redis's own
- * command timeout only covers a command not yet written to the socket; one written to a frozen Redis
- * would wait for ever.
+ * How long a rate-limit command waits for Redis before the request passes unlimited (the store's error).
+ * node-redis's own command timeout only covers a command not yet written to the socket; one written to a
+ * frozen Redis would wait for ever.
  */
-function answered<T>(reply: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
-    reply.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
-}
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
 
 /** Connects before the app serves (a store that cannot load its scripts would never limit). */
 async function connectRedis(url: string): Promise<Redis> {
@@ -135,7 +119,7 @@ async function connectRedis(url: string): Promise<Redis> {
     // Fail fast while disconnected, so a request is never held waiting for Redis.
     disableOfflineQueue: true,
     // Nor while connected to a Redis that stopped answering (frozen, or cut off without a reset): a request
-    // waits for a command at most REDIS_COMMAND_TIMEOUT_MS (`answered`), and at most 1,000 commands wait for
+    // waits for a command at most REDIS_COMMAND_TIMEOUT_MS (`withTimeout`), and at most 1,000 commands wait for
     // their replies at once (the next ones fail at once), so they cannot pile up in memory either.
     commandsQueueMaxLength: 1000,
     socket: {

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { withTimeout } from '../timeout';
 
 /** A transactional outbox whose backlog is exported (the search outbox today; webhooks would add theirs). */
 export interface OutboxSource {
@@ -117,10 +118,3 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
