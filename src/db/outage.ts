@@ -1,3 +1,5 @@
+import { serviceUnavailable, type AppError } from '../errors';
+
 /** Seconds a client is told to wait (`Retry-After`) when the database cannot be reached. */
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -61,4 +63,9 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   // Several connection attempts (IPv4 and IPv6) fail together as an AggregateError.
   if (Array.isArray(e.errors) && e.errors.length && e.errors.every((x) => isDatabaseUnavailable(x, depth + 1))) return true;
   return followed(e).some((x) => x !== err && isDatabaseUnavailable(x, depth + 1));
+}
+
+/** The 503 of an outage (`isDatabaseUnavailable`), saying whether a statement ran past its bound or the database is unreachable. */
+export function outageError(err: unknown): AppError {
+  return serviceUnavailable(isStatementTimeout(err));
 }

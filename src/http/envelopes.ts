@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { GraphQLError } from 'graphql';
-import { serviceUnavailable, type ErrorCode, type ErrorDetail } from '../errors';
-import { isDatabaseUnavailable, isStatementTimeout, RETRY_AFTER_SECONDS } from '../db/outage';
+import type { ErrorCode, ErrorDetail } from '../errors';
+import { isDatabaseUnavailable, outageError, RETRY_AFTER_SECONDS } from '../db/outage';
 
 export interface HttpError {
   status: number;
@@ -85,6 +85,6 @@ export function httpErrorFromGraphQL(error: GraphQLError): HttpError {
 
 /** An error outside the vocabulary: a database outage is a 503, anything else a 500. */
 export function httpErrorFromUnknown(error: unknown): HttpError {
-  if (isDatabaseUnavailable(error)) return httpError('SERVICE_UNAVAILABLE', serviceUnavailable(isStatementTimeout(error)).message);
+  if (isDatabaseUnavailable(error)) return httpError('SERVICE_UNAVAILABLE', outageError(error).message);
   return httpError('INTERNAL_SERVER_ERROR', 'Something went wrong');
 }

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, serviceUnavailable } from '../errors';
-import { isDatabaseUnavailable, isStatementTimeout } from '../db/outage';
+import { AppError } from '../errors';
+import { isDatabaseUnavailable, outageError } from '../db/outage';
 import { httpError } from './envelopes';
 import { logger } from '../logger';
 
@@ -54,7 +54,7 @@ export function edgeErrorHandler(err: unknown, req: Request, res: Response, next
   // A database outage met before a handler (the API key lookup of /graphql): 503 with Retry-After.
   if (isDatabaseUnavailable(err)) {
     logger.warn({ err }, 'request failed: database unavailable');
-    return sendError(req, res, serviceUnavailable(isStatementTimeout(err)));
+    return sendError(req, res, outageError(err));
   }
   logger.error({ err }, 'unhandled error');
   sendError(req, res, new AppError('INTERNAL_SERVER_ERROR', 'Something went wrong'));
