@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createClient } from 'redis';
 import { createTestApp, type TestApp } from '../support/app';
@@ -185,15 +185,26 @@ describe('shared through Redis when REDIS_URL is set', () => {
     expect(statuses).toEqual([404, 404, 404, 429]);
   });
 
-  test('when Redis goes away mid-flight, requests pass unlimited: never a 5xx', async () => {
+  /** A redis-server of the test's own on a random port, accepting connections; the caller stops it. */
+  async function ownRedis(): Promise<{ server: ChildProcess; url: string }> {
     const port = 20000 + (randomBytes(2).readUInt16BE() % 20000);
     const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const url = `redis://127.0.0.1:${port}`;
+    const probe = createClient({ url, socket: { reconnectStrategy: 50 } });
+    probe.on('error', () => undefined);
     try {
-      const url = `redis://127.0.0.1:${port}`;
-      const probe = createClient({ url, socket: { reconnectStrategy: 50 } });
-      probe.on('error', () => undefined);
       await probe.connect(); // waits until the server accepts connections
       await probe.close();
+    } catch (e) {
+      server.kill();
+      throw e;
+    }
+    return { server, url };
+  }
+
+  test('when Redis goes away mid-flight, requests pass unlimited: never a 5xx', async () => {
+    const { server, url } = await ownRedis();
+    try {
       const app = await instance({ REDIS_URL: url, RATE_LIMIT_API: '2', RATE_LIMIT_API_PER_IP: '0' });
       expect((await products(app, keys[5])).status).toBe(200);
       server.kill();
@@ -207,14 +218,8 @@ describe('shared through Redis when REDIS_URL is set', () => {
   });
 
   test('when Redis stops answering (frozen, the connection open), each request passes unlimited within the command timeout', async () => {
-    const port = 20000 + (randomBytes(2).readUInt16BE() % 20000);
-    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const { server, url } = await ownRedis();
     try {
-      const url = `redis://127.0.0.1:${port}`;
-      const probe = createClient({ url, socket: { reconnectStrategy: 50 } });
-      probe.on('error', () => undefined);
-      await probe.connect();
-      await probe.close();
       const app = await instance({ REDIS_URL: url, RATE_LIMIT_API: '2', RATE_LIMIT_API_PER_IP: '0' });
       expect((await products(app, keys[6])).status).toBe(200);
       server.kill('SIGSTOP');
