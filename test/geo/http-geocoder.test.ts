@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpGeocoder, MAX_GEOCODER_ANSWER_BYTES } from '../../src/geo/http-geocoder';
+import { endlessBody } from '../support/endless-body';
 import { createGeocoder } from '../../src/geo/factory';
 import { OfflineGeocoder } from '../../src/geo/offline-geocoder';
 import { NullGeocoder } from '../../src/geo/geocoder';
@@ -34,17 +35,7 @@ beforeAll(async () => {
     // Never answers (the connection is closed after the tests): only the geocoder's own timeout ends the call.
     if (city === 'Slow') return;
     if (city === 'Hangup') return void req.socket.destroy();
-    if (city === 'Flood') {
-      // A 200 whose chunked body never ends, written as fast as the client reads.
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.write('[{"lat": "45.5", "lon": "-122.6", "display_name": "');
-      const chunk = Buffer.alloc(65_536, 'a');
-      const more = () => {
-        while (!res.destroyed && res.write(chunk));
-      };
-      res.on('drain', more);
-      return more();
-    }
+    if (city === 'Flood') return endlessBody(res, '[{"lat": "45.5", "lon": "-122.6", "display_name": "');
     if (city === 'Large') return reply(200, JSON.stringify([{ lat: '45.5', lon: '-122.6', display_name: 'a'.repeat(MAX_GEOCODER_ANSWER_BYTES) }]));
     reply(404, '[]');
   });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors } from '@elastic/elasticsearch';
 import { FakeElasticsearch } from './fake-elasticsearch';
+import { endlessBody } from './endless-body';
 
 /**
  * What a hostile or broken engine does with one request instead of answering it: `'hang'` accepts it and
@@ -21,17 +22,6 @@ export type Misbehaviour =
 
 const HEADERS = { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' };
 
-/** A body that never ends: 64 kB chunks of a JSON string, written whenever the socket drains. */
-function flood(res: http.ServerResponse): void {
-  const chunk = Buffer.alloc(65_536, 'a');
-  res.writeHead(200, HEADERS);
-  res.write('{"hits":{"hits":[],"total":{"value":0}},"x":"');
-  const more = () => {
-    while (!res.destroyed && res.write(chunk));
-  };
-  res.on('drain', more);
-  more();
-}
 
 /**
  * The in-memory Elasticsearch stand-in (test/support/fake-elasticsearch.ts) behind a real HTTP server
@@ -50,7 +40,7 @@ export async function serveFakeElasticsearch(
       res.writeHead(200, HEADERS);
       return void res.write('{"took":1,"hits":{"total":');
     }
-    if (bad === 'flood') return flood(res);
+    if (bad === 'flood') return endlessBody(res, '{"hits":{"hits":[],"total":{"value":0}},"x":"', HEADERS);
     if (bad === 'trickle') {
       res.writeHead(200, HEADERS);
       const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 100);
