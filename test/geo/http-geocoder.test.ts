@@ -2,6 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpGeocoder, MAX_GEOCODER_ANSWER_BYTES } from '../../src/geo/http-geocoder';
 import { endlessBody } from '../support/endless-body';
+import { api, createTestApp } from '../support/app';
+import { quoteRequest } from '../support/leads';
+import * as f from '../support/factories';
+import { Role } from '../../src/modules/user/role';
 import { createGeocoder } from '../../src/geo/factory';
 import { OfflineGeocoder } from '../../src/geo/offline-geocoder';
 import { NullGeocoder } from '../../src/geo/geocoder';
@@ -93,6 +97,22 @@ test('an answer larger than the bound (an endless body, or a declared one) is cu
   expect(await geocoder.geocode({ city: 'Large' })).toBeNull();
   expect(Date.now() - started).toBeLessThan(10_000);
   expect(await geocoder.geocode({ city: 'Portland' })).toEqual({ latitude: 45.5202471, longitude: -122.674194 });
+});
+
+test('over HTTP (PRODUCT.md 8): a lead created while the geocoder floods its answer is 201 without coordinates, at once', async () => {
+  const t = await createTestApp({ GEOCODER: 'http', GEOCODER_URL: base, GEOCODER_TIMEOUT_MS: '30000' });
+  try {
+    const key = (await f.userWithKey(t.em(), Role.CompanyAdmin, await f.company(t.em()))).key;
+    const started = Date.now();
+    const res = await api(t, 'post', '/v1/leads', { key, body: quoteRequest({ location: { city: 'Flood', country: 'US' } }) });
+    expect(res.status).toBe(201);
+    expect(res.body.location).toMatchObject({ city: 'Flood', latitude: null, longitude: null });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const placed = await api(t, 'post', '/v1/leads', { key, body: quoteRequest({ location: { city: 'Portland', country: 'US' } }) });
+    expect(placed.body.location).toMatchObject({ latitude: 45.5202471, longitude: -122.674194 });
+  } finally {
+    await t.close();
+  }
 });
 
 test('an unreachable server: null', async () => {
