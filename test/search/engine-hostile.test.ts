@@ -1,10 +1,10 @@
 // A search engine that misbehaves instead of being down (docs/search-engines.md, "When the engine is
 // down"): one that accepts a search and never answers, one behind a proxy that answers an HTML page, one
 // that answers JSON of another shape, one that sheds load with 429, one that stops in the middle of its
-// answer, one whose answer never ends (a byte at a time, or as fast as it is read). Through either client (Elastic's and OpenSearch's), each list answers
-// 503 with Retry-After within the configured search timeout, never a 500, never a request left hanging and
-// never an answer read past SEARCH_MAX_RESPONSE_MB; writes and shows (PostgreSQL only) keep working
-// meanwhile; `leadnet search verify` ends with a clear error.
+// answer, one whose answer never ends (a byte at a time, or as fast as it is read). Through either client
+// (Elastic's and OpenSearch's), each list answers 503 with Retry-After within the configured search
+// timeout, never a 500, never a request left hanging and never an answer read past SEARCH_MAX_RESPONSE_MB;
+// writes and shows (PostgreSQL only) keep working meanwhile; `leadnet search verify` ends with a clear error.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
