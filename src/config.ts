@@ -1,4 +1,5 @@
 import path from 'node:path';
+import v8 from 'node:v8';
 import { z } from 'zod';
 import { parseDistance } from './geo/distance';
 import type { GeocoderConfig } from './geo/factory';
@@ -288,6 +289,14 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.SMTP_URL && !e.NOTIFICATION_SECRET) {
     throw new ConfigError('Invalid configuration: NOTIFICATION_SECRET (at least 32 characters) is required when SMTP_URL is set: it signs unsubscribe links');
+  }
+  // The engine answers being read at once hold up to SEARCH_MAX_RESPONSE_MB, and parsing them takes as much
+  // again and more: a bound above a quarter of the heap could fill it (npm run start:prod caps it at 192 MB).
+  const heapMb = Math.floor(v8.getHeapStatistics().heap_size_limit / 1024 / 1024);
+  if (e.SEARCH_BACKEND !== 'postgres' && e.SEARCH_MAX_RESPONSE_MB > heapMb / 4) {
+    throw new ConfigError(
+      `Invalid configuration: SEARCH_MAX_RESPONSE_MB (${e.SEARCH_MAX_RESPONSE_MB}) must be at most a quarter of this process's heap (${heapMb} MB; LEADNET_HEAP_MB for npm run start:prod)`,
+    );
   }
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import { ElasticsearchSearchBackend, type ElasticsearchOptions } from './elasticsearch/backend';
 import { openSearchClient, type EngineClient } from './elasticsearch/client';
-import { boundedElasticConnection, boundedOpenSearchConnection } from './elasticsearch/bounded';
+import { AnswerBudget, boundedElasticConnection, boundedOpenSearchConnection } from './elasticsearch/bounded';
 import { PostgresSearchBackend } from './postgres';
 import type { SearchBackend, SearchDocument } from './types';
 
@@ -10,21 +10,22 @@ import type { SearchBackend, SearchDocument } from './types';
  * A client of the search engine at `config.searchUrl`: `@elastic/elasticsearch` for Elasticsearch (it
  * refuses to talk to OpenSearch), `@opensearch-project/opensearch` for OpenSearch. A package is loaded
  * here, only when its engine is configured: each costs tens of MB of memory, which the default
- * PostgreSQL search never needs. Either reads an answer of at most `SEARCH_MAX_RESPONSE_MB`, complete within
- * twice `SEARCH_TIMEOUT_MS` (src/search/elasticsearch/bounded.ts): an engine that sends more, or stalls,
- * counts as one that gave no answer.
+ * PostgreSQL search never needs. Either reads each answer within twice `SEARCH_TIMEOUT_MS`, and the answers
+ * being read at once hold at most `SEARCH_MAX_RESPONSE_MB` together (src/search/elasticsearch/bounded.ts):
+ * an engine that sends more, or stalls, counts as one that gave no answer.
  */
 export function searchEngineClient(config: Config): EngineClient {
   if (!config.searchUrl) throw new Error('SEARCH_URL is not set');
   const options = { node: config.searchUrl, requestTimeout: config.searchTimeouts.requestMs, maxRetries: config.searchTimeouts.maxRetries };
+  const budget = new AnswerBudget(config.searchMaxResponseBytes);
   if (config.searchBackend === 'opensearch') {
     const { Client, Connection } = require('@opensearch-project/opensearch') as typeof import('@opensearch-project/opensearch');
-    return openSearchClient(new Client({ ...options, Connection: boundedOpenSearchConnection(Connection, config.searchMaxResponseBytes) }));
+    return openSearchClient(new Client({ ...options, Connection: boundedOpenSearchConnection(Connection, budget) }));
   }
   const { Client, UndiciConnection } = require('@elastic/elasticsearch') as typeof import('@elastic/elasticsearch');
   return new Client({
     ...options,
-    Connection: boundedElasticConnection(UndiciConnection),
+    Connection: boundedElasticConnection(UndiciConnection, budget),
     maxResponseSize: config.searchMaxResponseBytes,
     maxCompressedResponseSize: config.searchMaxResponseBytes,
   });

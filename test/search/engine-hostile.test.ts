@@ -10,6 +10,7 @@ import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
 import { quoteRequest, roles } from '../support/leads';
 import { serveFakeElasticsearch, type Misbehaviour } from '../support/fake-elasticsearch-server';
+import { startService } from '../support/service-process';
 import { createElasticsearchBackend } from '../../src/search/factory';
 import { searchDocuments } from '../../src/modules';
 
@@ -82,6 +83,37 @@ describe.each(cases)('an engine that %s', (_name, bad) => {
     expect((await api(app, 'get', `/v1/leads/${created.body.id}`, { key: admin })).status).toBe(200);
   });
 });
+
+test.each(['elasticsearch', 'opensearch'])(
+  'through %s’s client, in a process with the production heap (192 MB) and the default bounds: 40 lists at once from an engine that floods every answer each answer 503, and the process lives on',
+  async (client) => {
+    // Each answer alone stays under SEARCH_MAX_RESPONSE_MB for a while; forty of them together would not
+    // fit in the heap (`npm run start:prod` caps it at 192 MB) if the bound were not on their sum.
+    misbehaviour = 'flood';
+    const service = await startService({
+      DATABASE_URL: t.config.databaseUrl!,
+      NODE_OPTIONS: '--max-old-space-size=192',
+      SEARCH_BACKEND: client,
+      SEARCH_URL: es.url,
+      ELASTICSEARCH_INDEX_PREFIX: t.config.elasticsearchIndexPrefix,
+      SEARCH_INDEXER: 'false',
+      RATE_LIMIT_API: '0',
+      RATE_LIMIT_API_PER_IP: '0',
+    });
+    try {
+      await service.waitFor((l) => /listening/.test(l.msg ?? ''), 120_000);
+      const list = () => fetch(`${service.url}/v1/leads`, { headers: { 'x-api-key': key } });
+      const statuses = await Promise.all(Array.from({ length: 40 }, () => list().then((r) => r.status)));
+      expect(statuses).toEqual(Array(40).fill(503));
+      expect(service.child.exitCode).toBeNull();
+      misbehaviour = undefined;
+      expect((await list()).status).toBe(200);
+    } finally {
+      await service.kill();
+    }
+  },
+  120_000,
+);
 
 test('with the engine answering again, lists answer 200', async () => {
   expect((await api(t, 'get', '/v1/leads', { key })).status).toBe(200);

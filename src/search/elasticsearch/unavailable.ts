@@ -4,8 +4,8 @@ import { logger } from '../../logger';
 /**
  * What both clients (`@elastic/transport`, `@opensearch-project/opensearch`) name a request that got no
  * usable answer: none at all (refused, reset, or nothing within SEARCH_TIMEOUT_MS), a body that is not
- * JSON, is cut short or is larger than SEARCH_MAX_RESPONSE_MB (Elastic's client aborts it: a
- * RequestAbortedError), an answer without the engine's product header (a proxy's own page); and
+ * JSON, is cut short or is cut off by SEARCH_MAX_RESPONSE_MB (src/search/elasticsearch/bounded.ts; Elastic's
+ * client reports its own per-answer bound as a RequestAbortedError), an answer without the engine's product header (a proxy's own page); and
  * `UnexpectedEngineAnswer`, a search answer of another shape (`engineSearch`).
  */
 const UNREACHABLE = new Set([
