@@ -1,14 +1,15 @@
 // `npm run search:cluster` as a developer runs it: a green three-node cluster, replicas on other nodes,
 // and nothing left after SIGTERM (no JVM, no data directory). Needs Java 17 and Maven, so it runs
-// with the engine suites: SEARCH_CLUSTER=1.
+// with the engine suites: SEARCH_CLUSTER=1 (OpenSearch) or SEARCH_CLUSTER=elasticsearch, for that engine's launcher.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { startSearchCluster } from '../support/search-cluster';
+import { clusterEngine, startSearchCluster } from '../support/search-cluster';
 
 const ROOT = path.join(__dirname, '..', '..');
-const run = process.env.SEARCH_CLUSTER === '1' ? describe : describe.skip;
+const engine = clusterEngine();
+const run = engine ? describe : describe.skip;
 
 const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -39,12 +40,12 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 });
 
-run('npm run search:cluster', () => {
+run(`npm run search:cluster (${engine})`, () => {
   test('serves a green three-node cluster on SEARCH_CLUSTER_PORT, places replicas on other nodes, and SIGTERM leaves nothing behind', async () => {
     const port = 24000 + Math.floor(Math.random() * 900);
     const child = spawn('npm', ['run', '--silent', 'search:cluster'], {
       cwd: ROOT,
-      env: { ...process.env, SEARCH_CLUSTER_PORT: String(port), SEARCH_CLUSTER_TRANSPORT_PORT: String(port + 1000) },
+      env: { ...process.env, SEARCH_CLUSTER_ENGINE: engine, SEARCH_CLUSTER_PORT: String(port), SEARCH_CLUSTER_TRANSPORT_PORT: String(port + 1000) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -69,7 +70,7 @@ run('npm run search:cluster', () => {
   }, TIMEOUT);
 
   test('started for tests, it stops when its parent goes away (its stdin closes)', async () => {
-    const cluster = await startSearchCluster();
+    const cluster = await startSearchCluster(engine);
     children.push(cluster.child);
     const port = Number(new URL(cluster.url).port);
     expect(await listening(port)).toBe(true);

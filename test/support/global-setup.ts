@@ -5,19 +5,21 @@ import fs from 'node:fs';
 import { Client } from 'pg';
 import { execFileSync } from 'node:child_process';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
-import { startSearchCluster } from './search-cluster';
+import { clusterEngine, startSearchCluster } from './search-cluster';
 
 /**
  * Starts one PostgreSQL for the run (embedded, or `TEST_DATABASE_URL`), migrates a template database,
- * and lets each test file clone it (`test/support/database.ts`). With `SEARCH_CLUSTER=1` also the
- * project's OpenSearch cluster, for the engine suites (test/support/search-engine.ts).
+ * and lets each test file clone it (`test/support/database.ts`). With `SEARCH_CLUSTER` also one of the
+ * project's search clusters, for the engine suites (test/support/search-engine.ts).
  */
 export default async function globalSetup(): Promise<void> {
-  if (process.env.SEARCH_CLUSTER === '1') {
-    const cluster = await startSearchCluster();
+  const engine = clusterEngine();
+  if (engine) {
+    const cluster = await startSearchCluster(engine);
     (globalThis as any).__leadnetSearchCluster = cluster;
     process.env.LEADNET_TEST_SEARCH_URL = cluster.url;
-    console.log(`\nsearch cluster green at ${cluster.url} after ${cluster.startSeconds.toFixed(1)} s`);
+    process.env.LEADNET_TEST_SEARCH_BACKEND = engine;
+    console.log(`\n${engine} cluster green at ${cluster.url} after ${cluster.startSeconds.toFixed(1)} s`);
   }
   let serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {

@@ -32,12 +32,26 @@ async function basePort(): Promise<number> {
   }
 }
 
+export type ClusterEngine = 'opensearch' | 'elasticsearch';
+
 /**
- * Starts the project's three-node OpenSearch cluster (`npm run search:cluster`, search-cluster/) on free
- * loopback ports and resolves once it is green. `stop` sends SIGTERM and resolves when the JVM has
- * exited (it removes its data directory itself).
+ * The engine of the cluster the engine suites run on, from `SEARCH_CLUSTER`: `1` or `opensearch` for
+ * OpenSearch, `elasticsearch` for Elasticsearch; none when it is unset.
  */
-export async function startSearchCluster(timeoutMs = 300_000): Promise<SearchCluster> {
+export function clusterEngine(env: NodeJS.ProcessEnv = process.env): ClusterEngine | undefined {
+  const value = env.SEARCH_CLUSTER;
+  if (!value || value === '0') return undefined;
+  if (value === '1' || value === 'opensearch') return 'opensearch';
+  if (value === 'elasticsearch') return 'elasticsearch';
+  throw new Error(`SEARCH_CLUSTER must be 1, opensearch or elasticsearch, not ${value}`);
+}
+
+/**
+ * Starts one of the project's three-node clusters (`npm run search:cluster`, search-cluster/; OpenSearch
+ * or Elasticsearch) on free loopback ports and resolves once it is green. `stop` sends SIGTERM and
+ * resolves when the JVM has exited (it removes its data directory itself).
+ */
+export async function startSearchCluster(engine: ClusterEngine = 'opensearch', timeoutMs = 300_000): Promise<SearchCluster> {
   const port = await basePort();
   const started = Date.now();
   const child = spawn(path.join(ROOT, 'search-cluster', 'run'), [], {
@@ -47,6 +61,7 @@ export async function startSearchCluster(timeoutMs = 300_000): Promise<SearchClu
       SEARCH_CLUSTER_PORT: String(port),
       SEARCH_CLUSTER_TRANSPORT_PORT: String(port + 1000),
       SEARCH_CLUSTER_NODES: String(NODES),
+      SEARCH_CLUSTER_ENGINE: engine,
       // The JVM stops when this process's end of its stdin closes, however this process ends.
       SEARCH_CLUSTER_STOP_ON_EOF: '1',
     },
