@@ -103,8 +103,8 @@ test.each(['elasticsearch', 'opensearch'])(
     try {
       await service.waitFor((l) => /listening/.test(l.msg ?? ''), 120_000);
       const list = () => fetch(`${service.url}/v1/leads`, { headers: { 'x-api-key': key } });
-      const statuses = await Promise.all(Array.from({ length: 40 }, () => list().then((r) => r.status)));
-      expect(statuses).toEqual(Array(40).fill(503));
+      const answers = await Promise.all(Array.from({ length: 40 }, () => list().then((r) => [r.status, r.headers.get('retry-after')])));
+      expect(answers).toEqual(Array(40).fill([503, '5']));
       expect(service.child.exitCode).toBeNull();
       misbehaviour = undefined;
       expect((await list()).status).toBe(200);
