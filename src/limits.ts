@@ -29,6 +29,14 @@ export const LIMITS = {
   /** Characters and words of `q`. */
   maxQueryLength: 1_000,
   maxQueryWords: 32,
+  /**
+   * Characters of one `prefix`, `like` or `ilike` pattern, and wildcards (`%`, `_`) of one `like` or
+   * `ilike`: a search engine turns a pattern into an automaton and refuses one too complex to build
+   * (Lucene's `too_complex_to_determinize_exception`); within these bounds every pattern runs on both
+   * backends (test/search/conformance.ts).
+   */
+  maxPatternLength: 256,
+  maxPatternWildcards: 16,
   /** Items of one list in a write input: emails, phone numbers, activities, delivery areas, hours... */
   maxInputObjects: 100,
   /** Items of one list of plain values in a write input (ids...). */
@@ -200,9 +208,23 @@ function checkWhere(where: unknown, name: string): void {
     if (depth > LIMITS.maxWhereDepth) throw badRequest(`${name} must nest _or, _and and _not at most ${LIMITS.maxWhereDepth} deep`);
     for (const [key, item] of Object.entries(v)) {
       if (++nodes > LIMITS.maxWhereNodes) throw badRequest(`${name} must have at most ${LIMITS.maxWhereNodes} conditions and values`);
+      if (typeof item === 'string' && PATTERN_OPERATORS.has(key)) checkPattern(key, item, name);
       stack.push([item, depth + (key === '_or' || key === '_and' || key === '_not' ? 1 : 0)]);
     }
   }
+}
+
+const PATTERN_OPERATORS = new Set(['prefix', 'like', 'ilike']);
+
+function checkPattern(op: string, pattern: string, name: string): void {
+  if (pattern.length > LIMITS.maxPatternLength) throw badRequest(`${name}: ${op} patterns must be at most ${LIMITS.maxPatternLength} characters`);
+  if (op === 'prefix') return;
+  let wildcards = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '\\') i++;
+    else if (pattern[i] === '%' || pattern[i] === '_') wildcards++;
+  }
+  if (wildcards > LIMITS.maxPatternWildcards) throw badRequest(`${name}: ${op} patterns must have at most ${LIMITS.maxPatternWildcards} wildcards (% and _)`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ArgsType, Field, Float, InputType, Int, registerEnumType, type ClassType } from 'type-graphql';
 import { GraphQLUUID } from 'graphql-scalars';
 import { AppError } from '../errors';
+import { LIMITS } from '../limits';
 import { camel } from './names';
 import { coerce, UNMATCHABLE, usableField } from './where';
 import { clientFields, type FieldType, type SearchDocument, type Where } from './types';
@@ -59,8 +60,8 @@ function filterInput(type: FieldType, array: boolean): ClassType {
   }
   if (type === 'string') {
     fields.push(
-      ['prefix', () => String, `${array ? 'Some value starts' : 'Starts'} with this text.`],
-      ['like', () => String, 'SQL LIKE pattern (`%` any text, `_` one character), case-sensitive.'],
+      ['prefix', () => String, `${array ? 'Some value starts' : 'Starts'} with this text (at most ${LIMITS.maxPatternLength} characters).`],
+      ['like', () => String, `SQL LIKE pattern (\`%\` any text, \`_\` one character), case-sensitive; at most ${LIMITS.maxPatternLength} characters and ${LIMITS.maxPatternWildcards} wildcards.`],
       ['ilike', () => String, 'The same, ignoring case.'],
     );
   }

@@ -247,6 +247,14 @@ export function searchConformance(h: SearchHarness): void {
       ])('%s is a 400', async (_name, where) => {
         await expect(search({ where: where as any })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
       });
+
+      // Beyond the list bounds (src/limits.ts), which keep every request below it: an engine refuses an
+      // automaton too costly to build, and says so as the caller's 400; PostgreSQL's LIKE just runs.
+      test('a pattern too complex for an automaton: a 400 on an engine, an answer on PostgreSQL', async () => {
+        const request = search({ where: { name: { ilike: '%a_'.repeat(300) } } });
+        if (h.name === 'PostgreSQL') expect(ids(await request)).toEqual([]);
+        else await expect(request).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('too complex') });
+      });
     });
 
     describe('order', () => {
@@ -617,6 +625,25 @@ export function searchConformance(h: SearchHarness): void {
         expect((await list('opts[where][name]=%00')).body.meta.total).toBe(0);
         expect((await list('q=%00')).body.meta.total).toBe(6);
         expect((await list('opts[where][name][like]=%00')).status).toBe(200);
+      });
+      test('patterns: at most 256 characters and 16 wildcards; the costliest within them answer', async () => {
+        const refused = async (query: string, message: string) => {
+          const res = await list(query);
+          expect(res.status).toBe(400);
+          expect(res.body.message).toBe(message);
+        };
+        await refused(`opts[where][name][ilike]=${encodeURIComponent(`%${'ab'.repeat(128)}`)}`, 'opts[where]: ilike patterns must be at most 256 characters');
+        await refused(`opts[where][sku][prefix]=${'A'.repeat(257)}`, 'opts[where]: prefix patterns must be at most 256 characters');
+        await refused(`opts[where][name][like]=${encodeURIComponent('%a_'.repeat(9))}`, 'opts[where]: like patterns must have at most 16 wildcards (% and _)');
+        await refused(`opts[where][_or][0][name][ilike]=${encodeURIComponent('_'.repeat(17))}`, 'opts[where]: ilike patterns must have at most 16 wildcards (% and _)');
+        // Escaped wildcards are characters; 256 characters with 16 wildcards in the shapes that cost an
+        // automaton most (a wildcard run, alternations after %, case-folded accents) are answered.
+        for (const pattern of [`${'\\%'.repeat(40)}%`, `%${'a_'.repeat(15)}`, `%a_a_a_a_a_a_a_%${'ab'.repeat(120)}`, `${'%_'.repeat(8)}${'é'.repeat(240)}`, `%${'ab'.repeat(7)}`.repeat(16)]) {
+          for (const op of ['like', 'ilike']) {
+            const res = await list(`opts[where][name][${op}]=${encodeURIComponent(pattern)}`);
+            expect([op, pattern, res.status]).toEqual([op, pattern, 200]);
+          }
+        }
       });
     });
 

@@ -39,6 +39,16 @@ describe('checkListArgs', () => {
     expect(() => checkListArgs({ where: { _not: where } })).toThrow('at most 10 deep');
     expect(() => checkListArgs({ aggs: { status: { where: { _not: where } } } })).toThrow('opts[aggs][where]');
   });
+  test('patterns: 256 characters, 16 wildcards, escaped ones not counted, in every nesting and in aggs', () => {
+    expect(() => checkListArgs({ where: { name: { ilike: 'x'.repeat(256) } } })).not.toThrow();
+    expect(() => checkListArgs({ where: { name: { prefix: 'x'.repeat(257) } } })).toThrow('prefix patterns must be at most 256 characters');
+    expect(() => checkListArgs({ where: { name: { like: '%_'.repeat(8) } } })).not.toThrow();
+    expect(() => checkListArgs({ where: { name: { like: `${'%_'.repeat(8)}%` } } })).toThrow('like patterns must have at most 16 wildcards');
+    expect(() => checkListArgs({ where: { name: { like: `${'\\%'.repeat(30)}\\_` } } })).not.toThrow();
+    expect(() => checkListArgs({ where: { name: { prefix: '%'.repeat(30) } } })).not.toThrow();
+    expect(() => checkListArgs({ where: { _or: { 0: { _not: { email: { ilike: '_'.repeat(17) } } } } } })).toThrow('ilike patterns');
+    expect(() => checkListArgs({ aggs: { status: { where: { city: { like: 'x'.repeat(300) } } } } })).toThrow('opts[aggs][where]: like patterns');
+  });
 });
 
 test('countTokens stops counting past the limit and leaves syntax errors to the parser', () => {

@@ -1,4 +1,4 @@
-import { searchUnavailable } from '../../errors';
+import { badRequest, searchUnavailable } from '../../errors';
 import { logger } from '../../logger';
 
 /**
@@ -71,12 +71,49 @@ export async function engineSearch<T extends { hits: { hits: unknown[] } }>(call
   });
 }
 
-/** Runs an engine read; an unavailable engine becomes `searchUnavailable()` (503), anything else is thrown as it is. */
+/**
+ * An engine's 400 that means "this search is too costly to run", not "this request is wrong": an
+ * automaton past Lucene's determinization effort or size, too many boolean clauses. The engine names it
+ * as a root cause of its own type, or inside a `query_shard_exception` whose reason quotes it, depending on
+ * the node that built the query. The list bounds (src/limits.ts: pattern length and wildcards, words of
+ * `q`, nodes of `where`) keep requests below it; an engine configured tighter than its defaults can
+ * still refuse one.
+ */
+const TOO_COMPLEX_TYPE = new Set(['too_complex_to_determinize_exception', 'too_many_clauses', 'too_many_nested_clauses']);
+const TOO_COMPLEX_REASON = /determinizing automaton|automaton is too large|too many (nested )?clauses|maxClauseCount/i;
+
+/** The engine's reason when it refused a search as too complex, else null. */
+export function tooComplexReason(e: unknown): string | null {
+  const meta = (e as { meta?: { statusCode?: unknown; body?: { error?: unknown } } } | null)?.meta;
+  if (meta?.statusCode !== 400) return null;
+  type Cause = { type?: unknown; reason?: unknown; root_cause?: unknown; caused_by?: unknown };
+  const causes: Cause[] = [];
+  const collect = (c: unknown, depth: number): void => {
+    if (!c || typeof c !== 'object' || depth > 8) return;
+    const cause = c as Cause;
+    causes.push(cause);
+    if (Array.isArray(cause.root_cause)) for (const r of cause.root_cause) collect(r, depth + 1);
+    collect(cause.caused_by, depth + 1);
+  };
+  collect(meta.body?.error, 0);
+  const found = causes.find((c) => (typeof c.type === 'string' && TOO_COMPLEX_TYPE.has(c.type)) || (typeof c.reason === 'string' && TOO_COMPLEX_REASON.test(c.reason)));
+  return found ? String(found.reason ?? found.type) : null;
+}
+
+/**
+ * Runs an engine read; an unavailable engine becomes `searchUnavailable()` (503), a search the engine
+ * refused as too complex a 400 for the caller, anything else is thrown as it is.
+ */
 export async function engineRead<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (e) {
     if (isEngineUnavailable(e)) throw searchUnavailable();
+    const reason = tooComplexReason(e);
+    if (reason !== null) {
+      logger.warn({ reason }, 'search engine: a search refused as too complex');
+      throw badRequest('This search is too complex for the search engine: use fewer wildcards, words or conditions');
+    }
     throw e;
   }
 }
