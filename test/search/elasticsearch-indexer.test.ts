@@ -437,7 +437,12 @@ describe('reindex', () => {
 
     await program.parseAsync(['node', 'leadnet', 'reindex', 'nope']);
     await program.parseAsync(['node', 'leadnet', 'reindex', '--batch-size', 'x']);
-    expect(outcomes.slice(1)).toEqual([{ error: 'Unknown resource nope; one of: products' }, { error: '--batch-size must be a positive integer' }]);
+    await program.parseAsync(['node', 'leadnet', 'reindex', '--batch-size', '10001']);
+    expect(outcomes.slice(1)).toEqual([
+      { error: 'Unknown resource nope; one of: products' },
+      { error: '--batch-size must be an integer from 1 to 10000' },
+      { error: '--batch-size must be an integer from 1 to 10000' },
+    ]);
   });
 
   test('an index Elasticsearch lost is recreated and refilled', async () => {

@@ -104,4 +104,12 @@ const engine = engineUnderTest();
     expect(all).toMatchObject({ code: 0, stdout: expect.stringMatching(/^products\s+ok\s+database 6, index 6/m) });
     expect((await api(t, 'get', '/v1/products?q=tampered', { key })).body.products).toEqual([]);
   }, 150_000);
+
+  test('a batch size past 10,000 is a usage error, before anything is read', async () => {
+    for (const size of ['0', '10001', '1e9']) {
+      const out = await cli('search', 'verify', 'products', '--batch-size', size);
+      expect(out).toMatchObject({ code: 1, stdout: '', stderr: 'leadnet: --batch-size must be an integer from 1 to 10000\n' });
+    }
+    expect(await cli('search', 'verify', 'products', '--batch-size', '10000')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^products\s+ok/m) });
+  }, 60_000);
 });

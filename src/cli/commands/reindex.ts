@@ -5,7 +5,7 @@ import { searchDocuments } from '../../modules';
 import { createElasticsearchBackend } from '../../search/factory';
 import type { ElasticsearchSearchBackend } from '../../search/elasticsearch/backend';
 import { reindexWithProgress } from '../../search/elasticsearch/reindex-all';
-import { REINDEX_BATCH_SIZE } from '../../search/elasticsearch/reindex';
+import { MAX_BATCH_SIZE, REINDEX_BATCH_SIZE } from '../../search/elasticsearch/reindex';
 
 /** The part of the CLI runtime (`src/cli/runtime.ts`) this command uses. */
 export interface ReindexRuntime {
@@ -40,7 +40,7 @@ export function register(program: Command, runtime: ReindexRuntime, deps: Partia
     .option('--batch-size <n>', 'records per bulk request', String(REINDEX_BATCH_SIZE));
   runtime.action<{ batchSize: string }>(command, async (session, opts, args) => {
     const batchSize = Number(opts.batchSize);
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('--batch-size must be a positive integer');
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) throw new Error(`--batch-size must be an integer from 1 to ${MAX_BATCH_SIZE}`);
     if (!session.config.searchUrl) throw new Error('SEARCH_URL must be set to reindex');
     const es = backend(session.config, await session.orm());
     const results = await reindexWithProgress(es, await session.orm(), args[0], { batchSize, stream });

@@ -5,6 +5,7 @@ import { searchDocuments } from '../../modules';
 import { createElasticsearchBackend } from '../../search/factory';
 import type { ElasticsearchSearchBackend } from '../../search/elasticsearch/backend';
 import { verify, type DriftReport } from '../../search/elasticsearch/verify';
+import { MAX_BATCH_SIZE } from '../../search/elasticsearch/reindex';
 import { CliError, type CliRuntime } from '../runtime';
 
 export interface SearchDeps {
@@ -31,7 +32,7 @@ export function register(program: Command, runtime: CliRuntime, deps: Partial<Se
     .option('--batch-size <n>', 'records per request', '1000');
   runtime.action<{ repair?: boolean; batchSize: string }>(command, async (session, opts, args) => {
     const batchSize = Number(opts.batchSize);
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new CliError('--batch-size must be a positive integer', 'USAGE');
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) throw new CliError(`--batch-size must be an integer from 1 to ${MAX_BATCH_SIZE}`, 'USAGE');
     if (session.config.searchBackend === 'postgres' || !session.config.searchUrl) {
       throw new CliError('SEARCH_BACKEND (elasticsearch or opensearch) and SEARCH_URL must be set to verify the search indexes', 'NO_SEARCH_ENGINE');
     }

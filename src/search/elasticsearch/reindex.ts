@@ -28,6 +28,12 @@ export interface ReindexResult {
 
 /** Records per bulk request of a reindex (`leadnet reindex --batch-size`). */
 export const REINDEX_BATCH_SIZE = 2000;
+/**
+ * Largest `--batch-size` of `leadnet reindex` and `leadnet search verify`: a batch is held in memory
+ * whole and sent as one request (a bulk body, an `ids` query), so its size bounds both the process's
+ * memory and the request the engine must accept (10,000 lead documents are about 20 MB).
+ */
+export const MAX_BATCH_SIZE = 10_000;
 
 const MIN_UUID = '00000000-0000-0000-0000-000000000000';
 
