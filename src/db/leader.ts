@@ -142,3 +142,21 @@ export async function withXactLock<T>(orm: MikroORM, key: number, work: (em: Ent
 export function leaderLocked(orm: MikroORM, key: number, worker: Worker, name: string, retryMs: number): LeaderLock {
   return new LeaderLock(orm.em.getConnection().getConnectionOptions() as ClientConfig, key, worker, name, { retryMs });
 }
+
+/**
+ * Runs `work` while this process holds the session-level advisory lock (`classId`, `name`) on a
+ * connection of its own, or returns null at once when another session holds it. Unlike
+ * `withXactLock`, no transaction stays open for the minutes `work` may take; the lock is the
+ * connection's, so a process that dies (even `kill -9`) frees it with its session.
+ */
+export async function withSessionLock<T>(connection: ClientConfig, classId: number, name: string, work: () => Promise<T>): Promise<T | null> {
+  const client = new Client({ ...connection, keepAlive: true });
+  client.on('error', (err) => logger.warn({ err, lock: name }, 'lock connection lost: the lock is free until the work ends'));
+  await client.connect();
+  try {
+    const { rows } = await client.query('select pg_try_advisory_lock($1, hashtext($2)) as locked', [classId, name]);
+    return rows[0]?.locked ? await work() : null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -13,6 +13,7 @@ import { tcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { SEARCH_LOCK } from '../../src/search/elasticsearch/outbox';
+import { reindex } from '../../src/search/elasticsearch/reindex';
 import { verify } from '../../src/search/elasticsearch/verify';
 
 const engine = engineUnderTest();
@@ -98,6 +99,39 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     expect(left).toBeGreaterThan(0);
     await expectInStep();
     expect((await api(t, 'get', '/v1/products?q=chaos&opts[per_page]=1', { key })).body.meta.total).toBe(total);
+  }, 240_000);
+
+  test('leadnet reindex: one at a time across processes; killed mid-fill, its index is removed, not fed for ever', async () => {
+    const products = backend.document('products')!;
+    const building = async () => (await sql(`select index_name from search_indexes where document = 'products' and state = 'building'`)).map((r) => r.index_name as string);
+    const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'leadnet.js'), 'reindex', 'products', '--batch-size', '1'], {
+      env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && child.exitCode === null && !(await building()).length) await sleep(20);
+    const [orphan] = await building();
+    expect(orphan).toBeDefined();
+    // A second reindex while the first fills (the indexer's start, or an operator) is refused, not run beside it.
+    await expect(reindex(backend, t.orm, products)).rejects.toMatchObject({ name: 'ReindexRunning' });
+    child.kill('SIGKILL');
+    await exited;
+    const client = searchEngineClient({ ...t.config, searchUrl: engine!.url });
+    expect(await building()).toEqual([orphan]);
+    expect(await client.indices.exists({ index: orphan })).toBe(true);
+
+    // Writes meanwhile reach the live index (and the orphan); the indexer's start removes the orphan.
+    expect((await api(t, 'post', '/v1/products', { key, body: { product: { sku: 'AFTER-KILL', name: 'After the kill' } } })).status).toBe(201);
+    expect(await backend.upgradeOutdated()).toEqual([]);
+    expect(await building()).toEqual([]);
+    expect(await client.indices.exists({ index: orphan })).toBe(false);
+    await expectInStep();
+    // And a reindex runs again, to the end.
+    const result = await reindex(backend, t.orm, products);
+    expect(result.previous).not.toContain(orphan);
+    expect(await sql(`select index_name, state from search_indexes where document = 'products'`)).toEqual([{ index_name: result.index, state: 'live' }]);
+    await expectInStep();
   }, 240_000);
 
   test('the engine cut off from the service under writes, then back: the index equals the database', async () => {

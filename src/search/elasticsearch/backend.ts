@@ -8,7 +8,7 @@ import type { SearchBackend, SearchDocument, SearchRequest, SearchResult } from 
 import { buildDocuments, type Execute } from './documents';
 import { OutboxIndexer, type IndexerOptions } from './indexer';
 import { MAX_RESULT_WINDOW, VERSION_META, definitionVersion, indexDefinition } from './mapping';
-import { reindex } from './reindex';
+import { reindex, removeAbandonedBuildsIfIdle } from './reindex';
 import { SEARCH_INDEXER_LEADER, SEARCH_LOCK, enqueueAll, syncTriggers } from './outbox';
 import type { ClientConfig } from 'pg';
 import { LeaderLock, type LeaderOptions } from '../../db/leader';
@@ -273,14 +273,16 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   /**
    * A mapping change ships as a new index version: every document whose live index was created with
    * another definition is rebuilt by the zero-downtime reindex (new index, fill, alias swap) while lists
-   * keep reading the old one. Run in the background by the process that runs the indexer; returns the
-   * documents upgraded. A failure is logged and left for `leadnet reindex`.
+   * keep reading the old one. Run in the background by the process that runs the indexer, which first
+   * deletes the indexes of a reindex that died unfinished; returns the documents upgraded. A failure
+   * (a reindex of the document already running elsewhere among them) is logged and left for `leadnet reindex`.
    */
   async upgradeOutdated(): Promise<string[]> {
     const upgraded: string[] = [];
     for (const doc of this.documents) {
       if (this.stopped) break;
       try {
+        await removeAbandonedBuildsIfIdle(this, this.orm, doc);
         const live = await this.liveVersion(doc);
         const wanted = definitionVersion(doc);
         if (live === wanted) continue;

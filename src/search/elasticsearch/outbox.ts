@@ -7,6 +7,9 @@ export const SEARCH_LOCK = 727_001;
 /** Held for as long as a process is the one running the outbox indexer (src/db/leader.ts). */
 export const SEARCH_INDEXER_LEADER = 727_002;
 
+/** With the document's name, held by the one reindex of that document that may run (src/db/leader.ts). */
+export const SEARCH_REINDEX_LOCK = 727_003;
+
 const NAME_RE = /^[a-z_][a-z0-9_]*$/;
 const TRIGGER_PREFIX = 'leadnet_search_';
 

@@ -1,9 +1,12 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { ClientConfig } from 'pg';
+import { withSessionLock } from '../../db/leader';
+import { logger } from '../../logger';
 import type { SearchDocument } from '../types';
 import type { ElasticsearchSearchBackend } from './backend';
 import { buildDocuments, type Execute, type Source } from './documents';
 import { indexDefinition } from './mapping';
-import { SEARCH_LOCK, syncTriggers } from './outbox';
+import { SEARCH_LOCK, SEARCH_REINDEX_LOCK, syncTriggers } from './outbox';
 
 export interface ReindexOptions {
   /** Records per bulk request (default `REINDEX_BATCH_SIZE`). */
@@ -52,8 +55,53 @@ const noop = () => undefined;
  * in flight. Then its refreshes and the replicas its definition asks for are restored, and once it is
  * green (every replica assigned) the alias moves to it atomically and the old index is deleted.
  * Searches read the old index until the swap; a failure before it deletes the new index.
+ *
+ * One reindex of a document runs at a time, across processes (a session advisory lock; another is
+ * refused with `ReindexRunning`): two would each delete the other's index at their swap. An index
+ * still registered as `building` when the lock is taken was left by a reindex that died before it
+ * could clean up (killed, its machine lost); it is deleted first.
  */
+export class ReindexRunning extends Error {
+  override name = 'ReindexRunning';
+  constructor(document: string) {
+    super(`a reindex of ${document} is already running (in this or another process); wait for it to end, then run it again if still needed`);
+  }
+}
+
 export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
+  const result = await withReindexLock(orm, doc, async () => {
+    await removeAbandonedBuilds(backend, doc);
+    return rebuild(backend, orm, doc, options);
+  });
+  if (result === null) throw new ReindexRunning(doc.name);
+  return result;
+}
+
+function withReindexLock<T>(orm: MikroORM, doc: SearchDocument, work: () => Promise<T>): Promise<T | null> {
+  const connection = (orm.em as EntityManager).getConnection().getConnectionOptions() as ClientConfig;
+  return withSessionLock(connection, SEARCH_REINDEX_LOCK, doc.name, work);
+}
+
+/**
+ * Deletes the indexes a reindex of `doc` registered as `building` and never finished: only called with
+ * the document's reindex lock held, so no reindex is filling them. Until then the outbox keeps writing
+ * every change to them too. Returns the indexes deleted.
+ */
+export async function removeAbandonedBuilds(backend: ElasticsearchSearchBackend, doc: SearchDocument): Promise<string[]> {
+  const abandoned: string[] = (await backend.execute(`select index_name from search_indexes where document = ? and state = 'building'`, [doc.name])).map((r) => r.index_name);
+  if (!abandoned.length) return [];
+  logger.warn({ document: doc.name, indexes: abandoned }, 'search: deleting the indexes of a reindex that did not finish');
+  await backend.client.indices.delete({ index: abandoned, ignore_unavailable: true });
+  await backend.execute(`delete from search_indexes where document = ? and state = 'building'`, [doc.name]);
+  return abandoned;
+}
+
+/** Cleans up after a reindex of `doc` that died, when none is running now (the indexer's start). */
+export async function removeAbandonedBuildsIfIdle(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument): Promise<string[]> {
+  return (await withReindexLock(orm, doc, () => removeAbandonedBuilds(backend, doc))) ?? [];
+}
+
+async function rebuild(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
   const batchSize = options.batchSize ?? REINDEX_BATCH_SIZE;
   const inFlight = options.inFlight ?? 2;
   const execute = backend.execute;
