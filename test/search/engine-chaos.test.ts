@@ -134,6 +134,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     await expectInStep();
   }, 240_000);
 
+  test('a reindex that died between its alias swap and the commit recording it: the swap stands', async () => {
+    const products = backend.document('products')!;
+    const [old] = (await sql(`select index_name from search_indexes where document = 'products' and state = 'live'`)).map((r) => r.index_name as string);
+    // What the reindex had done: its index created, registered as building, filled, the alias moved to it.
+    const index = await backend.createIndex(products);
+    await sql(`insert into search_indexes (index_name, document, state) values (?, 'products', 'building')`, [index]);
+    const ids = (await sql('select id from products')).map((r) => r.id as string);
+    for (let i = 0; i < ids.length; i += 1000) await backend.index(products, ids.slice(i, i + 1000));
+    await backend.swapAlias(products, index);
+
+    expect(await backend.upgradeOutdated()).toEqual([]);
+    expect(await sql(`select index_name, state from search_indexes where document = 'products'`)).toEqual([{ index_name: index, state: 'live' }]);
+    const client = searchEngineClient({ ...t.config, searchUrl: engine!.url });
+    expect(await client.indices.exists({ index: old })).toBe(false);
+    expect(Object.keys(await client.indices.getAlias({ name: backend.alias(products) }))).toEqual([index]);
+    expect((await api(t, 'post', '/v1/products', { key, body: { product: { sku: 'AFTER-SWAP', name: 'After the swap' } } })).status).toBe(201);
+    await expectInStep();
+  }, 120_000);
+
   test('the engine cut off from the service under writes, then back: the index equals the database', async () => {
     let n = 0;
     const statuses: number[] = [];

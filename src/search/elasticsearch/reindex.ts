@@ -59,7 +59,7 @@ const noop = () => undefined;
  * One reindex of a document runs at a time, across processes (a session advisory lock; another is
  * refused with `ReindexRunning`): two would each delete the other's index at their swap. An index
  * still registered as `building` when the lock is taken was left by a reindex that died before it
- * could clean up (killed, its machine lost); it is deleted first.
+ * could clean up (killed, its machine lost); it is cleaned up first (`removeAbandonedBuilds`).
  */
 export class ReindexRunning extends Error {
   override name = 'ReindexRunning';
@@ -70,7 +70,7 @@ export class ReindexRunning extends Error {
 
 export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
   const result = await withReindexLock(orm, doc, async () => {
-    await removeAbandonedBuilds(backend, doc);
+    await removeAbandonedBuilds(backend, orm, doc);
     return rebuild(backend, orm, doc, options);
   });
   if (result === null) throw new ReindexRunning(doc.name);
@@ -83,22 +83,36 @@ function withReindexLock<T>(orm: MikroORM, doc: SearchDocument, work: () => Prom
 }
 
 /**
- * Deletes the indexes a reindex of `doc` registered as `building` and never finished: only called with
- * the document's reindex lock held, so no reindex is filling them. Until then the outbox keeps writing
- * every change to them too. Returns the indexes deleted.
+ * Cleans up after a reindex of `doc` that died; only called with the document's reindex lock held, so no
+ * reindex is running. An index it left registered as `building` is dropped (the outbox kept writing every
+ * change to it), unless the alias already points at it: then the reindex died between its alias swap and
+ * the commit recording it, and the swap stands: it is recorded, and the index the alias left dropped.
+ * The rows change under the outbox's lock, as in the swap, so that no batch writes to an index after it is
+ * deleted (a bulk write would create it again). Returns the indexes deleted.
  */
-export async function removeAbandonedBuilds(backend: ElasticsearchSearchBackend, doc: SearchDocument): Promise<string[]> {
-  const abandoned: string[] = (await backend.execute(`select index_name from search_indexes where document = ? and state = 'building'`, [doc.name])).map((r) => r.index_name);
-  if (!abandoned.length) return [];
-  logger.warn({ document: doc.name, indexes: abandoned }, 'search: deleting the indexes of a reindex that did not finish');
-  await backend.client.indices.delete({ index: abandoned, ignore_unavailable: true });
-  await backend.execute(`delete from search_indexes where document = ? and state = 'building'`, [doc.name]);
-  return abandoned;
+export async function removeAbandonedBuilds(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument): Promise<string[]> {
+  const alias = backend.alias(doc);
+  const aliased = new Set((await backend.client.indices.existsAlias({ name: alias })) ? Object.keys(await backend.client.indices.getAlias({ name: alias })) : []);
+  const dropped = await (orm.em as EntityManager).fork().transactional(async (em) => {
+    const tx: Execute = (sql, b) => em.execute(sql, b as any[]);
+    await tx('select pg_advisory_xact_lock(?)', [SEARCH_LOCK]);
+    const rows: Array<{ index_name: string; state: string }> = await tx('select index_name, state from search_indexes where document = ?', [doc.name]);
+    const building = rows.filter((r) => r.state === 'building').map((r) => r.index_name);
+    if (!building.length) return [];
+    const swapped = building.find((index) => aliased.has(index));
+    const drop = swapped ? rows.map((r) => r.index_name).filter((index) => index !== swapped) : building;
+    for (const index of drop) await tx('delete from search_indexes where index_name = ?', [index]);
+    if (swapped) await tx(`update search_indexes set state = 'live' where index_name = ?`, [swapped]);
+    logger.warn({ document: doc.name, dropped: drop, ...(swapped ? { live: swapped } : {}) }, 'search: cleaning up after a reindex that did not finish');
+    return drop;
+  });
+  if (dropped.length) await backend.client.indices.delete({ index: dropped, ignore_unavailable: true });
+  return dropped;
 }
 
 /** Cleans up after a reindex of `doc` that died, when none is running now (the indexer's start). */
 export async function removeAbandonedBuildsIfIdle(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument): Promise<string[]> {
-  return (await withReindexLock(orm, doc, () => removeAbandonedBuilds(backend, doc))) ?? [];
+  return (await withReindexLock(orm, doc, () => removeAbandonedBuilds(backend, orm, doc))) ?? [];
 }
 
 async function rebuild(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
