@@ -1,3 +1,4 @@
+import { AnswerBudget } from '../answer-budget';
 import { logger } from '../logger';
 import { flushTiny } from '../limits';
 import type { AddressQuery, Coordinates, Geocoder } from './geocoder';
@@ -9,25 +10,43 @@ const present = (s: string | null | undefined): s is string => typeof s === 'str
  * broken server's endless body) is cut off there instead of being read into memory until the timeout.
  */
 export const MAX_GEOCODER_ANSWER_BYTES = 256 * 1024;
+/**
+ * The geocoder's answers a process reads at once, together: sixteen of the largest. Each write that
+ * geocodes reads one answer, and many organisations' writes run at once (each organisation at most
+ * `ORGANISATION_CONCURRENCY`); past this sum the largest answer being read is cut off (`AnswerBudget`).
+ */
+export const MAX_GEOCODER_ANSWERS_BYTES = 16 * MAX_GEOCODER_ANSWER_BYTES;
 
-/** The body as text, at most `max` bytes; a larger one is cancelled and refused. */
-async function boundedText(res: Response, max: number): Promise<string> {
+/** The body as text, at most `max` bytes and within `budget`; a larger one is cancelled and refused. */
+async function boundedText(res: Response, max: number, budget: AnswerBudget): Promise<string> {
   if (Number(res.headers.get('content-length')) > max) throw new Error(`the geocoder's answer is larger than ${max} bytes`);
   const reader = res.body?.getReader();
   if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let read = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    read += value.byteLength;
-    if (read > max) {
-      await reader.cancel();
-      throw new Error(`the geocoder's answer is larger than ${max} bytes`);
+  let cut: Error | null = null;
+  const answer = budget.open((err) => {
+    cut = err;
+    reader.cancel(err).catch(() => undefined);
+  });
+  try {
+    const chunks: Uint8Array[] = [];
+    let read = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (cut) throw cut;
+      if (done) break;
+      read += value.byteLength;
+      if (read > max) {
+        await reader.cancel();
+        throw new Error(`the geocoder's answer is larger than ${max} bytes`);
+      }
+      answer.add(value.byteLength);
+      if (cut) throw cut;
+      chunks.push(value);
     }
-    chunks.push(value);
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    answer.end();
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -42,6 +61,7 @@ export class HttpGeocoder implements Geocoder {
     url: string,
     private readonly timeoutMs: number,
     private readonly fetchImpl: typeof fetch = fetch,
+    private readonly answers = new AnswerBudget(MAX_GEOCODER_ANSWERS_BYTES, 'the geocoder'),
   ) {
     const u = new URL(url);
     if (!u.pathname.endsWith('/search')) u.pathname = `${u.pathname.replace(/\/+$/, '')}/search`;
@@ -77,7 +97,7 @@ export class HttpGeocoder implements Geocoder {
         logger.warn({ status: res.status }, 'geocoder answered with an error');
         return null;
       }
-      const body: unknown = JSON.parse(await boundedText(res, MAX_GEOCODER_ANSWER_BYTES));
+      const body: unknown = JSON.parse(await boundedText(res, MAX_GEOCODER_ANSWER_BYTES, this.answers));
       const first = Array.isArray(body) ? body[0] : null;
       const latitude = Number(first?.lat);
       const longitude = Number(first?.lon);

@@ -2,7 +2,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import { ElasticsearchSearchBackend, type ElasticsearchOptions } from './elasticsearch/backend';
 import { openSearchClient, type EngineClient } from './elasticsearch/client';
-import { AnswerBudget, boundedElasticConnection, boundedOpenSearchConnection } from './elasticsearch/bounded';
+import { AnswerBudget } from '../answer-budget';
+import { boundedElasticConnection, boundedOpenSearchConnection } from './elasticsearch/bounded';
 import { PostgresSearchBackend } from './postgres';
 import type { SearchBackend, SearchDocument } from './types';
 
@@ -17,7 +18,7 @@ import type { SearchBackend, SearchDocument } from './types';
 export function searchEngineClient(config: Config): EngineClient {
   if (!config.searchUrl) throw new Error('SEARCH_URL is not set');
   const options = { node: config.searchUrl, requestTimeout: config.searchTimeouts.requestMs, maxRetries: config.searchTimeouts.maxRetries };
-  const budget = new AnswerBudget(config.searchMaxResponseBytes);
+  const budget = new AnswerBudget(config.searchMaxResponseBytes, 'the engine');
   if (config.searchBackend === 'opensearch') {
     const { Client, Connection } = require('@opensearch-project/opensearch') as typeof import('@opensearch-project/opensearch');
     return openSearchClient(new Client({ ...options, Connection: boundedOpenSearchConnection(Connection, budget) }));

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpGeocoder, MAX_GEOCODER_ANSWER_BYTES } from '../../src/geo/http-geocoder';
+import { AnswerBudget } from '../../src/answer-budget';
 import { endlessBody } from '../support/endless-body';
 import { api, createTestApp } from '../support/app';
 import { quoteRequest } from '../support/leads';
@@ -40,6 +41,13 @@ beforeAll(async () => {
     if (city === 'Slow') return;
     if (city === 'Hangup') return void req.socket.destroy();
     if (city === 'Flood') return endlessBody(res, '[{"lat": "45.5", "lon": "-122.6", "display_name": "');
+    // Endless too, 16 kB every 5 ms: many such answers are read side by side.
+    if (city === 'Trickle') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('[{"lat": "45.5", "lon": "-122.6", "display_name": "');
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(Buffer.alloc(16_384, 'a'))), 5);
+      return;
+    }
     if (city === 'Large') return reply(200, JSON.stringify([{ lat: '45.5', lon: '-122.6', display_name: 'a'.repeat(MAX_GEOCODER_ANSWER_BYTES) }]));
     reply(404, '[]');
   });
@@ -97,6 +105,32 @@ test('an answer larger than the bound (an endless body, or a declared one) is cu
   expect(await geocoder.geocode({ city: 'Large' })).toBeNull();
   expect(Date.now() - started).toBeLessThan(10_000);
   expect(await geocoder.geocode({ city: 'Portland' })).toEqual({ latitude: 45.5202471, longitude: -122.674194 });
+});
+
+test('the answers read at once are bounded together: forty endless ones never hold more than the budget, and a real answer still lands', async () => {
+  /** The budget, recording the most it held. */
+  class Watched extends AnswerBudget {
+    peak = 0;
+    override open(cut: (err: Error) => void) {
+      const answer = super.open(cut);
+      return {
+        add: (bytes: number) => {
+          answer.add(bytes);
+          this.peak = Math.max(this.peak, this.bytes);
+        },
+        end: () => answer.end(),
+      };
+    }
+  }
+  const budget = new Watched(MAX_GEOCODER_ANSWER_BYTES * 2, 'the geocoder');
+  const geocoder = new HttpGeocoder(base, 30_000, fetch, budget);
+  const floods = Array.from({ length: 40 }, () => geocoder.geocode({ city: 'Trickle' }));
+  const real = geocoder.geocode({ city: 'Portland' });
+  expect(await Promise.all(floods)).toEqual(Array(40).fill(null));
+  expect(await real).toEqual({ latitude: 45.5202471, longitude: -122.674194 });
+  expect(budget.peak).toBeGreaterThan(MAX_GEOCODER_ANSWER_BYTES);
+  expect(budget.peak).toBeLessThanOrEqual(budget.maxBytes);
+  expect(budget.bytes).toBe(0);
 });
 
 test('over HTTP (PRODUCT.md 8): a lead created while the geocoder floods its answer is 201 without coordinates, at once', async () => {

@@ -1,4 +1,4 @@
-import { AnswerBudget } from '../../src/search/elasticsearch/bounded';
+import { AnswerBudget } from '../../src/answer-budget';
 
 /** An answer being read in `budget`, and the error it was cut off with, if it was. */
 function reading(budget: AnswerBudget) {
@@ -9,7 +9,7 @@ function reading(budget: AnswerBudget) {
 
 describe('AnswerBudget: the engine answers a process reads at once, bounded together', () => {
   test('answers that fit together are read whole; an ended one gives its bytes back', () => {
-    const budget = new AnswerBudget(100);
+    const budget = new AnswerBudget(100, 'the engine');
     const a = reading(budget);
     const b = reading(budget);
     a.add(60);
@@ -23,7 +23,7 @@ describe('AnswerBudget: the engine answers a process reads at once, bounded toge
   });
 
   test('past the bound, the largest answer is cut off, whichever chunk took the sum past it', () => {
-    const budget = new AnswerBudget(100);
+    const budget = new AnswerBudget(100, 'the engine');
     const flood = reading(budget);
     const small = reading(budget);
     flood.add(90);
@@ -38,7 +38,7 @@ describe('AnswerBudget: the engine answers a process reads at once, bounded toge
   });
 
   test('an answer larger than the bound alone is cut off, saying so', () => {
-    const budget = new AnswerBudget(100);
+    const budget = new AnswerBudget(100, 'the engine');
     const other = reading(budget);
     other.add(10);
     const big = reading(budget);
@@ -49,7 +49,7 @@ describe('AnswerBudget: the engine answers a process reads at once, bounded toge
   });
 
   test('many answers flooding at once are cut off until the rest fit', () => {
-    const budget = new AnswerBudget(100);
+    const budget = new AnswerBudget(100, 'the engine');
     const answers = Array.from({ length: 20 }, () => reading(budget));
     for (let round = 0; round < 10; round++) for (const a of answers) a.add(7);
     // An answer left whole has read its 70 bytes: one fits in 100, two would not.

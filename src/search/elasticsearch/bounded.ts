@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Connection as OpenSearchConnection } from '@opensearch-project/opensearch';
 import type { UndiciConnection } from '@elastic/elasticsearch';
 import type { Dispatcher } from 'undici';
+import type { AnswerBudget } from '../../answer-budget';
 
 /*
  * An engine answer, headers and body, must be complete within about twice the request's timeout, and the
@@ -13,67 +14,6 @@ import type { Dispatcher } from 'undici';
  * OpenSearch's reads a chunked body of any size, and Elastic's `maxResponseSize` bounds one answer, not
  * the many a busy process reads at once from an engine that floods every one of them.
  */
-
-/** One answer being read: its bytes so far, and how to cut it off. */
-interface Reading {
-  bytes: number;
-  cut(err: Error): void;
-}
-
-/**
- * The bytes of the engine answers a process is reading at once, bounded together: when a chunk takes the
- * sum past `maxBytes`, the largest answer being read is cut off (an answer larger than the bound alone,
- * or the one flooding the others), until the sum fits again. leadnet's own answers are small (list pages
- * carry ids; `verify` reads 1,000 documents a request), so only a broken or hostile engine reaches it.
- */
-export class AnswerBudget {
-  private readonly reading = new Set<Reading>();
-  private held = 0;
-
-  constructor(readonly maxBytes: number) {}
-
-  /** The bytes of the answers being read (for tests). */
-  get bytes(): number {
-    return this.held;
-  }
-
-  /** An answer starts: `add` counts its chunks, `end` releases them (once its reading is over, however). */
-  open(cut: (err: Error) => void): { add(bytes: number): void; end(): void } {
-    const reading: Reading = { bytes: 0, cut };
-    this.reading.add(reading);
-    return {
-      add: (bytes) => {
-        if (!this.reading.has(reading)) return;
-        reading.bytes += bytes;
-        this.held += bytes;
-        this.fit();
-      },
-      end: () => this.release(reading),
-    };
-  }
-
-  private fit(): void {
-    while (this.held > this.maxBytes) {
-      let largest: Reading | undefined;
-      for (const r of this.reading) if (!largest || r.bytes > largest.bytes) largest = r;
-      if (!largest) return;
-      const alone = largest.bytes > this.maxBytes;
-      this.release(largest);
-      largest.cut(
-        new Error(
-          alone
-            ? `the engine's answer is larger than ${this.maxBytes} bytes`
-            : `the engine's answers being read hold more than ${this.maxBytes} bytes together; the largest (${largest.bytes} bytes) is cut off`,
-        ),
-      );
-    }
-  }
-
-  private release(reading: Reading): void {
-    if (!this.reading.delete(reading)) return;
-    this.held -= reading.bytes;
-  }
-}
 
 /** OpenSearch's connections: the body must end within the timeout of its headers and fit in `budget`. */
 export function boundedOpenSearchConnection(Base: typeof OpenSearchConnection, budget: AnswerBudget): typeof OpenSearchConnection {
