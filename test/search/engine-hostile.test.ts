@@ -99,6 +99,9 @@ test.each(['elasticsearch', 'opensearch'])(
       SEARCH_INDEXER: 'false',
       RATE_LIMIT_API: '0',
       RATE_LIMIT_API_PER_IP: '0',
+      // All forty read at once, as forty organisations' lists would be: one organisation's own share (8
+      // at once, the rest queued for at most 10 s) would answer some 429 on a busy machine.
+      ORGANISATION_CONCURRENCY: '40',
     });
     try {
       await service.waitFor((l) => /listening/.test(l.msg ?? ''), 120_000);
