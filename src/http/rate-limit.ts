@@ -56,7 +56,7 @@ export async function createRateLimits(config: Config): Promise<RateLimits> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const store = (prefix: string): Store =>
     redis
-      ? new RedisStore({ prefix: `leadnet:rl:${prefix}:`, sendCommand: (...args: string[]) => withTimeout(redis.sendCommand(args), REDIS_COMMAND_TIMEOUT_MS) })
+      ? new ReloadingRedisStore({ prefix: `leadnet:rl:${prefix}:`, sendCommand: (...args: string[]) => withTimeout(redis.sendCommand(args), REDIS_COMMAND_TIMEOUT_MS) })
       : new MemoryStore();
 
   const limiter = (name: string, limit: number, keyGenerator: (req: Request) => string, extra: Partial<Options> = {}): RequestHandler => {
@@ -103,6 +103,27 @@ function tooMany(limit: number, windowMs: number, res: Response): AppError {
 }
 
 type Redis = ReturnType<typeof createClient>;
+
+/**
+ * rate-limit-redis loads its scripts once, when the limiter is created, and keeps the promise: a load
+ * that failed (Redis slower than REDIS_COMMAND_TIMEOUT_MS while the process starts, its event loop busy
+ * building the app, or Redis away for a moment) failed every later count, so the limits passed every
+ * request for the life of the process. Here a count that fails loads the scripts again, for the next one.
+ */
+export class ReloadingRedisStore extends RedisStore {
+  override async increment(key: string): ReturnType<RedisStore['increment']> {
+    try {
+      return await super.increment(key);
+    } catch (e) {
+      this.incrementScriptSha = this.loadIncrementScript();
+      this.getScriptSha = this.loadGetScript();
+      // Awaited by the next count (or failing it again); never an unhandled rejection.
+      this.incrementScriptSha.catch(() => undefined);
+      this.getScriptSha.catch(() => undefined);
+      throw e;
+    }
+  }
+}
 
 /**
  * How long a rate-limit command waits for Redis before the request passes unlimited (the store's error).

@@ -10,7 +10,8 @@ import { Role } from '../../src/modules/user/role';
 import { parseConfig } from '../../src/config';
 import { buildApp, type App } from '../../src/app';
 import { hashKey } from '../../src/auth/api-keys';
-import { REDIS_COMMAND_TIMEOUT_MS } from '../../src/http/rate-limit';
+import { REDIS_COMMAND_TIMEOUT_MS, ReloadingRedisStore } from '../../src/http/rate-limit';
+import { RedisStore } from 'rate-limit-redis';
 import { assertMatchesOpenApi } from '../support/openapi';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -158,6 +159,35 @@ describe('shared through Redis when REDIS_URL is set', () => {
   const redis = createClient({ url: REDIS_URL });
   beforeAll(() => redis.connect());
   afterAll(() => redis.close());
+
+  test('scripts whose load failed at start (Redis slow, the process busy) are loaded again: the limits come back', async () => {
+    const storeFailingItsFirstLoads = (Store: typeof RedisStore) => {
+      let failing = 2; // the increment and get scripts' loads at start time out
+      const store = new Store({
+        prefix: `leadnet:rl:test:${randomUUID()}:`,
+        sendCommand: async (...args: string[]) => {
+          if (args[0] === 'SCRIPT' && failing > 0) {
+            failing--;
+            throw new Error('timed out');
+          }
+          return redis.sendCommand(args);
+        },
+      });
+      return store;
+    };
+    const options = { windowMs: 60_000 } as Parameters<RedisStore['init']>[0];
+    // rate-limit-redis alone keeps the failed load: every count fails, and the limits pass everything.
+    const plain = storeFailingItsFirstLoads(RedisStore);
+    await plain.init(options).catch(() => undefined);
+    await expect(plain.increment('k')).rejects.toThrow('timed out');
+    await expect(plain.increment('k')).rejects.toThrow('timed out');
+    // Ours fails the count that found it so, and counts from the next one on.
+    const store = storeFailingItsFirstLoads(ReloadingRedisStore);
+    await store.init(options).catch(() => undefined);
+    await expect(store.increment('k')).rejects.toThrow('timed out');
+    expect(await store.increment('k')).toMatchObject({ totalHits: 1 });
+    expect(await store.increment('k')).toMatchObject({ totalHits: 2 });
+  });
 
   test('two instances share one limit per key; Redis holds a hash of the key, never the key', async () => {
     const env = { REDIS_URL, RATE_LIMIT_API: '4', RATE_LIMIT_API_PER_IP: '0', RATE_LIMIT_STORE_LOCATOR: '0' };
