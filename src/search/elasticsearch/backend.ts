@@ -231,11 +231,15 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   }
 
   /** Points the alias at `index` alone, atomically; returns the indexes it pointed at before. */
+  /** The indexes behind the document's alias (none when it has no alias yet). */
+  async aliasedIndexes(doc: SearchDocument): Promise<string[]> {
+    const alias = this.alias(doc);
+    return (await this.client.indices.existsAlias({ name: alias })) ? Object.keys(await this.client.indices.getAlias({ name: alias })) : [];
+  }
+
   async swapAlias(doc: SearchDocument, index: string): Promise<string[]> {
     const alias = this.alias(doc);
-    const previous = (await this.client.indices.existsAlias({ name: alias }))
-      ? Object.keys(await this.client.indices.getAlias({ name: alias })).filter((name) => name !== index)
-      : [];
+    const previous = (await this.aliasedIndexes(doc)).filter((name) => name !== index);
     await this.client.indices.updateAliases({
       actions: [...previous.map((name) => ({ remove: { index: name, alias } })), { add: { index, alias } }],
     });
