@@ -108,18 +108,20 @@ type Redis = ReturnType<typeof createClient>;
  * rate-limit-redis loads its scripts once, when the limiter is created, and keeps the promise: a load
  * that failed (Redis slower than REDIS_COMMAND_TIMEOUT_MS while the process starts, its event loop busy
  * building the app, or Redis away for a moment) failed every later count, so the limits passed every
- * request for the life of the process. Here a count that fails loads the scripts again, for the next one.
+ * request for the life of the process. Here a count that fails on a failed load loads the script again,
+ * for the next one; a count that fails otherwise (Redis down or frozen) sends nothing more.
  */
 export class ReloadingRedisStore extends RedisStore {
   override async increment(key: string): ReturnType<RedisStore['increment']> {
+    const loading = this.incrementScriptSha;
     try {
       return await super.increment(key);
     } catch (e) {
-      this.incrementScriptSha = this.loadIncrementScript();
-      this.getScriptSha = this.loadGetScript();
-      // Awaited by the next count (or failing it again); never an unhandled rejection.
-      this.incrementScriptSha.catch(() => undefined);
-      this.getScriptSha.catch(() => undefined);
+      if (await loading.then(() => false, () => true)) {
+        this.incrementScriptSha = this.loadIncrementScript();
+        // Awaited by the next count (or failing it again); never an unhandled rejection.
+        this.incrementScriptSha.catch(() => undefined);
+      }
       throw e;
     }
   }
