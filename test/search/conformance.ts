@@ -723,6 +723,9 @@ export function searchConformance(h: SearchHarness): void {
         expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
         const page = await gql(t, keys.acme, QUERY, { perPage: 0 });
         expect(page.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+        // The pattern bounds hold on this road too: a typed where, as REST's opts[where].
+        const pattern = await gql(t, keys.acme, QUERY, { where: { name: { ilike: '%a_'.repeat(9) } } });
+        expect(pattern.body.errors[0]).toMatchObject({ message: 'opts[where]: ilike patterns must have at most 16 wildcards (% and _)', extensions: { code: 'BAD_REQUEST' } });
       });
     });
 
