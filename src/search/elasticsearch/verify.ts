@@ -67,9 +67,8 @@ const idField = (doc: SearchDocument) => (doc.customIndex ? 'id' : ID_FIELD);
 export async function verify(backend: ElasticsearchSearchBackend, doc: SearchDocument, options: VerifyOptions = {}): Promise<DriftReport> {
   const batchSize = options.batchSize ?? 1000;
   const listLimit = options.listLimit ?? 100;
-  const alias = backend.alias(doc);
-  if (!(await backend.client.indices.existsAlias({ name: alias }))) throw new Error(`No index behind ${alias}: run \`leadnet reindex ${doc.name}\``);
-  const [index] = Object.keys(await backend.client.indices.getAlias({ name: alias }));
+  const [index] = await backend.aliasedIndexes(doc);
+  if (!index) throw new Error(`No index behind ${backend.alias(doc)}: run \`leadnet reindex ${doc.name}\``);
   await backend.client.indices.refresh({ index });
 
   const pendingIds = async () =>
