@@ -4,13 +4,18 @@ import type { Context } from '../context';
 /**
  * Read-your-writes over /graphql: a mutation's response waits until its changes are searchable on a
  * search engine backend (`SearchBackend.afterWrite`, bounded by SEARCH_WRITE_WAIT_MS), as the REST
- * facade's writes do (`src/rest/executor.ts`). Nothing to wait for on PostgreSQL.
+ * facade's writes do (`src/rest/executor.ts`): the outbox's newest row is noted before the mutation runs,
+ * so that only the rows queued since are waited for. Nothing to wait for on PostgreSQL.
  */
 export const searchWritesPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
+    let writeMark: string | null | undefined;
     return {
+      async executionDidStart({ operation, contextValue }) {
+        if (operation.operation === 'mutation') writeMark = await contextValue.search?.beforeWrite?.();
+      },
       async willSendResponse({ operation, contextValue }) {
-        if (operation?.operation === 'mutation') await contextValue.search?.afterWrite?.();
+        if (operation?.operation === 'mutation') await contextValue.search?.afterWrite?.(writeMark);
       },
     };
   },

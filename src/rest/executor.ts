@@ -81,6 +81,7 @@ export class RestExecutor {
 
   private async execute(contextValue: Context, operationName: string, variables: Record<string, unknown>): Promise<any> {
     const { compiled, operation } = this.compiled(operationName);
+    const writeMark = operation.operation === 'mutation' ? await contextValue.search.beforeWrite?.() : undefined;
     const result = await runCompiled(compiled, this.schema, operation, contextValue, variables);
     if (result.errors?.length) {
       const http = httpErrorFromGraphQL(requestError(result.errors[0]));
@@ -88,7 +89,7 @@ export class RestExecutor {
       throw new RestError(http);
     }
     // An acknowledged write is in the lists that follow it (read-your-writes on a search engine).
-    if (operation.operation === 'mutation') await contextValue.search.afterWrite?.();
+    if (operation.operation === 'mutation') await contextValue.search.afterWrite?.(writeMark);
     return (result.data as any).result;
   }
 }

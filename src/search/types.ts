@@ -183,10 +183,15 @@ export interface SearchBackend {
   /** Removes these records' documents. */
   remove(doc: SearchDocument, ids: string[]): Promise<void>;
   /**
-   * Called after a write committed, before it is acknowledged: a backend keeping a copy makes the
-   * write searchable here (read-your-writes), within a bounded wait.
+   * Called before a write: a backend keeping a copy notes where the write's changes will start (its
+   * outbox's newest row), for `afterWrite`.
    */
-  afterWrite?(): Promise<void>;
+  beforeWrite?(): Promise<string | null>;
+  /**
+   * Called after a write committed, before it is acknowledged, with what `beforeWrite` returned: a
+   * backend keeping a copy makes the write searchable here (read-your-writes), within a bounded wait.
+   */
+  afterWrite?(since?: string | null): Promise<void>;
   /** Called once when the app starts (create indexes, start an indexer) and when it stops. */
   start?(): Promise<void>;
   stop?(): Promise<void>;

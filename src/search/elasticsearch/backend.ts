@@ -9,7 +9,7 @@ import { buildDocuments, type Execute } from './documents';
 import { OutboxIndexer, type IndexerOptions } from './indexer';
 import { MAX_RESULT_WINDOW, VERSION_META, definitionVersion, indexDefinition } from './mapping';
 import { reindex, removeAbandonedBuildsIfIdle } from './reindex';
-import { SEARCH_INDEXER_LEADER, SEARCH_LOCK, enqueueAll, syncTriggers } from './outbox';
+import { SEARCH_INDEXER_LEADER, SEARCH_LOCK, enqueueAll, rangeSql, syncTriggers } from './outbox';
 import type { ClientConfig } from 'pg';
 import { LeaderLock, type LeaderOptions } from '../../db/leader';
 import { searchBody, searchResult } from './query';
@@ -139,31 +139,49 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   }
 
   /**
-   * Read-your-writes (`options.writes`): called after a write committed, before it is acknowledged.
-   * Runs outbox batches of the rows queued up to now (its own among them), with the configured
-   * refresh, until none is left due or `waitMs` passed. An engine that fails the batch puts the rows
-   * back with a backoff (the background indexer retries them), and the write is acknowledged at once:
-   * writes never depend on the engine being up.
+   * Read-your-writes (`options.writes`), before a write: the newest outbox row so far. The rows the
+   * write queues come after it, so `afterWrite` can index them ahead of an older backlog (another
+   * tenant's import, a first fill) that the write must not wait behind.
    */
-  async afterWrite(): Promise<void> {
+  async beforeWrite(): Promise<string | null> {
+    if (!this.options.writes || this.options.writes.waitMs <= 0) return null;
+    const [{ mark }] = await this.execute('select max(id)::text as mark from search_outbox', []);
+    return mark;
+  }
+
+  /**
+   * Read-your-writes (`options.writes`): called after a write committed, before it is acknowledged.
+   * Runs outbox batches of the rows queued since `beforeWrite`'s mark and up to now (its own among them,
+   * with those of writes committed meanwhile), with the configured refresh, until none is left due or
+   * `waitMs` passed. An engine that fails the batch puts the rows back with a backoff (the background
+   * indexer retries them), and the write is acknowledged at once: writes never depend on the engine
+   * being up. Without a mark, every row queued up to now.
+   */
+  async afterWrite(since: string | null = null): Promise<void> {
     const writes = this.options.writes;
     if (!writes || writes.waitMs <= 0) return;
     const deadline = Date.now() + writes.waitMs;
-    const [{ mark, queued }] = await this.execute('select max(id)::text as mark, count(*)::int as queued from search_outbox', []);
+    const after = since ?? undefined;
+    const [{ mark, queued }] = await this.execute(
+      `select max(id)::text as mark, count(*)::int as queued from search_outbox${after ? ' where id > ?::bigint' : ''}`,
+      after ? [after] : [],
+    );
     if (mark === null) return;
+    const range = { after, upTo: mark };
+    const within = rangeSql(range);
     // Rows another batch indexed (this or another process's background indexer) may not be searchable
-    // yet: unless this write's batches indexed every row queued up to the mark, refresh at the end.
+    // yet: unless this write's batches indexed every row of the range, refresh at the end.
     let ours = 0;
     const work = async () => {
       for (;;) {
-        const batch = await this.indexer.runBatch({ refresh: writes.refresh, upTo: mark });
+        const batch = await this.indexer.runBatch({ refresh: writes.refresh, range });
         ours += batch.indexed;
         if (!batch.locked) {
           await new Promise((resolve) => setTimeout(resolve, 10));
         } else if (batch.failed > 0) {
           return;
         }
-        const [{ due }] = await this.execute('select exists(select 1 from search_outbox where id <= ?::bigint and available_at <= now()) as due', [mark]);
+        const [{ due }] = await this.execute(`select exists(select 1 from search_outbox where ${within.sql} and available_at <= now()) as due`, within.bindings);
         if (!due || Date.now() >= deadline) break;
       }
       if (ours < queued) await this.refresh();

@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { logger } from '../../logger';
 import type { Execute } from './documents';
-import { SEARCH_LOCK, claim, complete, fail, type OutboxRow } from './outbox';
+import { SEARCH_LOCK, claim, complete, fail, type OutboxRange, type OutboxRow } from './outbox';
 import type { ElasticsearchSearchBackend, Refresh } from './backend';
 
 export interface IndexerOptions {
@@ -45,15 +45,14 @@ export class OutboxIndexer {
 
   /**
    * One batch in one transaction: lock, claim, index, then delete the done rows or push back the failed.
-   * `upTo`: only rows up to this outbox id (a write waiting for its own, `afterWrite`); `refresh`: of the
-   * bulk requests.
+   * `range`: only these rows (a write waiting for its own, `afterWrite`); `refresh`: of the bulk requests.
    */
-  async runBatch(options: { refresh?: Refresh; upTo?: string } = {}): Promise<BatchResult> {
+  async runBatch(options: { refresh?: Refresh; range?: OutboxRange } = {}): Promise<BatchResult> {
     return (this.orm.em as EntityManager).fork().transactional(async (em) => {
       const execute: Execute = (sql, b) => em.execute(sql, b as any[]);
       const [{ locked }] = await execute('select pg_try_advisory_xact_lock(?) as locked', [SEARCH_LOCK]);
       if (!locked) return { locked: false, claimed: 0, indexed: 0, failed: 0 };
-      const rows = await claim(execute, this.options.batchSize, options.upTo);
+      const rows = await claim(execute, this.options.batchSize, options.range);
       const byDocument = new Map<string, OutboxRow[]>();
       for (const row of rows) byDocument.set(row.document, [...(byDocument.get(row.document) ?? []), row]);
       const done: string[] = [];

@@ -97,12 +97,25 @@ export interface OutboxRow {
   attempts: number;
 }
 
-/** Locks up to `limit` due rows (up to outbox id `upTo` if given), oldest first; rows another indexer holds are skipped. */
-export function claim(execute: Execute, limit: number, upTo?: string): Promise<OutboxRow[]> {
+/** Which outbox rows a batch may claim: those after outbox id `after` and up to `upTo`, when given. */
+export interface OutboxRange {
+  after?: string;
+  upTo?: string;
+}
+
+/** The range's condition on `search_outbox.id` and its bindings (`true` for the whole outbox). */
+export function rangeSql({ after, upTo }: OutboxRange): { sql: string; bindings: string[] } {
+  const parts = [...(after ? [{ sql: 'id > ?::bigint', value: after }] : []), ...(upTo ? [{ sql: 'id <= ?::bigint', value: upTo }] : [])];
+  return { sql: parts.map((p) => p.sql).join(' and ') || 'true', bindings: parts.map((p) => p.value) };
+}
+
+/** Locks up to `limit` due rows of the range, oldest first; rows another indexer holds are skipped. */
+export function claim(execute: Execute, limit: number, range: OutboxRange = {}): Promise<OutboxRow[]> {
+  const within = rangeSql(range);
   return execute(
     `select id, document, record_id, attempts from search_outbox
-      where available_at <= now()${upTo ? ' and id <= ?::bigint' : ''} order by id limit ? for update skip locked`,
-    upTo ? [upTo, limit] : [limit],
+      where available_at <= now() and ${within.sql} order by id limit ? for update skip locked`,
+    [...within.bindings, limit],
   );
 }
 
