@@ -4,6 +4,8 @@ import { createTestApp, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
 import { hostileValue, writeJson } from '../support/fuzz';
 import { searchDocuments } from '../../src/modules';
+import { engineUnderTest } from '../support/search-engine';
+import { searchEngineClient } from '../../src/search/factory';
 
 /**
  * Property: the contract's list options (`opts: ListQueryOptions`, the JSON `where`, `order` and `aggs`
@@ -27,15 +29,22 @@ const LISTS: Record<string, string> = {
 const OPERATORS = ['eq', 'not_eq', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'contains', 'exists', 'missing', 'bogus'];
 const REFUSALS = new Set(['BAD_REQUEST', 'BAD_USER_INPUT', 'FORBIDDEN']);
 
+// With SEARCH_URL (CI's engine suites), the same property against the search engine's query builder.
+const engine = engineUnderTest();
+const prefix = `leadnet_opts_fuzz_${process.pid}_`;
+
 let t: TestApp;
 let keys: string[];
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp(engine ? { SEARCH_BACKEND: engine.backend, SEARCH_URL: engine.url, ELASTICSEARCH_INDEX_PREFIX: prefix } : {});
   const r = await roles(t.em());
   keys = Object.values(r.users).map((u) => u.key);
   await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeNorth.id }));
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  if (t && engine) await searchEngineClient(t.config).indices.delete({ index: `${prefix}*`, ignore_unavailable: true });
+  await t?.close();
+});
 
 function optsFor(list: string): fc.Arbitrary<Record<string, unknown>> {
   const doc = searchDocuments.find((d) => d.name === LISTS[list]);

@@ -8,16 +8,22 @@ import { FuzzGenerator, type FuzzRequest } from '../support/fuzz';
 import { openApiDocument } from '../../src/rest/openapi';
 import * as f from '../support/factories';
 import { openApiLists } from '../../src/modules';
+import { engineUnderTest } from '../support/search-engine';
+import { searchEngineClient } from '../../src/search/factory';
 
 /**
  * Property: whatever the request (generated from schema/openapi.json, hostile values mixed in, keys of
  * every role), the answer is never a 5xx, and every 4xx has the body the contract documents. A small
  * budget runs here; `npm run fuzz` runs 10,000+ against a running service.
  */
+// With SEARCH_URL (CI's engine suites), the same property with the lists on the search engine.
+const engine = engineUnderTest();
+const prefix = `leadnet_rest_fuzz_${process.pid}_`;
+
 let t: TestApp;
 let generator: FuzzGenerator;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp(engine ? { SEARCH_BACKEND: engine.backend, SEARCH_URL: engine.url, ELASTICSEARCH_INDEX_PREFIX: prefix } : {});
   const w = await world(t.em());
   const leads = [];
   for (const role of ['company_admin', 'company_location_user', 'retailer_admin'] as const) {
@@ -28,7 +34,10 @@ beforeAll(async () => {
   ids.push(...leads.map((l: any) => l.lead_activities?.[0]?.id).filter(Boolean));
   generator = new FuzzGenerator(openApiDocument(), { keys: Object.values(w.keys), ids, companyIds: [w.A.id, w.B.id] });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  if (t && engine) await searchEngineClient(t.config).indices.delete({ index: `${prefix}*`, ignore_unavailable: true });
+  await t?.close();
+});
 
 async function send(app: TestApp['app'], req: FuzzRequest) {
   let r = request(app)[req.method](req.url);
