@@ -80,4 +80,36 @@ run(`npm run search:cluster (${engine})`, () => {
     await exited;
     expect(await listening(port)).toBe(false);
   }, TIMEOUT);
+
+  test('a port already taken (a cluster running there) or a malformed one: one line on stderr, exit 1, no node started', async () => {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const taken = (server.address() as net.AddressInfo).port;
+    const launch = (env: Record<string, string>) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn('npm', ['run', '--silent', 'search:cluster'], { cwd: ROOT, env: { ...process.env, SEARCH_CLUSTER_ENGINE: engine, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        children.push(child);
+        let stdout = '';
+        let stderr = '';
+        child.stdout!.on('data', (d) => (stdout += d));
+        child.stderr!.on('data', (d) => (stderr += d));
+        child.once('exit', (code) => resolve({ code, stdout, stderr }));
+      });
+    try {
+      // The HTTP port of the second node is taken.
+      const busy = await launch({ SEARCH_CLUSTER_PORT: String(taken - 1), SEARCH_CLUSTER_TRANSPORT_PORT: String(taken + 1000) });
+      expect(busy.code).toBe(1);
+      const lines = busy.stderr.split('\n').filter((l) => l.includes('search cluster'));
+      expect(lines).toEqual([expect.stringContaining(`search cluster failed to start: 127.0.0.1 port ${taken} already in use`)]);
+      expect(busy.stderr).not.toMatch(/\n\s+at /);
+      expect(busy.stdout).not.toMatch(/green/);
+
+      const malformed = await launch({ SEARCH_CLUSTER_PORT: '92OO' });
+      expect(malformed.code).toBe(1);
+      expect(malformed.stderr).toContain('search cluster failed to start: SEARCH_CLUSTER_PORT must be a whole number, not 92OO');
+      expect(malformed.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      server.close();
+    }
+  }, TIMEOUT);
 });

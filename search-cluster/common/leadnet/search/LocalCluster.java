@@ -2,6 +2,8 @@ package leadnet.search;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,9 +67,20 @@ public final class LocalCluster {
 
   /** Starts the cluster of the environment's size, prints one line when it is green, and runs until stopped. */
   public static void run(Engine engine) throws Exception {
-    int httpPort = intEnv("SEARCH_CLUSTER_PORT", 9200);
-    int transportPort = intEnv("SEARCH_CLUSTER_TRANSPORT_PORT", httpPort + 100);
-    int count = intEnv("SEARCH_CLUSTER_NODES", 3);
+    int httpPort;
+    int transportPort;
+    int count;
+    try {
+      httpPort = intEnv("SEARCH_CLUSTER_PORT", 9200);
+      transportPort = intEnv("SEARCH_CLUSTER_TRANSPORT_PORT", httpPort + 100);
+      count = intEnv("SEARCH_CLUSTER_NODES", 3);
+      requireFreePorts(httpPort, transportPort, count);
+    } catch (IllegalArgumentException e) {
+      // The operator's mistake, not the engine's: one line, no stack trace.
+      System.err.println("search cluster failed to start: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     String kept = System.getenv("SEARCH_CLUSTER_DATA");
     Path home = kept == null || kept.isEmpty() ? Files.createTempDirectory("leadnet-search-cluster-") : Files.createDirectories(Path.of(kept).toAbsolutePath());
     LocalCluster cluster = new LocalCluster(home, kept == null || kept.isEmpty());
@@ -168,6 +181,35 @@ public final class LocalCluster {
 
   private static int intEnv(String name, int fallback) {
     String value = System.getenv(name);
-    return value == null || value.isEmpty() ? fallback : Integer.parseInt(value);
+    if (value == null || value.isEmpty()) return fallback;
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a whole number, not " + value);
+    }
+  }
+
+  /**
+   * Fails at once, before any node starts, when a port the nodes need is taken (a cluster already
+   * running there, say); the node would fail later with a page of stack trace.
+   */
+  private static void requireFreePorts(int httpPort, int transportPort, int count) {
+    if (count < 1) throw new IllegalArgumentException("SEARCH_CLUSTER_NODES must be at least 1, not " + count);
+    List<Integer> taken = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      for (int port : new int[] {httpPort + i, transportPort + i}) {
+        if (port < 1 || port > 65535) throw new IllegalArgumentException("port " + port + " is out of range (SEARCH_CLUSTER_PORT, SEARCH_CLUSTER_TRANSPORT_PORT)");
+        try (ServerSocket socket = new ServerSocket()) {
+          socket.setReuseAddress(true);
+          socket.bind(new InetSocketAddress("127.0.0.1", port));
+        } catch (IOException e) {
+          taken.add(port);
+        }
+      }
+    }
+    if (!taken.isEmpty()) {
+      throw new IllegalArgumentException("127.0.0.1 port" + (taken.size() > 1 ? "s " : " ") + taken.stream().map(String::valueOf).collect(Collectors.joining(", "))
+          + " already in use (another search cluster?); choose others with SEARCH_CLUSTER_PORT and SEARCH_CLUSTER_TRANSPORT_PORT");
+    }
   }
 }
