@@ -48,7 +48,7 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, 20));
     delay.disable();
     clearInterval(tick);
-    if (!held) throw new Error('the copy changed while it was read');
+    if (!held || held === 'refused') throw new Error('the copy changed while it was read');
     console.log(
       `read ${i + 1}: ${held.size.toLocaleString()} stores in ${wall.toFixed(0)} ms; longest block ${(delay.max / 1e6).toFixed(1)} ms ` +
         `(timer gap ${gap.toFixed(1)} ms, of which CPU ${cpu.toFixed(1)} ms); per 100,000 stores: ${per100k(wall).toFixed(0)} ms, block ${per100k(delay.max / 1e6).toFixed(1)} ms`,

@@ -109,6 +109,7 @@ const schema = z.object({
   WORKER_LOCK_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
   STORE_LOCATOR_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(60),
   STORE_LOCATOR_HELD_COMPANIES: z.coerce.number().int().min(0).max(1000).default(16),
+  STORE_LOCATOR_HELD_MB: z.coerce.number().int().min(1).max(65_536).default(64),
   LOCATOR_TILE_URL: z.string().refine((v) => /^(https?:\/\/|\/)\S+$/.test(v) && ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must be a tile URL template with {z}, {x} and {y}').default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
   LOCATOR_TILE_ATTRIBUTION: z.string().default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
 });
@@ -176,7 +177,8 @@ export interface Config {
   geocoder: GeocoderConfig;
   /** PRODUCT.md section 7: the Gaussian distance score (metres). The Elasticsearch alias is `<prefix>store_locator`. */
   storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; /** `Cache-Control: max-age` of locator answers, seconds. */ maxAge: number;
-    /** Companies whose stores a process holds for wide searches' totals and facets (0: none). */ heldCompanies: number };
+    /** Companies whose stores a process holds for wide searches' totals and facets (0: none). */ heldCompanies: number;
+    /** Memory those copies take at most, with the reads under way (bytes). */ heldBytes: number };
   /** The store finder page and widget (`src/locator-widget/`): map tiles come from outside, so they are configured. */
   locatorWidget: { tileUrl: string; tileAttribution: string };
   /** Shared state (rate-limit counters) lives here when set; in process memory otherwise. */
@@ -325,6 +327,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       decay: e.STORE_LOCATOR_DECAY,
       maxAge: e.STORE_LOCATOR_MAX_AGE,
       heldCompanies: e.STORE_LOCATOR_HELD_COMPANIES,
+      heldBytes: e.STORE_LOCATOR_HELD_MB * 1024 * 1024,
     },
     redisUrl: e.REDIS_URL,
     http: {

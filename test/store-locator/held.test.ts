@@ -17,7 +17,7 @@ import * as lf from '../support/locator-factories';
 import { query } from '../../src/db/sql';
 import type { ContextDeps } from '../../src/context';
 import { edgeErrorHandler } from '../../src/http/errors';
-import { HELD_PAGE, readHeldStores } from '../../src/modules/store-locator/store-locator.held';
+import { HELD_PAGE, readHeldStores, type HeldStores } from '../../src/modules/store-locator/store-locator.held';
 import { backendQuery, parseStoreLocatorParams } from '../../src/modules/store-locator/store-locator.params';
 import { PostgresStoreLocatorSearch, storeLocatorSql } from '../../src/modules/store-locator/store-locator.postgres';
 import { storeLocatorRouter } from '../../src/modules/store-locator/store-locator.router';
@@ -217,7 +217,7 @@ test("while a 100,000-store company's copy is read, another tenant's searches ar
  * The public endpoint (the app's own router and error handler) over a search whose statements the test
  * sees: it can hold a copy's read before a page, or make a page fail.
  */
-function controlledLocator(heldCompanies = 16) {
+function controlledLocator(heldCompanies = 16, heldBytes = Infinity) {
   const control = {
     /** Pages of copies read so far. */
     pages: 0,
@@ -266,7 +266,7 @@ function controlledLocator(heldCompanies = 16) {
     }
     return run()(sql, bindings);
   };
-  const search = new PostgresStoreLocatorSearch(execute, t.config.storeLocator, heldCompanies);
+  const search = new PostgresStoreLocatorSearch(execute, t.config.storeLocator, heldCompanies, heldBytes);
   const deps = { orm: t.orm, config: t.config } as ContextDeps;
   const app = express().use('/v1', storeLocatorRouter(deps, { search })).use(edgeErrorHandler);
   /** Holds the next read before its `page`-th page; resolves once it is held there. */
@@ -397,11 +397,35 @@ test('a company dropped from the held ones while its copy is read is not read a 
   expect(search.held.copies).toBeLessThanOrEqual(1);
 }, 300_000);
 
+test('copies hold at most STORE_LOCATOR_HELD_MB: a company too large is never held, a new copy drops the least recently searched, every answer exact', async () => {
+  const MB = 1024 * 1024;
+  const [a, b] = [await seedCompany('Budget brand A', 10_000), await seedCompany('Budget brand B', 10_000)];
+  const { search, get } = controlledLocator(16, MB);
+  // The 100,000-store company needs about 8 MB while its copy is read: never read, its kept counts answer.
+  for (let i = 0; i < 3; i++) {
+    await exact(await get(big), big);
+    await search.held.settled(big);
+  }
+  expect(search.held.peek(big)).toBeUndefined();
+  expect(search.held.refusals).toBe(1); // then not tried again for a minute
+  // A is held; B's copy (about 0.8 MB while read) does not fit beside it: A, searched least recently, is dropped.
+  await exact(await get(a), a);
+  await search.held.settled(a);
+  expect(search.held.peek(a)).toBeDefined();
+  await exact(await get(b), b);
+  await search.held.settled(b);
+  expect(search.held.peek(b)).toBeDefined();
+  expect(search.held.peek(a)).toBeUndefined();
+  expect(search.held.bytes).toBeLessThanOrEqual(MB);
+  await exact(await get(a), a);
+  await exact(await get(b), b);
+}, 300_000);
+
 test('a copy read a few stores a page, its cells split across pages, is the copy read in one page', async () => {
   // 600 stores in about 18 cells.
   const company = await seedCompany('Paged brand', 600, { area: 0.05, bulk: true });
   const execute: Execute = (sql, bindings) => query(t.orm.em as EntityManager, sql, bindings, { prepare: false });
-  const whole = await readHeldStores(execute, company, 10_000);
+  const whole = (await readHeldStores(execute, company, 10_000)) as HeldStores | null;
   expect(whole?.size).toBe(600);
   for (const pageSize of [1, 7, 599, 600]) expect(await readHeldStores(execute, company, pageSize)).toEqual(whole);
 }, 300_000);

@@ -10,7 +10,7 @@ export function createStoreLocatorSearch(config: Config, execute: Execute): Stor
   const { scaleMeters, offsetMeters, decay } = config.storeLocator;
   switch (config.searchBackend) {
     case 'postgres':
-      return new PostgresStoreLocatorSearch(execute, { scaleMeters, offsetMeters, decay }, config.storeLocator.heldCompanies);
+      return new PostgresStoreLocatorSearch(execute, { scaleMeters, offsetMeters, decay }, config.storeLocator.heldCompanies, config.storeLocator.heldBytes);
     case 'elasticsearch':
     case 'opensearch':
       // The alias the search outbox keeps in step (`store-locator.search.ts`), like every list index.

@@ -27,6 +27,16 @@ interface Keys {
   number: Map<string | null, number>;
 }
 
+/** Memory a copy's keys take, roughly: per key a string, a Map entry and an array slot. */
+function keysBytes(keys: Keys[]): number {
+  let bytes = 0;
+  for (const k of keys) for (const v of k.values) bytes += 72 + 2 * (v?.length ?? 0);
+  return bytes;
+}
+
+/** Bytes a copy being read takes per store (`HeldBuilder`'s arrays: cells, from, pairFrom, pairs, latitude, longitude, storeKeys). */
+const BUILD_BYTES_PER_STORE = 4 + 4 + 4 + 32 + 8 + 8 + 16;
+
 /** The keys of one facet, its non-null ones given in `C` order. */
 function keysOf(ordered: string[]): Keys {
   const values: Array<string | null> = [...ordered, null];
@@ -71,6 +81,8 @@ export class HeldStores {
   /** First global key number of each facet. */
   private readonly first: number[];
   readonly size: number;
+  /** Memory the copy takes: its arrays, and its keys roughly. */
+  readonly bytes: number;
 
   constructor(
     readonly version: string,
@@ -81,6 +93,7 @@ export class HeldStores {
     ({ latitude: this.latitude, longitude: this.longitude, storeKeys: this.storeKeys } = arrays);
     this.size = arrays.latitude.length;
     this.first = firstKeys(keys);
+    this.bytes = Object.values(arrays).reduce((sum: number, a: Int32Array | Float64Array) => sum + a.byteLength, 0) + keysBytes(keys);
   }
 
   /** The store type ids held (for their names, read with each search). */
@@ -334,15 +347,21 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 /**
  * Reads a copy of the company's stores: its keys, then its stores a page at a time, each page added as it
  * comes; null when a write changed them in between (the versions differ), to be read again later.
+ * `admit` is asked, once the stores are counted and before anything is allocated for them, whether the
+ * memory the copy needs while it is read may be taken; `'refused'` when not.
  */
-export async function readHeldStores(execute: Execute, companyId: string, pageSize = HELD_PAGE): Promise<HeldStores | null> {
+export async function readHeldStores(
+  execute: Execute,
+  companyId: string,
+  pageSize = HELD_PAGE,
+  admit: (bytes: number) => boolean = () => true,
+): Promise<HeldStores | null | 'refused'> {
   const [head] = await execute(HELD_KEYS_SQL, [companyId, companyId]);
   const version = String(head.version);
-  const builder = new HeldBuilder(
-    version,
-    FACETS.map((f) => keysOf(JSON.parse(head[f]) as string[])),
-    Number(head.stores),
-  );
+  const keys = FACETS.map((f) => keysOf(JSON.parse(head[f]) as string[]));
+  const size = Number(head.stores);
+  if (!admit(size * BUILD_BYTES_PER_STORE + keysBytes(keys))) return 'refused';
+  const builder = new HeldBuilder(version, keys, size);
   let after: [number, string] = [-1, NIL_UUID];
   for (;;) {
     const [page] = await execute(HELD_STORES_SQL, [companyId, companyId, after[0], after[0], after[1], pageSize]);
@@ -366,24 +385,30 @@ interface Slot {
 
 /**
  * The held copies, per company, at most `maxCompanies` (STORE_LOCATOR_HELD_COMPANIES; the least recently
- * searched is dropped first; 0: none, the kept counts always answer). A search asks for a company's copy
- * (`get`): it has one only once it was read; meanwhile, and whenever the search's statement reads another
- * version than the copy's, the statement's own counts answer (`seen` then reads the copy again, spaced
- * out). At most one read per company is under way, and at most MAX_READS in all: memory holds at most
- * `maxCompanies + MAX_READS` copies. A read that fails, or finds the stores changed, leaves the copy held
- * as it was.
+ * searched is dropped first; 0: none, the kept counts always answer) and at most `maxBytes` of memory
+ * together with the reads under way (STORE_LOCATOR_HELD_MB). A search asks for a company's copy (`get`):
+ * it has one only once it was read; meanwhile, and whenever the search's statement reads another version
+ * than the copy's, the statement's own counts answer (`seen` then reads the copy again, spaced out). At
+ * most one read per company is under way, and at most MAX_READS in all. A read takes its memory before
+ * it allocates any: the least recently searched copies are dropped to make room, and a company whose copy
+ * cannot fit is not read (its searches are answered from the kept counts; tried again after RETRY_MS). A
+ * read that fails, or finds the stores changed, leaves the copy held as it was.
  */
 export class HeldStoresCache {
   private readonly slots = new Map<string, Slot>();
   /** Reads under way by company (also of a company dropped from `slots` meanwhile). */
   private readonly reading = new Map<string, Promise<void>>();
-  /** How many reads of a copy were started, and how many of them failed (observable by tests). */
+  /** Memory taken by the reads under way, by company. */
+  private readonly reserved = new Map<string, number>();
+  /** How many reads of a copy were started, how many failed, and how many found no room (observable by tests). */
   loads = 0;
   failures = 0;
+  refusals = 0;
 
   constructor(
     private readonly execute: Execute,
     private readonly maxCompanies: number,
+    private readonly maxBytes = Infinity,
   ) {}
 
   /** The company's copy if held (and a read of it started if not). */
@@ -424,9 +449,41 @@ export class HeldStoresCache {
     return n;
   }
 
+  /** Memory the held copies and the reads under way take now. */
+  get bytes(): number {
+    let n = 0;
+    for (const slot of this.slots.values()) n += slot.held?.bytes ?? 0;
+    for (const r of this.reserved.values()) n += r;
+    return n;
+  }
+
   /** Reads under way now (for tests). */
   get readsUnderWay(): number {
     return this.reading.size;
+  }
+
+  /**
+   * Whether a read of the company may take `bytes` more. To make room, the company's own copy goes first
+   * (a copy is only read again once a search saw a newer version, so the old one answers nothing any
+   * more), then the least recently searched copies of other companies; false, with nothing dropped, when
+   * it cannot fit.
+   */
+  private admit(companyId: string, bytes: number): boolean {
+    let free = this.maxBytes - this.bytes;
+    if (free >= bytes) return true;
+    const own = this.slots.get(companyId);
+    const others = [...this.slots].filter(([id, slot]) => id !== companyId && slot.held);
+    const dropped: string[] = [];
+    free += own?.held?.bytes ?? 0;
+    for (const [id, slot] of others) {
+      if (free >= bytes) break;
+      dropped.push(id);
+      free += slot.held!.bytes;
+    }
+    if (free < bytes) return false;
+    if (own) own.held = undefined;
+    for (const id of dropped) this.slots.delete(id);
+    return true;
   }
 
   private load(companyId: string): void {
@@ -439,10 +496,20 @@ export class HeldStoresCache {
     if (this.reading.has(companyId) || this.reading.size >= MAX_READS || Date.now() < slot.notBefore) return;
     const started = Date.now();
     this.loads++;
-    const read = readHeldStores(this.execute, companyId)
+    const admit = (bytes: number) => {
+      if (!this.admit(companyId, bytes)) return false;
+      this.reserved.set(companyId, bytes);
+      return true;
+    };
+    const read = readHeldStores(this.execute, companyId, HELD_PAGE, admit)
       .then((held) => {
         // The company may have been dropped meanwhile; a read finishing after a newer one keeps the newer copy.
         const current = this.slots.get(companyId);
+        if (held === 'refused') {
+          this.refusals++;
+          if (current) current.notBefore = Date.now() + RETRY_MS;
+          return;
+        }
         if (!current) return;
         if (held && (!current.held || BigInt(held.version) >= BigInt(current.held.version))) current.held = held;
         current.notBefore = Date.now() + RELOAD_SPACING * (Date.now() - started);
@@ -454,6 +521,7 @@ export class HeldStoresCache {
       })
       .finally(() => {
         this.reading.delete(companyId);
+        this.reserved.delete(companyId);
       });
     this.reading.set(companyId, read);
   }

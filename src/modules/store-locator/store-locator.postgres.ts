@@ -41,8 +41,10 @@ export class PostgresStoreLocatorSearch implements StoreLocatorSearch {
     private readonly settings: ScoreSettings,
     /** Companies whose stores are held at once (STORE_LOCATOR_HELD_COMPANIES). */
     heldCompanies = 16,
+    /** Memory their copies take at most (STORE_LOCATOR_HELD_MB). */
+    heldBytes = Infinity,
   ) {
-    this.held = new HeldStoresCache(execute, heldCompanies);
+    this.held = new HeldStoresCache(execute, heldCompanies, heldBytes);
   }
 
   async search(query: StoreLocatorQuery): Promise<StoreLocatorHits> {
