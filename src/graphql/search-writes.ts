@@ -9,13 +9,14 @@ import type { Context } from '../context';
  */
 export const searchWritesPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
-    let writeMark: string | null | undefined;
+    // Set once a mutation's execution starts: one refused before it (validation, cost) wrote nothing.
+    let write: { mark: string | null | undefined } | undefined;
     return {
       async executionDidStart({ operation, contextValue }) {
-        if (operation.operation === 'mutation') writeMark = await contextValue.search?.beforeWrite?.();
+        if (operation.operation === 'mutation') write = { mark: await contextValue.search?.beforeWrite?.() };
       },
-      async willSendResponse({ operation, contextValue }) {
-        if (operation?.operation === 'mutation') await contextValue.search?.afterWrite?.(writeMark);
+      async willSendResponse({ contextValue }) {
+        if (write) await contextValue.search?.afterWrite?.(write.mark);
       },
     };
   },
