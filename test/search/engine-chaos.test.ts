@@ -2,19 +2,18 @@ import { searchDocuments } from '../../src/modules';
 // The outbox feeds the engine without loss (docs/search-engines.md, "Failures and recovery"): the
 // standalone indexer killed (SIGKILL) in the middle of a batch, and the engine cut off from a running
 // service for a while under a stream of writes; after recovery `verify` finds the index equal to the
-// database. (Stopping one node of three is not covered: the launcher starts and stops the cluster whole.)
+// database. (One node of three stopped, and the whole cluster restarted from its data: engine-cluster-failures.)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
 import { roles } from '../support/leads';
-import { engineUnderTest } from '../support/search-engine';
+import { engineUnderTest, expectIndexInStep } from '../support/search-engine';
 import { tcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { SEARCH_LOCK } from '../../src/search/elasticsearch/outbox';
 import { reindex } from '../../src/search/elasticsearch/reindex';
-import { verify } from '../../src/search/elasticsearch/verify';
 
 const engine = engineUnderTest();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,23 +27,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   let companyId: string;
   const sql = (statement: string, bindings: unknown[] = []) => t.em().getConnection().execute(statement, bindings as any[]);
 
-  /** Every document's index equals the database (after the outbox is drained, its backoffs brought forward). */
-  async function expectInStep(): Promise<void> {
-    await sql('update search_outbox set available_at = now()');
-    await backend.indexer.drain();
-    const [{ left }] = await sql('select count(*)::int as left from search_outbox');
-    expect(left).toBe(0);
-    for (const doc of backend.documents) {
-      const report = await verify(backend, doc);
-      expect({ document: doc.name, ok: report.ok, missing: report.missing, extra: report.extra, stale: report.stale }).toEqual({
-        document: doc.name,
-        ok: true,
-        missing: 0,
-        extra: 0,
-        stale: 0,
-      });
-    }
-  }
+  const expectInStep = () => expectIndexInStep(backend, sql);
 
   beforeAll(async () => {
     // The service reaches the engine through a proxy the test can cut; the test's own backend (drain,

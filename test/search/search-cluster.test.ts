@@ -69,11 +69,18 @@ run(`npm run search:cluster (${engine})`, () => {
     expect(fs.existsSync(dataDir)).toBe(false);
   }, TIMEOUT);
 
-  test('started for tests, it stops when its parent goes away (its stdin closes)', async () => {
+  test('started for tests, it stops and starts one node on command, and stops when its parent goes away (its stdin closes)', async () => {
     const cluster = await startSearchCluster(engine);
     children.push(cluster.child);
     const port = Number(new URL(cluster.url).port);
     expect(await listening(port)).toBe(true);
+    // Its stdin also takes commands (test/search/engine-cluster-failures.test.ts stops and starts nodes).
+    expect(await cluster.command('stop node-9')).toBe('command failed: expected `stop node-N` or `start node-N` (N from 1 to 3), not `stop node-9`');
+    expect(await cluster.command('start node-2')).toBe('command failed: node-2 is running');
+    expect(await cluster.command('stop node-3')).toBe('node-3 stopped');
+    expect(await listening(port + 2)).toBe(false);
+    expect(await cluster.command('start node-3')).toBe('node-3 started');
+    expect(await listening(port + 2)).toBe(true);
     const exited = new Promise((resolve) => cluster.child.once('exit', resolve));
     // What the kernel does for a parent killed with SIGKILL.
     cluster.child.stdin!.end();

@@ -7,10 +7,22 @@ const NODES = 3;
 
 export interface SearchCluster {
   url: string;
+  /** HTTP port of the first node (node i: + i - 1; transport ports 1000 above). */
+  port: number;
   child: ChildProcess;
   /** Seconds from spawning the launcher to a green cluster (the launcher builds itself first if it changed). */
   startSeconds: number;
+  /** Sends a command to the launcher (`stop node-2`, `start node-2`) and resolves with the line that answers it. */
+  command(line: string): Promise<string>;
   stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** HTTP port of the first node (a free one by default): a cluster started again on the same ports. */
+  port?: number;
+  /** A data directory kept across starts (SEARCH_CLUSTER_DATA): a cluster restarted from its data. */
+  dataDir?: string;
+  timeoutMs?: number;
 }
 
 /** Whether `port` can be bound on 127.0.0.1 now. */
@@ -51,8 +63,9 @@ export function clusterEngine(env: NodeJS.ProcessEnv = process.env): ClusterEngi
  * or Elasticsearch) on free loopback ports and resolves once it is green. `stop` sends SIGTERM and
  * resolves when the JVM has exited (it removes its data directory itself).
  */
-export async function startSearchCluster(engine: ClusterEngine = 'opensearch', timeoutMs = 300_000): Promise<SearchCluster> {
-  const port = await basePort();
+export async function startSearchCluster(engine: ClusterEngine = 'opensearch', options: StartOptions = {}): Promise<SearchCluster> {
+  const { timeoutMs = 300_000 } = options;
+  const port = options.port ?? (await basePort());
   const started = Date.now();
   const child = spawn(path.join(ROOT, 'search-cluster', 'run'), [], {
     cwd: ROOT,
@@ -64,20 +77,34 @@ export async function startSearchCluster(engine: ClusterEngine = 'opensearch', t
       SEARCH_CLUSTER_ENGINE: engine,
       // The JVM stops when this process's end of its stdin closes, however this process ends.
       SEARCH_CLUSTER_STOP_ON_EOF: '1',
+      ...(options.dataDir ? { SEARCH_CLUSTER_DATA: options.dataDir } : {}),
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   child.stderr!.on('data', (d) => (output = (output + d).slice(-20_000)));
+  // Whole lines of stdout, each to the first waiter that takes it.
+  const waiters: Array<(line: string) => boolean> = [];
+  let partial = '';
+  child.stdout!.on('data', (d) => {
+    const lines = (partial + d).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      const i = waiters.findIndex((take) => take(line));
+      if (i >= 0) waiters.splice(i, 1);
+    }
+  });
   const green = new Promise<void>((resolve, reject) => {
-    let stdout = '';
-    child.stdout!.on('data', (d) => {
-      stdout += d;
-      if (/^search cluster green.*\n/m.test(stdout)) resolve();
-    });
+    waiters.push((line) => line.startsWith('search cluster green') && (resolve(), true));
     exited.then((code) => reject(new Error(`search cluster exited (${code}) before it was green:\n${output}`)));
   });
+  const command = (line: string) =>
+    new Promise<string>((resolve) => {
+      const [verb, name] = line.split(' ');
+      waiters.push((answer) => (answer === `${name} ${verb === 'stop' ? 'stopped' : 'started'}` || answer.startsWith('command failed')) && (resolve(answer), true));
+      child.stdin!.write(`${line}\n`);
+    });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
@@ -94,5 +121,5 @@ export async function startSearchCluster(engine: ClusterEngine = 'opensearch', t
   } finally {
     clearTimeout(timer);
   }
-  return { url: `http://127.0.0.1:${port}`, child, startSeconds: (Date.now() - started) / 1000, stop };
+  return { url: `http://127.0.0.1:${port}`, port, child, startSeconds: (Date.now() - started) / 1000, command, stop };
 }

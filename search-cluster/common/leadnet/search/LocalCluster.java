@@ -1,13 +1,15 @@
 package leadnet.search;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +31,9 @@ import org.apache.logging.log4j.core.config.Configurator;
  * (default HTTP port + 100), SEARCH_CLUSTER_NODES (default 3), SEARCH_CLUSTER_DATA (a directory to keep
  * the data in across runs; by default a temporary one, removed on exit), SEARCH_CLUSTER_STOP_ON_EOF=1
  * (also stop when standard input closes: a parent that dies without signalling, e.g. a killed test
- * runner, takes the cluster with it).
+ * runner, takes the cluster with it; standard input then also takes the commands `stop node-N` and
+ * `start node-N`, each answered on stdout by one line, `node-N stopped`, `node-N started` or
+ * `command failed: ...`: a test stops one node and brings it back).
  */
 public final class LocalCluster {
   /** A started node. */
@@ -56,11 +60,17 @@ public final class LocalCluster {
     void awaitGreen(Node first, int count) throws Exception;
   }
 
-  private final List<Node> nodes = Collections.synchronizedList(new ArrayList<>());
+  /** The running node of each name (none while it is stopped), and the settings each starts with. */
+  private final Map<String, Node> nodes = new LinkedHashMap<>();
+  private final Map<String, Map<String, String>> settingsByName = new LinkedHashMap<>();
+  private final List<String> names = new ArrayList<>();
+  private final Engine engine;
   private final Path home;
   private final boolean temporary;
+  private boolean stopped;
 
-  private LocalCluster(Path home, boolean temporary) {
+  private LocalCluster(Engine engine, Path home, boolean temporary) {
+    this.engine = engine;
     this.home = home;
     this.temporary = temporary;
   }
@@ -83,13 +93,13 @@ public final class LocalCluster {
     }
     String kept = System.getenv("SEARCH_CLUSTER_DATA");
     Path home = kept == null || kept.isEmpty() ? Files.createTempDirectory("leadnet-search-cluster-") : Files.createDirectories(Path.of(kept).toAbsolutePath());
-    LocalCluster cluster = new LocalCluster(home, kept == null || kept.isEmpty());
+    LocalCluster cluster = new LocalCluster(engine, home, kept == null || kept.isEmpty());
     Runtime.getRuntime().addShutdownHook(new Thread(cluster::stop, "search-cluster-stop"));
     if ("1".equals(System.getenv("SEARCH_CLUSTER_STOP_ON_EOF"))) {
       Thread watch = new Thread(() -> {
-        try {
-          while (System.in.read() != -1) {
-            // only the end of input matters
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+          for (String line; (line = in.readLine()) != null; ) {
+            if (!line.isBlank()) reply(cluster.command(line.trim()));
           }
         } catch (IOException e) {
           // a broken pipe ends input too
@@ -103,12 +113,14 @@ public final class LocalCluster {
     long started = System.nanoTime();
     engine.beforeStart();
     try {
-      List<String> names = IntStream.rangeClosed(1, count).mapToObj(i -> "node-" + i).collect(Collectors.toList());
       String seeds = IntStream.range(0, count).mapToObj(i -> "127.0.0.1:" + (transportPort + i)).collect(Collectors.joining(","));
       for (int i = 0; i < count; i++) {
-        cluster.nodes.add(engine.start(cluster.nodeSettings(names.get(i), httpPort + i, transportPort + i, seeds), names));
+        String name = "node-" + (i + 1);
+        cluster.names.add(name);
+        cluster.settingsByName.put(name, cluster.nodeSettings(name, httpPort + i, transportPort + i, seeds));
       }
-      engine.awaitGreen(cluster.nodes.get(0), count);
+      for (String name : cluster.names) cluster.startNode(name);
+      engine.awaitGreen(cluster.node(cluster.names.get(0)), count);
       engine.afterStart();
     } catch (Throwable e) {
       System.err.println("search cluster failed to start: " + e);
@@ -145,10 +157,48 @@ public final class LocalCluster {
     return settings;
   }
 
+  private synchronized Node node(String name) {
+    return nodes.get(name);
+  }
+
+  private synchronized void startNode(String name) throws Exception {
+    if (stopped) throw new IllegalStateException("the cluster is stopping");
+    nodes.put(name, engine.start(settingsByName.get(name), names));
+  }
+
+  /** Runs one command of standard input; returns the line that answers it. */
+  private synchronized String command(String line) {
+    String[] words = line.split("\\s+");
+    if (words.length != 2 || !settingsByName.containsKey(words[1]) || !(words[0].equals("stop") || words[0].equals("start"))) {
+      return "command failed: expected `stop node-N` or `start node-N` (N from 1 to " + names.size() + "), not `" + line + "`";
+    }
+    String name = words[1];
+    try {
+      if (words[0].equals("stop")) {
+        Node node = nodes.remove(name);
+        if (node == null) return "command failed: " + name + " is not running";
+        node.close();
+        return name + " stopped";
+      }
+      if (nodes.containsKey(name)) return "command failed: " + name + " is running";
+      startNode(name);
+      return name + " started";
+    } catch (Exception e) {
+      return "command failed: " + e;
+    }
+  }
+
+  /** One write per line, so that a reader never sees half of one. */
+  private static void reply(String line) {
+    System.out.print(line + System.lineSeparator());
+    System.out.flush();
+  }
+
   private void stop() {
-    List<Node> open;
-    synchronized (nodes) {
-      open = new ArrayList<>(nodes);
+    List<Map.Entry<String, Node>> open;
+    synchronized (this) {
+      stopped = true;
+      open = nodes.entrySet().stream().map(e -> Map.entry(e.getKey(), e.getValue())).collect(Collectors.toList());
       nodes.clear();
     }
     // Nodes closing one after another warn that the others are gone, and Netty that its event loops
@@ -157,9 +207,9 @@ public final class LocalCluster {
     Configurator.setLevel("io.netty", Level.OFF);
     for (int i = open.size() - 1; i >= 0; i--) {
       try {
-        open.get(i).close();
+        open.get(i).getValue().close();
       } catch (Exception e) {
-        System.err.println("closing node-" + (i + 1) + ": " + e);
+        System.err.println("closing " + open.get(i).getKey() + ": " + e);
       }
     }
     if (temporary) {
