@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
 import { roles } from '../support/leads';
-import { engineUnderTest, expectIndexInStep } from '../support/search-engine';
+import { engineUnderTest } from '../support/search-engine';
+import { expectIndexInStep, productWriter } from '../support/engine-checks';
 import { tcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
@@ -137,15 +138,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   }, 120_000);
 
   test('the engine cut off from the service under writes, then back: the index equals the database', async () => {
-    let n = 0;
-    const statuses: number[] = [];
-    const write = async () => {
-      const sku = `CUT-${++n}`;
-      const res = await api(t, 'post', '/v1/products', { key, body: { product: { sku, name: `Cut anvil ${n}` } } });
-      statuses.push(res.status);
-      if (n % 3 === 0) statuses.push((await api(t, 'patch', `/v1/products/${res.body.id}`, { key, body: { product: { name: `Cut anvil ${n} renamed` } } })).status);
-      if (n % 5 === 0) statuses.push((await api(t, 'delete', `/v1/products/${res.body.id}`, { key })).status);
-    };
+    const { write, statuses, count } = productWriter(t, key, 'Cut');
     for (let i = 0; i < 10; i++) await write();
     proxy.cut();
     const cutUntil = Date.now() + 8_000;
@@ -155,7 +148,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     for (let i = 0; i < 10; i++) await write();
     // Every write was acknowledged, during the cut too.
     expect(statuses.filter((s) => s >= 300)).toEqual([]);
-    expect(n).toBeGreaterThan(20);
+    expect(count()).toBeGreaterThan(20);
     await expectInStep();
   }, 240_000);
 });

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { api, createTestApp, type TestApp } from '../support/app';
 import { roles } from '../support/leads';
 import { clusterEngine, startSearchCluster, type SearchCluster } from '../support/search-cluster';
-import { expectIndexInStep } from '../support/search-engine';
+import { expectIndexInStep, productWriter } from '../support/engine-checks';
 import { searchDocuments } from '../../src/modules';
 import { createElasticsearchBackend } from '../../src/search/factory';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
@@ -25,21 +25,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   let cluster: SearchCluster;
   let t: TestApp;
   let backend: ElasticsearchSearchBackend;
-  let key: string;
   const sql = (statement: string) => t.em().getConnection().execute(statement);
   const http = async (method: string, route: string, body?: unknown) =>
     (await fetch(`${cluster.url}/${route}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>;
 
-  /** Creates, renames and deletes products over REST, as a partner's server would; every answer's status is kept. */
-  const statuses: number[] = [];
-  let n = 0;
-  const write = async () => {
-    const sku = `NODE-${++n}`;
-    const res = await api(t, 'post', '/v1/products', { key, body: { product: { sku, name: `Node anvil ${n}` } } });
-    statuses.push(res.status);
-    if (n % 3 === 0) statuses.push((await api(t, 'patch', `/v1/products/${res.body.id}`, { key, body: { product: { name: `Node anvil ${n} renamed` } } })).status);
-    if (n % 5 === 0) statuses.push((await api(t, 'delete', `/v1/products/${res.body.id}`, { key })).status);
-  };
+  let writer: ReturnType<typeof productWriter>;
+  const write = () => writer.write();
   /** Writes in the background until the returned function is called (which resolves once the last write ended). */
   const keepWriting = () => {
     let on = true;
@@ -51,13 +42,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       await loop;
     };
   };
-  const productsListed = async () => (await api(t, 'get', '/v1/products', { key })).status;
+  const productsListed = async () => (await api(t, 'get', '/v1/products', { key: writer.key })).status;
 
   beforeAll(async () => {
     cluster = await startSearchCluster(engine!, { dataDir });
     t = await createTestApp({ SEARCH_BACKEND: engine!, SEARCH_URL: cluster.url, ELASTICSEARCH_INDEX_PREFIX: prefix });
     backend = createElasticsearchBackend(t.config, t.orm, { documents: searchDocuments, runIndexer: false });
-    key = (await roles(t.em())).users.companyAdmin.key;
+    writer = productWriter(t, (await roles(t.em())).users.companyAdmin.key, 'Node');
     await backend.indexer.drain();
   }, 600_000);
   afterAll(async () => {
@@ -80,7 +71,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const stopWriting = keepWriting();
     await sleep(1_000);
     expect(await cluster.command(`stop ${primary}`)).toBe(`${primary} stopped`);
-    const atStop = n;
+    const atStop = writer.count();
     // The replica on the other node is promoted: lists answer again within seconds, writes never stopped.
     let listed = 0;
     for (let i = 0; i < 60 && (listed = await productsListed()) !== 200; i++) await sleep(500);
@@ -88,29 +79,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     await sleep(3_000);
     expect(await cluster.command(`start ${primary}`)).toBe(`${primary} started`);
     // Writes went on while the node was away (each waits for its changes to be searchable).
-    expect(n).toBeGreaterThan(atStop);
+    expect(writer.count()).toBeGreaterThan(atStop);
     expect(await http('GET', `_cluster/health?wait_for_status=green&wait_for_nodes=3&timeout=120s`)).toMatchObject({ status: 'green', number_of_nodes: 3 });
     await sleep(1_000);
     await stopWriting();
 
-    expect(statuses.filter((s) => s >= 300)).toEqual([]);
+    expect(writer.statuses.filter((s) => s >= 300)).toEqual([]);
     await expectIndexInStep(backend, sql);
   }, 300_000);
 
   test('the whole cluster stopped for a minute under writes, then started again from its data', async () => {
     for (let i = 0; i < 10; i++) await write();
     await cluster.stop();
-    const written = n;
+    const written = writer.count();
     const downUntil = Date.now() + 60_000;
     while (Date.now() < downUntil) await write();
-    const down = await api(t, 'get', '/v1/products', { key });
+    const down = await api(t, 'get', '/v1/products', { key: writer.key });
     expect(down.status).toBe(503);
     expect(down.headers['retry-after']).toBeDefined();
-    expect(n - written).toBeGreaterThan(10);
+    expect(writer.count() - written).toBeGreaterThan(10);
 
     cluster = await startSearchCluster(engine!, { port: cluster.port, dataDir });
     for (let i = 0; i < 10; i++) await write();
-    expect(statuses.filter((s) => s >= 300)).toEqual([]);
+    expect(writer.statuses.filter((s) => s >= 300)).toEqual([]);
     await expectIndexInStep(backend, sql);
     expect(await productsListed()).toBe(200);
   }, 400_000);

@@ -1,6 +1,3 @@
-import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
-import { verify } from '../../src/search/elasticsearch/verify';
-
 /**
  * The live search engine the engine suites run against, if any:
  * - `SEARCH_CLUSTER=1` (or `opensearch`, or `elasticsearch`): the project's cluster of that engine, started
@@ -20,25 +17,4 @@ export function engineUnderTest(env: NodeJS.ProcessEnv = process.env): EngineUnd
   const url = env.SEARCH_URL || env.ELASTICSEARCH_URL;
   if (!url) return undefined;
   return { backend: env.SEARCH_BACKEND === 'opensearch' ? 'opensearch' : 'elasticsearch', url };
-}
-
-/**
- * Every document's index equals the database: the outbox is drained by `backend` (its backoffs brought
- * forward), then `verify` finds no drift in any document.
- */
-export async function expectIndexInStep(backend: ElasticsearchSearchBackend, sql: (statement: string) => Promise<any[]>): Promise<void> {
-  await sql('update search_outbox set available_at = now()');
-  await backend.indexer.drain();
-  const [{ left }] = await sql('select count(*)::int as left from search_outbox');
-  expect(left).toBe(0);
-  for (const doc of backend.documents) {
-    const report = await verify(backend, doc);
-    expect({ document: doc.name, ok: report.ok, missing: report.missing, extra: report.extra, stale: report.stale }).toEqual({
-      document: doc.name,
-      ok: true,
-      missing: 0,
-      extra: 0,
-      stale: 0,
-    });
-  }
 }
