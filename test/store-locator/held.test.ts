@@ -421,6 +421,36 @@ test('copies hold at most STORE_LOCATOR_HELD_MB: a company too large is never he
   await exact(await get(b), b);
 }, 300_000);
 
+test('with a memory budget, a slow read keeps its memory taken and a read failing half-way gives it back; every answer exact', async () => {
+  const MB = 1024 * 1024;
+  const [a, b] = [await seedCompany('Slow brand A', 8_000), await seedCompany('Slow brand B', 8_000)];
+  const { control, search, get, holdBefore } = controlledLocator(16, MB);
+  // A's read stalls after its first page (a slow database): its memory stays taken, so B's copy, which
+  // does not fit beside it, is not read meanwhile; B is answered exactly from the kept counts.
+  const reached = holdBefore(2);
+  await exact(await get(a), a);
+  await reached;
+  const taken = search.held.bytes;
+  expect(taken).toBeGreaterThan(MB / 2);
+  await exact(await get(b), b);
+  await search.held.settled(b);
+  expect(search.held.refusals).toBe(1);
+  expect(search.held.peek(b)).toBeUndefined();
+  expect(search.held.bytes).toBe(taken);
+  control.held!.release();
+  await search.held.settled(a);
+  expect(search.held.peek(a)).toBeDefined();
+  // A read of another company failing half-way (a lost connection) gives its memory back: only A's copy is counted.
+  const c = await seedCompany('Failing budget brand', 2_000);
+  control.failAt = control.pages + 1;
+  await exact(await get(c), c);
+  await search.held.settled(c);
+  expect(search.held.failures).toBe(1);
+  expect(search.held.peek(c)).toBeUndefined();
+  expect(search.held.bytes).toBe(search.held.peek(a)!.bytes);
+  await exact(await get(a), a);
+}, 300_000);
+
 test('a copy read a few stores a page, its cells split across pages, is the copy read in one page', async () => {
   // 600 stores in about 18 cells.
   const company = await seedCompany('Paged brand', 600, { area: 0.05, bulk: true });

@@ -21,9 +21,16 @@ test.each([
   ['SHUTDOWN_TIMEOUT_MS', '-1'],
   ['STRICT_PARAMS', 'maybe'],
   ['SEARCH_BACKEND', 'solr'],
+  ['STORE_LOCATOR_HELD_MB', '0'],
+  ['STORE_LOCATOR_HELD_MB', 'lots'],
 ])('a bad %s (%s) stops the start with a message naming it', (name, value) => {
   expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
   expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(name));
+});
+
+test('STORE_LOCATOR_HELD_MB: the memory of the held store copies, 64 MB unless set', () => {
+  expect(parseConfig({}).storeLocator.heldBytes).toBe(64 * 1024 * 1024);
+  expect(parseConfig({ STORE_LOCATOR_HELD_MB: '1' }).storeLocator.heldBytes).toBe(1024 * 1024);
 });
 
 test('booleans', () => {
