@@ -14,7 +14,10 @@ export interface SearchCluster {
   startSeconds: number;
   /** Sends a command to the launcher (`stop node-2`, `start node-2`) and resolves with the line that answers it. */
   command(line: string): Promise<string>;
+  /** SIGTERM: the nodes close, and the launcher removes a data directory it made. */
   stop(): Promise<void>;
+  /** SIGKILL: the JVM dies at once, as in a crash or a power cut; a given data directory stays as it was left. */
+  kill(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -105,10 +108,11 @@ export async function startSearchCluster(engine: ClusterEngine = 'opensearch', o
       waiters.push((answer) => (answer === `${name} ${verb === 'stop' ? 'stopped' : 'started'}` || answer.startsWith('command failed')) && (resolve(answer), true));
       child.stdin!.write(`${line}\n`);
     });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  const end = (signal: NodeJS.Signals) => async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
+  const stop = end('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -121,5 +125,5 @@ export async function startSearchCluster(engine: ClusterEngine = 'opensearch', o
   } finally {
     clearTimeout(timer);
   }
-  return { url: `http://127.0.0.1:${port}`, port, child, startSeconds: (Date.now() - started) / 1000, command, stop };
+  return { url: `http://127.0.0.1:${port}`, port, child, startSeconds: (Date.now() - started) / 1000, command, stop, kill: end('SIGKILL') };
 }

@@ -36,8 +36,19 @@ function fieldMapping(field: SearchField): estypes.MappingProperty {
  */
 export function indexDefinition(doc: SearchDocument): { settings: estypes.IndicesIndexSettings; mappings: estypes.MappingTypeMapping } {
   const definition = baseDefinition(doc);
-  return { ...definition, mappings: { ...definition.mappings, _meta: { [VERSION_META]: versionOf(definition) } } };
+  return {
+    settings: { ...definition.settings, ...DURABLE },
+    mappings: { ...definition.mappings, _meta: { [VERSION_META]: versionOf(definition) } },
+  };
 }
+
+/**
+ * Every index acknowledges a write only once it is on disk (the engines' default, which an index template
+ * such as "tune for indexing speed"'s `async` would otherwise override): the outbox deletes a change when
+ * the engine acknowledges it, so a crashed cluster must not lose what it acknowledged. It is not part of
+ * the definition's version, as it changes nothing an index holds.
+ */
+const DURABLE: estypes.IndicesIndexSettings = { translog: { durability: 'request' } };
 
 /** Where an index records the version of the definition it was created with (`mappings._meta`). */
 export const VERSION_META = 'leadnet_version';
