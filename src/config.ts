@@ -161,8 +161,9 @@ export interface Config {
   /** With a search engine: drain the search outbox in this process (off when a standalone indexer runs). */
   searchIndexer: boolean;
   /**
-   * Read-your-writes on a search engine: how long an acknowledged write waits for its own outbox batch to
-   * be searchable (0: not at all), and how that batch makes it searchable (`refresh=wait_for` or `true`).
+   * Read-your-writes on a search engine: how long an acknowledged write waits for its changes to be
+   * indexed and searchable (0: not at all), and how it waits for them to be searchable: for the index's
+   * next refresh (`wait_for`) or by refreshing it (`true`).
    */
   searchWrites: { waitMs: number; refresh: 'wait_for' | true };
   /**

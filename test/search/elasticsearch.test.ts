@@ -30,7 +30,7 @@ if (!engine) {
     load: async (_t, backend, doc) => {
       await es(backend).ensureIndex(doc);
       await es(backend).indexer.drain();
-      await es(backend).refresh(doc);
+      await es(backend).refresh([doc]);
     },
     countsStatements: false,
     cleanup: async (t) => {

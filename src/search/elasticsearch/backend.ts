@@ -40,6 +40,9 @@ export interface ElasticsearchOptions {
   reindexReadyTimeoutMs?: number;
 }
 
+/** The id of the document `searchable` deletes to wait for a refresh: no record has it (ids are UUIDs). */
+const REFRESH_POINT = 'leadnet-refresh-point';
+
 /** A refresh mode of a bulk request: none (the index's own interval), `wait_for` or a forced one. */
 export type Refresh = false | 'wait_for' | true;
 
@@ -152,39 +155,37 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   /**
    * Read-your-writes (`options.writes`): called after a write committed, before it is acknowledged.
    * Runs outbox batches of the rows queued since `beforeWrite`'s mark and up to now (its own among them,
-   * with those of writes committed meanwhile), with the configured refresh, until none is left due or
-   * `waitMs` passed. An engine that fails the batch puts the rows back with a backoff (the background
-   * indexer retries them), and the write is acknowledged at once: writes never depend on the engine
-   * being up. Without a mark, every row queued up to now.
+   * with those of writes committed meanwhile) until none is left due, then makes them searchable
+   * (`searchable`); all within `waitMs`. An engine that fails the batch puts the rows back with a backoff
+   * (the background indexer retries them), and the write is acknowledged at once: writes never depend on
+   * the engine being up. Without a mark, every row queued up to now.
    */
   async afterWrite(since: string | null = null): Promise<void> {
     const writes = this.options.writes;
     if (!writes || writes.waitMs <= 0) return;
     const deadline = Date.now() + writes.waitMs;
     const after = since ?? undefined;
-    const [{ mark, queued }] = await this.execute(
-      `select max(id)::text as mark, count(*)::int as queued from search_outbox${after ? ' where id > ?::bigint' : ''}`,
+    const [{ mark, documents }] = await this.execute(
+      `select max(id)::text as mark, array_agg(distinct document) as documents from search_outbox${after ? ' where id > ?::bigint' : ''}`,
       after ? [after] : [],
     );
     if (mark === null) return;
     const range = { after, upTo: mark };
     const within = rangeSql(range);
-    // Rows another batch indexed (this or another process's background indexer) may not be searchable
-    // yet: unless this write's batches indexed every row of the range, refresh at the end.
-    let ours = 0;
     const work = async () => {
       for (;;) {
-        const batch = await this.indexer.runBatch({ refresh: writes.refresh, range });
-        ours += batch.indexed;
+        const batch = await this.indexer.runBatch({ range });
         if (!batch.locked) {
           await new Promise((resolve) => setTimeout(resolve, 10));
         } else if (batch.failed > 0) {
           return;
         }
         const [{ due }] = await this.execute(`select exists(select 1 from search_outbox where ${within.sql} and available_at <= now()) as due`, within.bindings);
-        if (!due || Date.now() >= deadline) break;
+        if (!due) break;
+        if (Date.now() >= deadline) return;
       }
-      if (ours < queued) await this.refresh();
+      // Every row of the range is in the engine (whichever batch, of whichever process, indexed it).
+      await this.searchable((documents as string[]).flatMap((name) => this.document(name) ?? []), writes.refresh);
     };
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -195,6 +196,19 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Resolves once everything the engine has applied to these documents' live indexes is searchable.
+   * `true` refreshes them now. `wait_for` deletes a document that never exists (`REFRESH_POINT`) with
+   * `refresh=wait_for`: the engine answers once a refresh of the index (its own, every second) covers
+   * that delete, and so every operation applied before it; no refresh is forced, and concurrent writes
+   * all wait for the same one. A building index (refreshes off) is not behind the alias, so never waited on.
+   */
+  async searchable(docs: SearchDocument[], mode: 'wait_for' | true): Promise<void> {
+    if (!docs.length) return;
+    if (mode === true) return this.refresh(docs);
+    await this.bulk(docs.map((doc) => ({ delete: { _index: this.alias(doc), _id: REFRESH_POINT } })), [404], 'wait_for');
   }
 
   async remove(doc: SearchDocument, ids: string[]): Promise<void> {
@@ -264,8 +278,7 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     return previous;
   }
 
-  async refresh(doc?: SearchDocument): Promise<void> {
-    const docs = doc ? [doc] : this.documents;
+  async refresh(docs: SearchDocument[] = this.documents): Promise<void> {
     await this.client.indices.refresh({ index: docs.map((d) => this.alias(d)), ignore_unavailable: true, allow_no_indices: true });
   }
 

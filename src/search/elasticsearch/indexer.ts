@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { logger } from '../../logger';
 import type { Execute } from './documents';
 import { SEARCH_LOCK, claim, complete, fail, type OutboxRange, type OutboxRow } from './outbox';
-import type { ElasticsearchSearchBackend, Refresh } from './backend';
+import type { ElasticsearchSearchBackend } from './backend';
 
 export interface IndexerOptions {
   /** Outbox rows per batch. */
@@ -45,9 +45,11 @@ export class OutboxIndexer {
 
   /**
    * One batch in one transaction: lock, claim, index, then delete the done rows or push back the failed.
-   * `range`: only these rows (a write waiting for its own, `afterWrite`); `refresh`: of the bulk requests.
+   * `range`: only these rows (a write waiting for its own, `afterWrite`). The bulk requests ask for no
+   * refresh: the lock is held only while the engine applies them, never for a refresh interval (a write
+   * that waits to be searchable waits after the batch: `ElasticsearchSearchBackend.afterWrite`).
    */
-  async runBatch(options: { refresh?: Refresh; range?: OutboxRange } = {}): Promise<BatchResult> {
+  async runBatch(options: { range?: OutboxRange } = {}): Promise<BatchResult> {
     return (this.orm.em as EntityManager).fork().transactional(async (em) => {
       const execute: Execute = (sql, b) => em.execute(sql, b as any[]);
       const [{ locked }] = await execute('select pg_try_advisory_xact_lock(?) as locked', [SEARCH_LOCK]);
@@ -57,7 +59,7 @@ export class OutboxIndexer {
       for (const row of rows) byDocument.set(row.document, [...(byDocument.get(row.document) ?? []), row]);
       const done: string[] = [];
       let failed = 0;
-      // The documents' bulk requests run side by side: with a refresh, one refresh interval for all.
+      // The documents' bulk requests run side by side.
       await Promise.all(
         [...byDocument].map(async ([name, docRows]) => {
           const doc = this.backend.document(name);
@@ -67,7 +69,7 @@ export class OutboxIndexer {
             return;
           }
           try {
-            await this.backend.index(doc, docRows.map((r) => r.record_id), options.refresh);
+            await this.backend.index(doc, docRows.map((r) => r.record_id));
             done.push(...docRows.map((r) => r.id));
           } catch (e) {
             failed += docRows.length;
