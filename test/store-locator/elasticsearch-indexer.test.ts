@@ -17,7 +17,10 @@ import { logger } from '../../src/logger';
 
 /** The store locator's own index definition, stamped with its version (`mappings._meta`). */
 const STORE_LOCATOR_DEFINITION = JSON.parse(
-  JSON.stringify({ ...STORE_LOCATOR_INDEX, mappings: { ...STORE_LOCATOR_INDEX.mappings, _meta: { [VERSION_META]: definitionVersion(storeLocatorSearch) } } }),
+  JSON.stringify({
+    settings: { ...STORE_LOCATOR_INDEX.settings, translog: { durability: 'request' } },
+    mappings: { ...STORE_LOCATOR_INDEX.mappings, _meta: { [VERSION_META]: definitionVersion(storeLocatorSearch) } },
+  }),
 );
 
 let t: TestApp;
