@@ -72,9 +72,15 @@ run(`a live ${engine?.backend ?? 'search engine'}: index, indexer and reindex`, 
     expect(result).toMatchObject({ documents: 7, previous: [before] });
     // Built with no replica and no refresh; swapped in with its replica copied and started (green).
     expect(building).toMatchObject({ number_of_replicas: '0', refresh_interval: '-1' });
-    const shards = (await fetch(`${engine!.url}/_cat/shards/${result.index}?format=json`).then((r) => r.json())) as any[];
     // The cluster's balancer may already be moving a copy to another node (RELOCATING: still started).
-    const active = shards.filter((s) => s.state === 'STARTED' || s.state === 'RELOCATING');
+    // A copy that has just started or moved can list no document count until its node's stats catch
+    // up (Elasticsearch prints null), so the copies are read again until each one reports a count.
+    let active: any[] = [];
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      const shards = (await fetch(`${engine!.url}/_cat/shards/${result.index}?format=json`).then((r) => r.json())) as any[];
+      active = shards.filter((s) => s.state === 'STARTED' || s.state === 'RELOCATING');
+      if (active.every((s) => s.docs != null)) break;
+    }
     expect(active.map((s) => `${s.prirep} ${s.docs}`).sort()).toEqual(['p 7', 'r 7']);
     expect(new Set(active.map((s) => String(s.node).split(' ')[0])).size).toBe(2);
     expect(await client().cluster.health({ index: result.index })).toMatchObject({ status: 'green' });
