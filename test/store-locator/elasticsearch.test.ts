@@ -197,6 +197,19 @@ describe('StoreLocatorIndexer', () => {
     expect(del).toEqual({ delete: { _index: 'stores', _id: 'gone' } });
   });
 
+  test('ensureIndex creates a missing index with the definition, durable (a translog synced per request)', async () => {
+    const created: any[] = [];
+    const client = {
+      indices: { exists: async () => created.length > 0, create: async (r: any) => (created.push(r), { acknowledged: true }) },
+    } as unknown as EsClient;
+    const indexer = new StoreLocatorIndexer(client, async () => [], 'stores');
+    await indexer.ensureIndex();
+    await indexer.ensureIndex();
+    expect(created).toEqual([
+      { index: 'stores', mappings: STORE_LOCATOR_INDEX.mappings, settings: { ...STORE_LOCATOR_INDEX.settings, translog: { durability: 'request' } } },
+    ]);
+  });
+
   test('a failed bulk item is an error', async () => {
     const client = {
       bulk: async () => ({ errors: true, items: [{ index: { _id: 'a', status: 400, error: { type: 'mapper_parsing_exception' } } }] }),

@@ -13,6 +13,7 @@ import {
 } from './store-locator.types';
 import { pgArray } from '../../db/sql';
 import { createIndexOnce, engineSearch } from '../../search/elasticsearch/unavailable';
+import { DURABLE } from '../../search/elasticsearch/mapping';
 
 /** The part of the Elasticsearch client the store locator uses (the real one is adapted by `esClient`). */
 export interface EsClient {
@@ -251,7 +252,9 @@ export class StoreLocatorIndexer {
 
   async ensureIndex(): Promise<void> {
     if (await this.client.indices.exists({ index: this.index })) return;
-    await createIndexOnce(() => this.client.indices.create({ index: this.index, ...STORE_LOCATOR_INDEX }));
+    // Durable like every index the service creates (the definition's version leaves it out).
+    const definition = { ...STORE_LOCATOR_INDEX, settings: { ...STORE_LOCATOR_INDEX.settings, ...DURABLE } };
+    await createIndexOnce(() => this.client.indices.create({ index: this.index, ...definition }));
   }
 
   /** Indexes the given CRLs and removes the documents of those that no longer exist. */

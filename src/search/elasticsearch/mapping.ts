@@ -48,7 +48,7 @@ export function indexDefinition(doc: SearchDocument): { settings: estypes.Indice
  * the engine acknowledges it, so a crashed cluster must not lose what it acknowledged. It is not part of
  * the definition's version, as it changes nothing an index holds.
  */
-const DURABLE: estypes.IndicesIndexSettings = { translog: { durability: 'request' } };
+export const DURABLE: estypes.IndicesIndexSettings = { translog: { durability: 'request' } };
 
 /** Where an index records the version of the definition it was created with (`mappings._meta`). */
 export const VERSION_META = 'leadnet_version';
