@@ -14,6 +14,7 @@ import { indexDefinition } from '../../src/search/elasticsearch/mapping';
 import { SEARCH_LOCK, enqueueAll, syncTriggers } from '../../src/search/elasticsearch/outbox';
 import { searchBody } from '../../src/search/elasticsearch/query';
 import { reindex } from '../../src/search/elasticsearch/reindex';
+import { OutboxIndexer } from '../../src/search/elasticsearch/indexer';
 import { register } from '../../src/cli/commands/reindex';
 import { logger } from '../../src/logger';
 
@@ -152,6 +153,47 @@ describe('the outbox', () => {
     expect(result).toEqual({ locked: false, claimed: 0, indexed: 0, failed: 0 });
     expect(await outbox()).toHaveLength(1);
     await backend.indexer.drain();
+  });
+
+  test("a batch is shared among the transactions that queued its rows: a backlog holds no later change back", async () => {
+    // Three transactions (lanes): a backlog of 10 changes, one change, three changes; and a fourth whose
+    // rows wait out a retry. A batch of 4 takes each due lane's oldest rows in turn.
+    const queue = async (n: number, sku: string, later = false) =>
+      (
+        await t.em().transactional((em) =>
+          em.execute(
+            `insert into search_outbox (document, record_id, available_at)
+             select 'products', gen_random_uuid(), now() + ?::interval from generate_series(1, ?::int) returning id::text, ? as sku`,
+            [later ? '1 hour' : '0 seconds', n, sku],
+          ),
+        )
+      ).map((r: any) => `${r.sku}${r.id}`);
+    const backlog = await queue(10, 'A');
+    const [b] = await queue(1, 'B');
+    const c = await queue(3, 'C');
+    const waiting = await queue(2, 'D', true);
+    const left = async () => (await sql(`select id::text from search_outbox order by search_outbox.id`)).map((r: any) => r.id as string);
+    const ids = (tagged: string[]) => tagged.map((x) => x.slice(1));
+    const indexer = new OutboxIndexer(t.orm, backend, { batchSize: 4 });
+
+    expect(await indexer.runBatch()).toMatchObject({ claimed: 4, indexed: 4 });
+    const taken = (before: string[], after: string[]) => before.filter((id) => !after.includes(id));
+    const all = ids([...backlog, b, ...c, ...waiting]);
+    let remaining = await left();
+    expect(taken(all, remaining)).toEqual(ids([backlog[0], b, c[0], backlog[1]]).sort((x, y) => Number(x) - Number(y)));
+    // Then the two lanes left share the next batch; the waiting rows are never taken before they are due.
+    expect(await indexer.runBatch()).toMatchObject({ claimed: 4 });
+    const second = taken(remaining, (remaining = await left()));
+    expect(second).toEqual(ids([backlog[2], backlog[3], c[1], c[2]]).sort((x, y) => Number(x) - Number(y)));
+    await indexer.drain();
+    expect(await left()).toEqual(ids(waiting));
+    // What a lane holding less than its share leaves of the batch goes to the oldest rows due.
+    const more = await queue(6, 'A');
+    const [one] = await queue(1, 'B');
+    remaining = await left();
+    expect(await indexer.runBatch()).toMatchObject({ claimed: 4 });
+    expect(taken(remaining, await left())).toEqual(ids([more[0], more[1], more[2], one]).sort((x, y) => Number(x) - Number(y)));
+    await sql('delete from search_outbox');
   });
 
   test('the background indexer drains on its own', async () => {

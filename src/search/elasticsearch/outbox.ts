@@ -109,13 +109,55 @@ export function rangeSql({ after, upTo }: OutboxRange): { sql: string; bindings:
   return { sql: parts.map((p) => p.sql).join(' and ') || 'true', bindings: parts.map((p) => p.value) };
 }
 
-/** Locks up to `limit` due rows of the range, oldest first; rows another indexer holds are skipped. */
-export function claim(execute: Execute, limit: number, range: OutboxRange = {}): Promise<OutboxRow[]> {
-  const within = rangeSql(range);
+/**
+ * Locks up to `limit` due rows, rows another indexer holds skipped.
+ *
+ * With a range (a write waiting for its own rows, `afterWrite`): the range's oldest first.
+ *
+ * Without (the background indexer): shared among lanes, the transactions that queued the rows. The
+ * oldest `limit` lanes with rows due each get an equal share of the batch (their own oldest rows first),
+ * so a change queued behind a million-row import or a first fill (one lane) goes in the next batch, not
+ * after the whole backlog. The lanes are found by a skip scan of `(lane, available_at, id)`: one index
+ * probe per lane, and none when nothing is due. What the shares leave of the batch (lanes holding fewer
+ * rows than their share) goes to the oldest rows due, so a batch is full whenever that many are due.
+ */
+export function claim(execute: Execute, limit: number, range?: OutboxRange): Promise<OutboxRow[]> {
+  if (range) {
+    const within = rangeSql(range);
+    return execute(
+      `select id, document, record_id, attempts from search_outbox
+        where available_at <= now() and ${within.sql} order by id limit ? for update skip locked`,
+      [...within.bindings, limit],
+    );
+  }
   return execute(
-    `select id, document, record_id, attempts from search_outbox
-      where available_at <= now() and ${within.sql} order by id limit ? for update skip locked`,
-    [...within.bindings, limit],
+    `with recursive lanes(lane) as (
+       (select lane from search_outbox
+         where exists (select 1 from search_outbox where available_at <= now()) order by lane limit 1)
+       union all
+       select (select o.lane from search_outbox o where o.lane > lanes.lane order by o.lane limit 1)
+         from lanes where lanes.lane is not null
+     ),
+     due as (
+       select lane from lanes
+        where lane is not null and exists (select 1 from search_outbox o where o.lane = lanes.lane and o.available_at <= now())
+        limit ?::int
+     ),
+     share as (select ceil(?::float8 / greatest(count(*), 1))::int as n from due),
+     turns as (
+       select p.id, p.turn from due cross join share cross join lateral (
+         select o.id, row_number() over (order by o.available_at, o.id) as turn from search_outbox o
+          where o.lane = due.lane and o.available_at <= now() order by o.available_at, o.id limit share.n
+       ) p
+       union all
+       select o.id, ?::int + row_number() over (order by o.available_at, o.id) from (
+         select id, available_at from search_outbox where available_at <= now() order by available_at, id limit ?::int
+       ) o
+     ),
+     picked as (select id from turns group by id order by min(turn), id limit ?::int)
+     select id, document, record_id, attempts from search_outbox
+      where id in (select id from picked) order by id for update skip locked`,
+    [limit, limit, limit, limit, limit],
   );
 }
 
