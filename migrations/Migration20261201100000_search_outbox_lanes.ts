@@ -2,10 +2,10 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The search outbox's lanes: each row records the transaction that queued it (`txid_current()`, as a
- * column default, so the triggers and `enqueueAll` need no change). The background indexer shares each
- * batch among the oldest lanes with rows due (src/search/elasticsearch/outbox.ts `claim`): a million-row
- * import or a first fill is one lane, and another company's change, queued behind it, goes in the next
- * batch instead of after the whole backlog. Rows queued before this migration share lane 0.
+ * column default, so the triggers and `enqueueAll` need no change). The background indexer's batches take
+ * the oldest lanes' rows in turns (src/search/elasticsearch/outbox.ts `claim`): a million-row import or a
+ * first fill is one lane, and another company's change, queued behind it, goes in the next batch instead
+ * of after the whole backlog. Rows queued before this migration share lane 0.
  */
 export class Migration20261201100000_search_outbox_lanes extends Migration {
   async up(): Promise<void> {

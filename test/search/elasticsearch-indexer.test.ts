@@ -187,7 +187,7 @@ describe('the outbox', () => {
     expect(second).toEqual(ids([backlog[2], backlog[3], c[1], c[2]]).sort((x, y) => Number(x) - Number(y)));
     await indexer.drain();
     expect(await left()).toEqual(ids(waiting));
-    // What a lane holding less than its share leaves of the batch goes to the oldest rows due.
+    // A lane with fewer rows leaves its turns to the others: the batch is full.
     const more = await queue(6, 'A');
     const [one] = await queue(1, 'B');
     remaining = await left();

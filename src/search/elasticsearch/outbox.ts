@@ -109,19 +109,24 @@ export function rangeSql({ after, upTo }: OutboxRange): { sql: string; bindings:
   return { sql: parts.map((p) => p.sql).join(' and ') || 'true', bindings: parts.map((p) => p.value) };
 }
 
+/** How many lanes (transactions with changes due) one batch of the background indexer is shared among. */
+export const LANES_PER_BATCH = 64;
+
 /**
  * Locks up to `limit` due rows, rows another indexer holds skipped.
  *
  * With a range (a write waiting for its own rows, `afterWrite`): the range's oldest first.
  *
- * Without (the background indexer): shared among lanes, the transactions that queued the rows. The
- * oldest `limit` lanes with rows due each get an equal share of the batch (their own oldest rows first),
- * so a change queued behind a million-row import or a first fill (one lane) goes in the next batch, not
- * after the whole backlog. The lanes are found by a skip scan of `(lane, available_at, id)`: one index
- * probe per lane, and none when nothing is due. What the shares leave of the batch (lanes holding fewer
- * rows than their share) goes to the oldest rows due, so a batch is full whenever that many are due.
+ * Without (the background indexer): shared among lanes, the transactions that queued the rows (a lane
+ * gains no rows once its transaction has committed). The oldest `LANES_PER_BATCH` lanes with rows due take
+ * turns, each its own oldest row per turn, until the batch is full: a change queued behind a million-row
+ * import or a first fill (one lane) goes in the next batch, not after the whole backlog, and a lone lane
+ * fills the batch alone. The lanes are found by a skip scan of `(lane, available_at, id)` that reads each
+ * lane's first row (due or not: a lane's first row is its earliest), and each lane's rows are read from
+ * there: the deleted rows at the head of a draining lane, which the index keeps until vacuum, are walked
+ * once per batch, as a first-in, first-out claim would.
  */
-export function claim(execute: Execute, limit: number, range?: OutboxRange): Promise<OutboxRow[]> {
+export async function claim(execute: Execute, limit: number, range?: OutboxRange): Promise<OutboxRow[]> {
   if (range) {
     const within = rangeSql(range);
     return execute(
@@ -130,35 +135,34 @@ export function claim(execute: Execute, limit: number, range?: OutboxRange): Pro
       [...within.bindings, limit],
     );
   }
-  return execute(
-    `with recursive lanes(lane) as (
-       (select lane from search_outbox
-         where exists (select 1 from search_outbox where available_at <= now()) order by lane limit 1)
+  // Each lane's rows are read in index order, only as many as the batch takes. Statistics taken before a
+  // large import know nothing of its lane, and the planner would read the whole lane with a bitmap scan
+  // and sort it (26 ms a batch over a lane of 85,000 rows, against 2 ms): not for this statement.
+  await execute('set local enable_bitmapscan = off', []);
+  const rows = await execute(
+    `with recursive lanes(lane, available_at, id) as (
+       (select lane, available_at, id from search_outbox order by lane, available_at, id limit 1)
        union all
-       select (select o.lane from search_outbox o where o.lane > lanes.lane order by o.lane limit 1)
-         from lanes where lanes.lane is not null
+       select n.lane, n.available_at, n.id from lanes cross join lateral (
+         select o.lane, o.available_at, o.id from search_outbox o where o.lane > lanes.lane order by o.lane, o.available_at, o.id limit 1
+       ) n
      ),
-     due as (
-       select lane from lanes
-        where lane is not null and exists (select 1 from search_outbox o where o.lane = lanes.lane and o.available_at <= now())
-        limit ?::int
-     ),
-     share as (select ceil(?::float8 / greatest(count(*), 1))::int as n from due),
+     due as (select lane, available_at, id from lanes where available_at <= now() limit ?::int),
      turns as (
-       select p.id, p.turn from due cross join share cross join lateral (
-         select o.id, row_number() over (order by o.available_at, o.id) as turn from search_outbox o
-          where o.lane = due.lane and o.available_at <= now() order by o.available_at, o.id limit share.n
-       ) p
-       union all
-       select o.id, ?::int + row_number() over (order by o.available_at, o.id) from (
-         select id, available_at from search_outbox where available_at <= now() order by available_at, id limit ?::int
-       ) o
+       select p.id, row_number() over (partition by due.lane order by p.available_at, p.id) as turn
+         from due cross join lateral (
+           select o.id, o.available_at from search_outbox o
+            where o.lane = due.lane and (o.available_at, o.id) >= (due.available_at, due.id) and o.available_at <= now()
+            order by o.available_at, o.id limit ?::int
+         ) p
      ),
-     picked as (select id from turns group by id order by min(turn), id limit ?::int)
+     picked as (select id from turns order by turn, id limit ?::int)
      select id, document, record_id, attempts from search_outbox
       where id in (select id from picked) order by id for update skip locked`,
-    [limit, limit, limit, limit, limit],
+    [LANES_PER_BATCH, limit, limit],
   );
+  await execute('set local enable_bitmapscan to default', []);
+  return rows;
 }
 
 export async function complete(execute: Execute, ids: string[]): Promise<void> {
