@@ -21,8 +21,8 @@ import { Client } from 'pg';
 import { parseConfig } from '../src/config';
 import { searchEngineClient } from '../src/search/factory';
 import { startService } from '../test/support/service-process';
+import { runBench, withScratchDatabase } from './scratch-database';
 
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
 const BACKEND = process.env.SEARCH_BACKEND === 'elasticsearch' ? 'elasticsearch' : 'opensearch';
 const URL_ = process.env.SEARCH_URL ?? process.env.ELASTICSEARCH_URL;
@@ -40,13 +40,13 @@ function productsCsv(tag: string, rows: number): string {
 
 async function main(): Promise<void> {
   if (!URL_) throw new Error('SEARCH_URL must name the engine to measure');
-  const name = `leadnet_bench_fairness_${process.pid}`;
-  const admin = new Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = SERVER.replace(/\/[^/]*$/, `/${name}`);
+  const engine = URL_;
+  await withScratchDatabase(`leadnet_bench_fairness_${process.pid}`, (url) => measure(url, engine));
+}
+
+async function measure(url: string, engine: string): Promise<void> {
   const prefix = `leadnet_bench_${randomBytes(3).toString('hex')}_`;
-  const env = { DATABASE_URL: url, SEARCH_BACKEND: BACKEND, SEARCH_URL: URL_, ELASTICSEARCH_INDEX_PREFIX: prefix, LOG_LEVEL: 'silent' };
+  const env = { DATABASE_URL: url, SEARCH_BACKEND: BACKEND, SEARCH_URL: engine, ELASTICSEARCH_INDEX_PREFIX: prefix, LOG_LEVEL: 'silent' };
   const client = searchEngineClient(parseConfig(env));
   const service = await startService({ ...env, LOG_LEVEL: 'info', WEBHOOK_WORKER: 'false' });
   const db = new Client({ connectionString: url });
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     const big = productsCsv('BIG', ROWS);
     const small = productsCsv('SMALL', 10);
     const listed = async (company: string) => {
-      const r = await fetch(`${URL_}/${prefix}products/_count`, {
+      const r = await fetch(`${engine}/${prefix}products/_count`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query: { term: { company_id: company } } }),
@@ -91,15 +91,7 @@ async function main(): Promise<void> {
     await service.kill();
     await db.end().catch(() => undefined);
     await client.indices.delete({ index: `${prefix}*`, ignore_unavailable: true }).catch(() => undefined);
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);

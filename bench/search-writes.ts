@@ -13,7 +13,6 @@
 import 'reflect-metadata';
 process.env.LOG_LEVEL ??= 'silent';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import request from 'supertest';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { parseConfig } from '../src/config';
@@ -22,8 +21,8 @@ import { buildApp } from '../src/app';
 import { searchEngineClient } from '../src/search/factory';
 import { Role } from '../src/modules/user/role';
 import * as f from '../test/support/factories';
+import { runBench, withScratchDatabase } from './scratch-database';
 
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const WRITES = Number(process.env.BENCH_WRITES ?? 60);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const BACKEND = process.env.SEARCH_BACKEND === 'elasticsearch' ? 'elasticsearch' : 'opensearch';
@@ -36,12 +35,7 @@ const quantile = (xs: number[], q: number) => {
 
 async function main(): Promise<void> {
   if (!URL_) throw new Error('SEARCH_URL must name the engine to measure');
-  const name = `leadnet_bench_writes_${process.pid}`;
-  const admin = new Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = SERVER.replace(/\/[^/]*$/, `/${name}`);
-  try {
+  await withScratchDatabase(`leadnet_bench_writes_${process.pid}`, async (url) => {
     const modes: Array<[string, Record<string, string>]> = [
       ['PostgreSQL search', { SEARCH_BACKEND: 'postgres' }],
       ['engine, no wait', { SEARCH_BACKEND: BACKEND, SEARCH_URL: URL_, SEARCH_WRITE_WAIT_MS: '0' }],
@@ -85,16 +79,7 @@ async function main(): Promise<void> {
       if (env.SEARCH_URL) await searchEngineClient(config).indices.delete({ index: `${prefix}*`, ignore_unavailable: true });
       await orm.close();
     }
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
+  });
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runBench(main);
