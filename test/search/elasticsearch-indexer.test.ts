@@ -173,18 +173,19 @@ describe('the outbox', () => {
     const c = await queue(3, 'C');
     const waiting = await queue(2, 'D', true);
     const left = async () => (await sql(`select id::text from search_outbox order by search_outbox.id`)).map((r: any) => r.id as string);
-    const ids = (tagged: string[]) => tagged.map((x) => x.slice(1));
+    // The outbox ids of tagged rows, in id order (the order `left` lists them in).
+    const ids = (tagged: string[]) => tagged.map((x) => x.slice(1)).sort((x, y) => Number(x) - Number(y));
     const indexer = new OutboxIndexer(t.orm, backend, { batchSize: 4 });
 
     expect(await indexer.runBatch()).toMatchObject({ claimed: 4, indexed: 4 });
     const taken = (before: string[], after: string[]) => before.filter((id) => !after.includes(id));
     const all = ids([...backlog, b, ...c, ...waiting]);
     let remaining = await left();
-    expect(taken(all, remaining)).toEqual(ids([backlog[0], b, c[0], backlog[1]]).sort((x, y) => Number(x) - Number(y)));
+    expect(taken(all, remaining)).toEqual(ids([backlog[0], b, c[0], backlog[1]]));
     // Then the two lanes left share the next batch; the waiting rows are never taken before they are due.
     expect(await indexer.runBatch()).toMatchObject({ claimed: 4 });
     const second = taken(remaining, (remaining = await left()));
-    expect(second).toEqual(ids([backlog[2], backlog[3], c[1], c[2]]).sort((x, y) => Number(x) - Number(y)));
+    expect(second).toEqual(ids([backlog[2], backlog[3], c[1], c[2]]));
     await indexer.drain();
     expect(await left()).toEqual(ids(waiting));
     // A lane with fewer rows leaves its turns to the others: the batch is full.
@@ -192,7 +193,7 @@ describe('the outbox', () => {
     const [one] = await queue(1, 'B');
     remaining = await left();
     expect(await indexer.runBatch()).toMatchObject({ claimed: 4 });
-    expect(taken(remaining, await left())).toEqual(ids([more[0], more[1], more[2], one]).sort((x, y) => Number(x) - Number(y)));
+    expect(taken(remaining, await left())).toEqual(ids([more[0], more[1], more[2], one]));
     await sql('delete from search_outbox');
   });
 

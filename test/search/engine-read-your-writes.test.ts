@@ -1,7 +1,8 @@
 // Read-your-writes on the engine backend (docs/search-engines.md, "Read-your-writes"): a list requested
 // right after an acknowledged write (REST POST/PATCH/PUT/DELETE, a GraphQL mutation) includes it, as on
 // PostgreSQL, with the background indexer running beside it as in production. Black-box: the test only
-// writes and lists over the API, and never drains or refreshes anything itself.
+// writes (over the API, or with the CLI's import) and lists over the API, and never drains or refreshes
+// anything itself.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -13,7 +14,6 @@ import { engineUnderTest } from '../support/search-engine';
 import { searchEngineClient } from '../../src/search/factory';
 import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
-
 
 const engine = engineUnderTest();
 const word = () => `w${randomBytes(5).toString('hex')}`;
