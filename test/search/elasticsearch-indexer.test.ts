@@ -11,7 +11,7 @@ import { productSearch } from '../../src/modules/product/product.search';
 import { searchDocuments } from '../../src/modules';
 import { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { indexDefinition } from '../../src/search/elasticsearch/mapping';
-import { SEARCH_LOCK, enqueueAll, syncTriggers } from '../../src/search/elasticsearch/outbox';
+import { LANES_PER_BATCH, LANES_SCANNED, SEARCH_LOCK, enqueueAll, syncTriggers } from '../../src/search/elasticsearch/outbox';
 import { searchBody } from '../../src/search/elasticsearch/query';
 import { reindex } from '../../src/search/elasticsearch/reindex';
 import { OutboxIndexer } from '../../src/search/elasticsearch/indexer';
@@ -194,6 +194,43 @@ describe('the outbox', () => {
     remaining = await left();
     expect(await indexer.runBatch()).toMatchObject({ claimed: 4 });
     expect(taken(remaining, await left())).toEqual(ids([more[0], more[1], more[2], one]));
+    await sql('delete from search_outbox');
+  });
+
+  test('a backlog of more small transactions than a batch has lanes still fills whole batches', async () => {
+    // What an engine outage leaves: many writes, each its own lane of a row or two. The oldest lanes take
+    // their turns; the earliest due rows of the lanes after them fill the rest of the batch.
+    const lanes = LANES_PER_BATCH + 36;
+    for (let i = 0; i < lanes; i++) {
+      await t.em().transactional((em) => em.execute(`insert into search_outbox (document, record_id) values ('products', gen_random_uuid())`));
+    }
+    const left = async () => (await sql('select id::text from search_outbox order by search_outbox.id')).map((r: any) => r.id as string);
+    const before = await left();
+    const indexer = new OutboxIndexer(t.orm, backend, { batchSize: LANES_PER_BATCH + 16 });
+
+    expect(await indexer.runBatch()).toMatchObject({ claimed: LANES_PER_BATCH + 16 });
+    expect(await left()).toEqual(before.slice(LANES_PER_BATCH + 16));
+    expect(await indexer.runBatch()).toMatchObject({ claimed: 20 });
+    expect(await left()).toEqual([]);
+  });
+
+  test('lanes past the ones a batch looks among still have their due rows taken', async () => {
+    // An outage's aftermath: more lanes than a batch looks among, all waiting out a backoff, and one lane
+    // with rows due after them.
+    await sql(`do $$ begin
+      for i in 1..${LANES_SCANNED} loop
+        insert into search_outbox (document, record_id, available_at) values ('products', gen_random_uuid(), now() + interval '1 hour');
+        commit;
+      end loop; end $$`);
+    const due = (
+      await t.em().transactional((em) =>
+        em.execute(`insert into search_outbox (document, record_id) select 'products', gen_random_uuid() from generate_series(1, 2) returning id::text`),
+      )
+    ).map((r: any) => r.id as string);
+    expect(Number((await sql('select count(distinct lane) from search_outbox'))[0].count)).toBe(LANES_SCANNED + 1);
+
+    expect(await new OutboxIndexer(t.orm, backend, { batchSize: 4 }).runBatch()).toMatchObject({ claimed: 2, indexed: 2 });
+    expect(await sql('select id::text from search_outbox where id = any(array[?]::bigint[])', [due])).toEqual([]);
     await sql('delete from search_outbox');
   });
 

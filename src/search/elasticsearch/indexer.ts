@@ -121,8 +121,7 @@ export class OutboxIndexer {
     let next = this.options.intervalMs;
     try {
       const r = await this.runBatch();
-      // A batch that found rows may have left more (it reads the oldest lanes only): go on at once, until
-      // a batch finds none.
+      // A batch that found rows may have left more: go on at once, until a batch finds none.
       if (r.locked && r.claimed > 0 && r.failed === 0) next = 0;
     } catch (e) {
       logger.error({ err: e }, 'search outbox: batch failed');

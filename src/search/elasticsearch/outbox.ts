@@ -113,18 +113,27 @@ export function rangeSql({ after, upTo }: OutboxRange): { sql: string; bindings:
 export const LANES_PER_BATCH = 64;
 
 /**
+ * How many of the oldest lanes a batch looks among for those with rows due: one index probe each, so an
+ * outage that leaves tens of thousands of lanes waiting out their backoff costs each claim a few
+ * milliseconds, not a probe per lane. Due rows of the lanes after them fill the batch.
+ */
+export const LANES_SCANNED = 1024;
+
+/**
  * Locks up to `limit` due rows, rows another indexer holds skipped.
  *
  * With a range (a write waiting for its own rows, `afterWrite`): the range's oldest first.
  *
- * Without (the background indexer): shared among lanes, the transactions that queued the rows (a lane
- * gains no rows once its transaction has committed). The oldest `LANES_PER_BATCH` lanes with rows due take
- * turns, each its own oldest row per turn, until the batch is full: a change queued behind a million-row
- * import or a first fill (one lane) goes in the next batch, not after the whole backlog, and a lone lane
- * fills the batch alone. The lanes are found by a skip scan of `(lane, available_at, id)` that reads each
- * lane's first row (due or not: a lane's first row is its earliest), and each lane's rows are read from
- * there: the deleted rows at the head of a draining lane, which the index keeps until vacuum, are walked
- * once per batch, as a first-in, first-out claim would.
+ * Without (the background indexer): shared among lanes, the transactions that queued the rows (a lane gains
+ * no rows once its transaction has committed). The oldest `LANES_PER_BATCH` lanes with rows due (among the
+ * oldest `LANES_SCANNED`) take turns, each its own oldest row per turn, until the batch is full: a change
+ * queued behind a million-row import or a first fill (one lane) goes in the next batch, not after the whole
+ * backlog, and a lone lane fills the batch alone. When those lanes cannot fill it (a backlog of many small
+ * transactions, as an engine outage leaves), the earliest due rows of the lanes after them fill the rest.
+ * The lanes are found by a skip scan of `(lane, available_at, id)` that reads each lane's first row (due or
+ * not: a lane's first row is its earliest), and each lane's rows are read from there: the deleted rows at
+ * the head of a draining lane, which the index keeps until vacuum, are walked once per batch, as a first-
+ * in, first-out claim would.
  */
 export async function claim(execute: Execute, limit: number, range?: OutboxRange): Promise<OutboxRow[]> {
   if (range) {
@@ -137,15 +146,17 @@ export async function claim(execute: Execute, limit: number, range?: OutboxRange
   }
   // Each lane's rows are read in index order, only as many as the batch takes. Statistics taken before a
   // large import know nothing of its lane, and the planner would read the whole lane with a bitmap scan
-  // and sort it (26 ms a batch over a lane of 85,000 rows, against 2 ms): not for this statement.
+  // and sort it (26 ms a batch over a lane of 85,000 rows, against 2 ms): not for this statement. The rows
+  // taken are then looked up by an array of their ids: as `id in (...)`, whose size the fill's limit hides
+  // from the planner, they were joined to a scan of the whole outbox.
   await execute('set local enable_bitmapscan = off', []);
   const rows = await execute(
-    `with recursive lanes(lane, available_at, id) as (
-       (select lane, available_at, id from search_outbox order by lane, available_at, id limit 1)
+    `with recursive lanes(lane, available_at, id, n) as (
+       (select lane, available_at, id, 1 from search_outbox order by lane, available_at, id limit 1)
        union all
-       select n.lane, n.available_at, n.id from lanes cross join lateral (
+       select next.lane, next.available_at, next.id, lanes.n + 1 from lanes cross join lateral (
          select o.lane, o.available_at, o.id from search_outbox o where o.lane > lanes.lane order by o.lane, o.available_at, o.id limit 1
-       ) n
+       ) next where lanes.n < ?::int
      ),
      due as (select lane, available_at, id from lanes where available_at <= now() limit ?::int),
      turns as (
@@ -156,10 +167,14 @@ export async function claim(execute: Execute, limit: number, range?: OutboxRange
             order by o.available_at, o.id limit ?::int
          ) p
      ),
-     picked as (select id from turns order by turn, id limit ?::int)
+     picked as (select id from turns order by turn, id limit ?::int),
+     fill as (
+       select o.id from search_outbox o where o.available_at <= now() and o.id not in (select id from picked)
+        order by o.available_at, o.id limit ?::int - (select count(*) from picked)
+     )
      select id, document, record_id, attempts from search_outbox
-      where id in (select id from picked) order by id for update skip locked`,
-    [LANES_PER_BATCH, limit, limit],
+      where id = any(array(select id from picked union all select id from fill)) order by id for update skip locked`,
+    [LANES_SCANNED, LANES_PER_BATCH, limit, limit, limit],
   );
   await execute('set local enable_bitmapscan to default', []);
   return rows;
