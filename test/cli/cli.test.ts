@@ -2,9 +2,9 @@ import path from 'node:path';
 import os from 'node:os';
 import fs from 'node:fs';
 import net from 'node:net';
-import { execFile } from 'node:child_process';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
+import { runLeadnet, type CliRun } from '../support/cli';
 import { Role } from '../../src/modules/user/role';
 import { isListening } from '../../src/cli/database';
 
@@ -12,27 +12,15 @@ import { isListening } from '../../src/cli/database';
  * The real `leadnet` bin as a child process on the test database. Each start costs about a second, so
  * every case here checks as much as one run can show.
  */
-const BIN = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let t: TestApp;
 
-function leadnet(args: string[], env: Record<string, string | undefined> = { DATABASE_URL: t.config.databaseUrl }): Promise<Run> {
-  const merged = Object.fromEntries(Object.entries({ ...process.env, LOG_LEVEL: 'silent', ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: merged, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+function leadnet(args: string[], env: Record<string, string | undefined> = { DATABASE_URL: t.config.databaseUrl }): Promise<CliRun> {
+  return runLeadnet(args, env, { timeout: 60_000 });
 }
 
-const json = (run: Run) => JSON.parse(run.stdout);
-const jsonError = (run: Run) => JSON.parse(run.stderr).error;
+const json = (run: CliRun) => JSON.parse(run.stdout);
+const jsonError = (run: CliRun) => JSON.parse(run.stderr).error;
 
 let net1: Awaited<ReturnType<typeof f.network>>;
 let other: Awaited<ReturnType<typeof f.network>>;
@@ -119,7 +107,7 @@ test('bootstrap creates a platform operator whose key works on GraphQL; a second
 
 test('bad input exits 1 with a clear message on stderr and nothing on stdout', async () => {
   // One process at a time: six starts at once on a busy two-core machine outlast a test's minute.
-  const runs: Run[] = [];
+  const runs: CliRun[] = [];
   for (const args of [
     ['users', 'create', '--email', 'x@example.test', '--role', 'boss'],
     ['keys', 'revoke', 'not-a-uuid', '--json'],

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import os from 'node:os';
 import fs from 'node:fs';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Client } from 'pg';
 import { parse } from 'csv-parse/sync';
 import { api, createTestApp, type TestApp } from '../support/app';
+import { LEADNET_BIN, runLeadnet } from '../support/cli';
 import * as f from '../support/factories';
 import { collection } from '../support/locator-factories';
 import { createLead, quoteRequest } from '../support/leads';
@@ -14,7 +15,6 @@ import { Role } from '../../src/modules/user/role';
  * The abuse cases of `leadnet import` and `leadnet export` (docs/import-export.md), each through the real
  * bin as a child process on the test database.
  */
-const BIN = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
 const HEADER = 'external_id,retailer,name,city,postal_code,country,latitude,longitude\r\n';
 let t: TestApp;
 let dir: string;
@@ -27,16 +27,12 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 function leadnet(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: env(extra), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, signal: (error as any)?.signal ?? null, stdout, stderr });
-    });
-  });
+  return runLeadnet(args, env(extra), { timeout: 240_000 });
 }
 
 /** The bin started in the background: its exit as a promise. */
 function start(args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [LEADNET_BIN, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

@@ -1,28 +1,22 @@
 import path from 'node:path';
 import os from 'node:os';
 import fs from 'node:fs';
-import { execFile } from 'node:child_process';
 import { parse } from 'csv-parse/sync';
 import { api, createTestApp, type TestApp } from '../support/app';
+import { runLeadnet, type CliRun } from '../support/cli';
 import * as f from '../support/factories';
 import { collection } from '../support/locator-factories';
 import { createLead, quoteRequest } from '../support/leads';
 import { Role } from '../../src/modules/user/role';
 
 /** The real `leadnet` bin on the test database (each start costs a second or more: few runs, each checking much). */
-const BIN = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
 let t: TestApp;
 let dir: string;
 // Several starts of the bin per test, each a few seconds (more on a busy machine).
 jest.setTimeout(300_000);
 
-function leadnet(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl } as NodeJS.ProcessEnv;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+function leadnet(args: string[]): Promise<CliRun> {
+  return runLeadnet(args, { DATABASE_URL: t.config.databaseUrl });
 }
 
 function file(name: string, text: string): string {

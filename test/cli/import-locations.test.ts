@@ -1,9 +1,9 @@
 import path from 'node:path';
 import os from 'node:os';
 import fs from 'node:fs';
-import { execFile } from 'node:child_process';
 import request from 'supertest';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
+import { runLeadnet, type CliRun } from '../support/cli';
 import * as f from '../support/factories';
 import * as lf from '../support/locator-factories';
 import { Role } from '../../src/modules/user/role';
@@ -11,18 +11,12 @@ import { parseHours } from '../../src/modules/import/location-import';
 import { progressBar } from '../../src/cli/progress';
 
 /** `leadnet import locations` through the real bin, checked through the REST API and the store locator. */
-const BIN = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
 let t: TestApp;
 let dir: string;
 jest.setTimeout(300_000);
 
-function leadnet(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, GEOCODER: 'offline' } as NodeJS.ProcessEnv;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+function leadnet(args: string[]): Promise<CliRun> {
+  return runLeadnet(args, { DATABASE_URL: t.config.databaseUrl, GEOCODER: 'offline' });
 }
 
 function file(name: string, text: string): string {

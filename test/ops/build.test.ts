@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
+import { runLeadnet } from '../support/cli';
 import { createTestDatabase } from '../support/database';
 import { ROOT, startChild, stopChildren } from '../support/service';
 import { smokeCheck } from '../../scripts/smoke/checks';
@@ -57,11 +58,9 @@ test('the build starts with node (no tsx), finds its documents and schema files,
 
 
   // Every page and asset as a person meets them, in Chromium (what `npm run smoke:prod` runs in CI).
-  const seed = await new Promise<{ company: { id: string }; users: Array<{ role: string; api_key: string }> }>((resolve, reject) =>
-    execFile(process.execPath, ['bin/leadnet.js', 'seed-demo', '--json'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url } }, (error, out, stderr) =>
-      error ? reject(new Error(`seed-demo failed: ${stderr}`)) : resolve(JSON.parse(out)),
-    ),
-  );
+  const seeded = await runLeadnet(['seed-demo', '--json'], { DATABASE_URL: db.url }, { cwd: ROOT });
+  expect(seeded).toMatchObject({ code: 0 });
+  const seed = JSON.parse(seeded.stdout) as { company: { id: string }; users: Array<{ role: string; api_key: string }> };
   const report = await smokeCheck({ url, companyId: seed.company.id, apiKey: seed.users.find((u) => u.role === 'company_admin')!.api_key });
   expect(report.failures).toEqual([]);
   expect(report.passed.length).toBeGreaterThan(30);

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
 import { clusterStatus, pruneClusters, relocatedClusters, removeCluster } from '../../src/db/embedded';
+import { runLeadnet, type CliRun } from '../support/cli';
 import { ROOT, pgPort, privateDir, removePrivateDirs, startChild, stopChildren, type ChildService } from '../support/service';
 
 /**
@@ -17,25 +17,11 @@ afterAll(async () => {
   removePrivateDirs();
 });
 
-const BIN = path.join(ROOT, 'bin', 'leadnet.js');
 const asRoot = process.getuid?.() === 0 ? test : test.skip;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** The `leadnet` bin with only DATA_DIR set: no DATABASE_URL, no EMBEDDED_PG_PORT. */
-function leadnet(dataDir: string, args: string[]): Promise<Run> {
-  const env = Object.fromEntries(
-    Object.entries({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: dataDir, DATABASE_URL: undefined, EMBEDDED_PG_PORT: undefined }).filter(([, v]) => v !== undefined),
-  ) as NodeJS.ProcessEnv;
-  return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, ...args], { env, cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    ),
-  );
+function leadnet(dataDir: string, args: string[]): Promise<CliRun> {
+  return runLeadnet(args, { DATA_DIR: dataDir, DATABASE_URL: undefined, EMBEDDED_PG_PORT: undefined }, { cwd: ROOT });
 }
 
 async function stop(service: ChildService) {

@@ -2,10 +2,9 @@
 // app's start creates the index behind its alias, the indexer fills it, and the zero-downtime reindex
 // moves the alias to a new index, deletes the old one, and the REST list answers the same before and after;
 // so does `leadnet reindex` run as a process.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
+import { runLeadnet } from '../support/cli';
 import * as f from '../support/factories';
 import { engineUnderTest } from '../support/search-engine';
 import { Role } from '../../src/modules/user/role';
@@ -117,12 +116,8 @@ run(`a live ${engine?.backend ?? 'search engine'}: index, indexer and reindex`, 
 
   test('`leadnet reindex products` as a process, configured by SEARCH_BACKEND and SEARCH_URL', async () => {
     const [before] = await aliased();
-    const env = { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix };
-    const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'leadnet.js'), 'reindex', 'products'], { env, timeout: 120_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code) || 1 : 0, stdout, stderr }),
-      ),
-    );
+    const env = { DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix };
+    const out = await runLeadnet(['reindex', 'products'], env);
     expect(out).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^${prefix}products_\\S+: 7 documents \\(replaced ${before}\\)`)) });
     expect(await aliased()).not.toEqual([before]);
     expect(await listed('anvil')).toEqual(['LIVE-1', 'LIVE-3', 'LIVE-5', 'LIVE-7']);

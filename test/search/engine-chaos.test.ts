@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
+import { LEADNET_BIN } from '../support/cli';
 import { roles } from '../support/leads';
 import { engineUnderTest } from '../support/search-engine';
 import { expectIndexInStep, productWriter } from '../support/engine-checks';
@@ -88,7 +89,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   test('leadnet reindex: one at a time across processes; killed mid-fill, its index is removed, not fed for ever', async () => {
     const products = backend.document('products')!;
     const building = async () => (await sql(`select index_name from search_indexes where document = 'products' and state = 'building'`)).map((r) => r.index_name as string);
-    const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'leadnet.js'), 'reindex', 'products', '--batch-size', '1'], {
+    const child = spawn(process.execPath, [LEADNET_BIN, 'reindex', 'products', '--batch-size', '1'], {
       env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix },
       stdio: 'ignore',
     });

@@ -5,9 +5,9 @@
 // (Elastic's and OpenSearch's), each list answers 503 with Retry-After within the configured search
 // timeout, never a 500, never a request left hanging and never an answer read past SEARCH_MAX_RESPONSE_MB;
 // writes and shows (PostgreSQL only) keep working meanwhile; `leadnet search verify` ends with a clear error.
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
+import { runLeadnet } from '../support/cli';
 import { quoteRequest, roles } from '../support/leads';
 import { serveFakeElasticsearch, type Misbehaviour } from '../support/fake-elasticsearch-server';
 import { startService } from '../support/service-process';
@@ -125,16 +125,10 @@ test('with the engine answering again, lists answer 200', async () => {
 test('`leadnet search verify` against an engine that never answers ends with a clear error, not a hang', async () => {
   misbehaviour = 'hang';
   const started = Date.now();
-  const out = await new Promise<{ code: number; stderr: string }>((resolve) =>
-    execFile(
-      process.execPath,
-      [path.join(__dirname, '..', '..', 'bin', 'leadnet.js'), 'search', 'verify', 'products'],
-      {
-        env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: 'elasticsearch', SEARCH_URL: es.url, SEARCH_TIMEOUT_MS: String(TIMEOUT_MS) },
-        timeout: 60_000,
-      },
-      (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) || 1 : 0, stderr }),
-    ),
+  const out = await runLeadnet(
+    ['search', 'verify', 'products'],
+    { DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: 'elasticsearch', SEARCH_URL: es.url, SEARCH_TIMEOUT_MS: String(TIMEOUT_MS) },
+    { timeout: 60_000 },
   );
   expect(out.code).not.toBe(0);
   expect(out.stderr).toMatch(/^leadnet: the search engine gave no usable answer \(TimeoutError/);

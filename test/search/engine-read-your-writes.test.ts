@@ -3,12 +3,12 @@
 // PostgreSQL, with the background indexer running beside it as in production. Black-box: the test only
 // writes (over the API, or with the CLI's import) and lists over the API, and never drains or refreshes
 // anything itself.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
+import { runLeadnet } from '../support/cli';
 import { quoteRequest, roles } from '../support/leads';
 import { engineUnderTest } from '../support/search-engine';
 import { searchEngineClient } from '../../src/search/factory';
@@ -121,13 +121,8 @@ const word = () => `w${randomBytes(5).toString('hex')}`;
       const w = word();
       const file = path.join(await mkdtemp(path.join(tmpdir(), 'leadnet-import-')), 'products.csv');
       await writeFile(file, `sku,name\n${w}-1,Anvil ${w}\n${w}-2,Anvil ${w}\n${w}-3,Anvil ${w}\n`);
-      const env = { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix };
-      const cli = path.join(__dirname, '..', '..', 'bin', 'leadnet.js');
-      const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(process.execPath, [cli, 'import', 'products', file, '--company', other.id], { env, timeout: 60_000 }, (error, stdout, stderr) =>
-          resolve({ code: error ? Number(error.code) || 1 : 0, stdout, stderr }),
-        ),
-      );
+      const env = { DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix };
+      const out = await runLeadnet(['import', 'products', file, '--company', other.id], env, { timeout: 60_000 });
       expect(out).toMatchObject({ code: 0, stdout: expect.stringMatching(/3 created/) });
       let skus: string[] = [];
       for (const deadline = Date.now() + 15_000; skus.length < 3 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {

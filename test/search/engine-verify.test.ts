@@ -3,10 +3,9 @@ import { searchDocuments } from '../../src/modules';
 // PostgreSQL finds injected drift (a document deleted from the index, one modified, a stray one added),
 // tells a change still queued in the outbox from drift, and `--repair` rewrites what drifted; as a
 // process it prints JSON with --json and exits 1 on drift.
-import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
+import { runLeadnet } from '../support/cli';
 import { roles } from '../support/leads';
 import { engineUnderTest } from '../support/search-engine';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
@@ -23,13 +22,8 @@ const engine = engineUnderTest();
   let key: string;
   let ids: string[];
   let index: string;
-  const env = () => ({ ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix });
   const cli = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'leadnet.js'), ...args], { env: env(), timeout: 120_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code) || 1 : 0, stdout, stderr }),
-      ),
-    );
+    runLeadnet(args, { DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix });
 
   beforeAll(async () => {
     // No background indexer: a change queued in the outbox stays there until the test drains it.
