@@ -132,8 +132,8 @@ export const LANES_SCANNED = 1024;
  * transactions, as an engine outage leaves), the earliest due rows of the lanes after them fill the rest.
  * The lanes are found by a skip scan of `(lane, available_at, id)` that reads each lane's first row (due or
  * not: a lane's first row is its earliest), and each lane's rows are read from there: the deleted rows at
- * the head of a draining lane, which the index keeps until vacuum, are walked once per batch, as a first-
- * in, first-out claim would.
+ * the head of a draining lane, which the index keeps until vacuum, are walked once per batch, as a
+ * first-in, first-out claim would.
  */
 export async function claim(execute: Execute, limit: number, range?: OutboxRange): Promise<OutboxRow[]> {
   if (range) {
