@@ -27,6 +27,15 @@ const ALIAS = 'test_products';
 
 const sql = (query: string, params: unknown[] = []) => t.em().getConnection().execute(query, params as any[]);
 const outbox = async () => (await sql('select record_id from search_outbox order by id')).map((r: any) => r.record_id);
+/** The outbox's row ids, in order. */
+const outboxIds = async () => (await sql('select id::text from search_outbox order by search_outbox.id')).map((r: any) => r.id as string);
+/** `count` rows queued for products, each by a transaction (a lane) of its own, due after `delay`. */
+const queueLanes = (count: number, delay = '0 seconds') =>
+  sql(`do $$ begin
+    for i in 1..${count} loop
+      insert into search_outbox (document, record_id, available_at) values ('products', gen_random_uuid(), now() + '${delay}'::interval);
+      commit;
+    end loop; end $$`);
 const live = () => es.aliased(ALIAS)[0];
 const liveDocs = () => es.docs(live());
 
@@ -172,56 +181,47 @@ describe('the outbox', () => {
     const [b] = await queue(1, 'B');
     const c = await queue(3, 'C');
     const waiting = await queue(2, 'D', true);
-    const left = async () => (await sql(`select id::text from search_outbox order by search_outbox.id`)).map((r: any) => r.id as string);
-    // The outbox ids of tagged rows, in id order (the order `left` lists them in).
+    // The outbox ids of tagged rows, in id order (the order `outboxIds` lists them in).
     const ids = (tagged: string[]) => tagged.map((x) => x.slice(1)).sort((x, y) => Number(x) - Number(y));
     const indexer = new OutboxIndexer(t.orm, backend, { batchSize: 4 });
 
     expect(await indexer.runBatch()).toMatchObject({ claimed: 4, indexed: 4 });
     const taken = (before: string[], after: string[]) => before.filter((id) => !after.includes(id));
     const all = ids([...backlog, b, ...c, ...waiting]);
-    let remaining = await left();
+    let remaining = await outboxIds();
     expect(taken(all, remaining)).toEqual(ids([backlog[0], b, c[0], backlog[1]]));
     // Then the two lanes left share the next batch; the waiting rows are never taken before they are due.
     expect(await indexer.runBatch()).toMatchObject({ claimed: 4 });
-    const second = taken(remaining, (remaining = await left()));
+    const second = taken(remaining, (remaining = await outboxIds()));
     expect(second).toEqual(ids([backlog[2], backlog[3], c[1], c[2]]));
     await indexer.drain();
-    expect(await left()).toEqual(ids(waiting));
+    expect(await outboxIds()).toEqual(ids(waiting));
     // A lane with fewer rows leaves its turns to the others: the batch is full.
     const more = await queue(6, 'A');
     const [one] = await queue(1, 'B');
-    remaining = await left();
+    remaining = await outboxIds();
     expect(await indexer.runBatch()).toMatchObject({ claimed: 4 });
-    expect(taken(remaining, await left())).toEqual(ids([more[0], more[1], more[2], one]));
+    expect(taken(remaining, await outboxIds())).toEqual(ids([more[0], more[1], more[2], one]));
     await sql('delete from search_outbox');
   });
 
   test('a backlog of more small transactions than a batch has lanes still fills whole batches', async () => {
     // What an engine outage leaves: many writes, each its own lane of a row or two. The oldest lanes take
     // their turns; the earliest due rows of the lanes after them fill the rest of the batch.
-    const lanes = LANES_PER_BATCH + 36;
-    for (let i = 0; i < lanes; i++) {
-      await t.em().transactional((em) => em.execute(`insert into search_outbox (document, record_id) values ('products', gen_random_uuid())`));
-    }
-    const left = async () => (await sql('select id::text from search_outbox order by search_outbox.id')).map((r: any) => r.id as string);
-    const before = await left();
+    await queueLanes(LANES_PER_BATCH + 36);
+    const before = await outboxIds();
     const indexer = new OutboxIndexer(t.orm, backend, { batchSize: LANES_PER_BATCH + 16 });
 
     expect(await indexer.runBatch()).toMatchObject({ claimed: LANES_PER_BATCH + 16 });
-    expect(await left()).toEqual(before.slice(LANES_PER_BATCH + 16));
+    expect(await outboxIds()).toEqual(before.slice(LANES_PER_BATCH + 16));
     expect(await indexer.runBatch()).toMatchObject({ claimed: 20 });
-    expect(await left()).toEqual([]);
+    expect(await outboxIds()).toEqual([]);
   });
 
   test('lanes past the ones a batch looks among still have their due rows taken', async () => {
     // An outage's aftermath: more lanes than a batch looks among, all waiting out a backoff, and one lane
     // with rows due after them.
-    await sql(`do $$ begin
-      for i in 1..${LANES_SCANNED} loop
-        insert into search_outbox (document, record_id, available_at) values ('products', gen_random_uuid(), now() + interval '1 hour');
-        commit;
-      end loop; end $$`);
+    await queueLanes(LANES_SCANNED, '1 hour');
     const due = (
       await t.em().transactional((em) =>
         em.execute(`insert into search_outbox (document, record_id) select 'products', gen_random_uuid() from generate_series(1, 2) returning id::text`),
