@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { Client } from 'pg';
 import { parse } from 'csv-parse/sync';
 import { api, createTestApp, type TestApp } from '../support/app';
-import { LEADNET_BIN, runLeadnet } from '../support/cli';
+import { LEADNET_BIN, leadnetEnv, runLeadnet } from '../support/cli';
 import * as f from '../support/factories';
 import { collection } from '../support/locator-factories';
 import { createLead, quoteRequest } from '../support/leads';
@@ -23,7 +23,7 @@ jest.setTimeout(300_000);
 type Run = { code: number | null; signal?: NodeJS.Signals | null; stdout: string; stderr: string };
 
 function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, GEOCODER: 'offline', ...extra };
+  return leadnetEnv({ DATABASE_URL: t.config.databaseUrl, GEOCODER: 'offline', ...extra });
 }
 
 function leadnet(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<Run> {

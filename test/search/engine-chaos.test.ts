@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { api, createTestApp, type TestApp } from '../support/app';
-import { LEADNET_BIN } from '../support/cli';
+import { LEADNET_BIN, leadnetEnv } from '../support/cli';
 import { roles } from '../support/leads';
 import { engineUnderTest } from '../support/search-engine';
 import { expectIndexInStep, productWriter } from '../support/engine-checks';
@@ -28,6 +28,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   let key: string;
   let companyId: string;
   const sql = (statement: string, bindings: unknown[] = []) => t.em().getConnection().execute(statement, bindings as any[]);
+  /** The environment of the indexer and `leadnet` processes this suite starts. */
+  const env = () => leadnetEnv({ DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix });
 
   const expectInStep = () => expectIndexInStep(backend, sql);
 
@@ -56,7 +58,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       [companyId, total],
     );
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'search-indexer.ts')], {
-      env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix },
+      env: env(),
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -90,7 +92,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const products = backend.document('products')!;
     const building = async () => (await sql(`select index_name from search_indexes where document = 'products' and state = 'building'`)).map((r) => r.index_name as string);
     const child = spawn(process.execPath, [LEADNET_BIN, 'reindex', 'products', '--batch-size', '1'], {
-      env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: t.config.databaseUrl, SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix },
+      env: env(),
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));

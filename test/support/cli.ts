@@ -14,17 +14,18 @@ export interface CliRun {
   stderr: string;
 }
 
-/**
- * Runs `leadnet ...args` to its end, in this process's environment with logs off and `env` over it (a
- * variable set to undefined is removed).
- */
+/** This process's environment with logs off and `env` over it (a variable set to undefined is removed). */
+export function leadnetEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries({ ...process.env, LOG_LEVEL: 'silent', ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+}
+
+/** Runs `leadnet ...args` to its end, in `leadnetEnv(env)`. */
 export function runLeadnet(args: string[], env: Record<string, string | undefined> = {}, options: { timeout?: number; cwd?: string } = {}): Promise<CliRun> {
-  const merged = Object.fromEntries(Object.entries({ ...process.env, LOG_LEVEL: 'silent', ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
   return new Promise((resolve) =>
     execFile(
       process.execPath,
       [LEADNET_BIN, ...args],
-      { env: merged, cwd: options.cwd, timeout: options.timeout ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
+      { env: leadnetEnv(env), cwd: options.cwd, timeout: options.timeout ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, signal: error?.signal ?? null, stdout, stderr }),
     ),
