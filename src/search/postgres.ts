@@ -44,11 +44,6 @@ export class PostgresSearchBackend implements SearchBackend {
     ]);
     return { ids: result.ids, total: result.total, aggs: facetResults(doc, plan.aggs, aggs), ...(rows ? { rows: result.rows } : {}) };
   }
-
-  /** The tables are the index: nothing to do. */
-  async index(): Promise<void> {}
-
-  async remove(): Promise<void> {}
 }
 
 /** The page's ids as a `uuid[]` expression, for the statement of `SearchRequest.rows`. */

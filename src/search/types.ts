@@ -176,13 +176,6 @@ export interface SearchResult {
 export interface SearchBackend {
   search(doc: SearchDocument, request: SearchRequest): Promise<SearchResult>;
   /**
-   * Brings the documents of these records up to date from PostgreSQL (a record that no longer exists
-   * is removed). A no-op for a backend that reads the tables themselves.
-   */
-  index(doc: SearchDocument, ids: string[]): Promise<void>;
-  /** Removes these records' documents. */
-  remove(doc: SearchDocument, ids: string[]): Promise<void>;
-  /**
    * Called before a write: a backend keeping a copy notes where the write's changes will start (its
    * outbox's newest row), for `afterWrite`.
    */

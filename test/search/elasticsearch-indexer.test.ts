@@ -153,6 +153,104 @@ describe('the outbox', () => {
     expect(await outbox()).toEqual([]);
   });
 
+  test("a document the engine refuses is retried alone: the batch's others are done", async () => {
+    const [kept, refused, gone] = [
+      await f.product(t.em(), acme, { sku: 'ITEM-1', name: 'Kept' }),
+      await f.product(t.em(), acme, { sku: 'ITEM-2', name: 'Refused' }),
+      await f.product(t.em(), acme, { sku: 'ITEM-3', name: 'Deleted' }),
+    ];
+    await sql('delete from products where id = ?', [gone.id]);
+    es.refuseItem = ({ id }) => (id === refused.id ? 'mapper_parsing_exception' : undefined);
+    try {
+      expect(await backend.indexer.runBatch()).toMatchObject({ claimed: 4, indexed: 3, failed: 1 });
+    } finally {
+      es.refuseItem = () => undefined;
+    }
+    expect(liveDocs().get(kept.id)).toMatchObject({ sku: 'ITEM-1' });
+    expect(liveDocs().has(refused.id)).toBe(false);
+    // Deleting a document the engine never had is no refusal.
+    expect(liveDocs().has(gone.id)).toBe(false);
+    const rows = await sql('select record_id, attempts, last_error, available_at > now() as later from search_outbox');
+    expect(rows).toEqual([{ record_id: refused.id, attempts: 1, last_error: '400 mapper_parsing_exception: mapper_parsing_exception', later: true }]);
+
+    await sql('update search_outbox set available_at = now()');
+    expect(await backend.indexer.runBatch()).toMatchObject({ claimed: 1, indexed: 1, failed: 0 });
+    expect(liveDocs().get(refused.id)).toMatchObject({ sku: 'ITEM-2' });
+  });
+
+  test('a document refused by an index being built is retried, though the live one took it', async () => {
+    const building = await backend.createIndex(productSearch);
+    await sql(`insert into search_indexes (index_name, document, state) values (?, 'products', 'building')`, [building]);
+    try {
+      const p = await f.product(t.em(), acme, { sku: 'ITEM-4', name: 'Half' });
+      es.refuseItem = ({ index }) => (index === building ? 'es_rejected_execution_exception' : undefined);
+      expect(await backend.indexer.runBatch()).toMatchObject({ claimed: 1, indexed: 0, failed: 1 });
+      expect(liveDocs().has(p.id)).toBe(true);
+      expect(await outbox()).toEqual([p.id]);
+
+      es.refuseItem = () => undefined;
+      await sql('update search_outbox set available_at = now()');
+      expect(await backend.indexer.runBatch()).toMatchObject({ claimed: 1, indexed: 1, failed: 0 });
+      expect(es.docs(building).has(p.id)).toBe(true);
+    } finally {
+      es.refuseItem = () => undefined;
+      await sql(`delete from search_indexes where index_name = ?`, [building]);
+      await es.client.indices.delete({ index: building });
+    }
+  });
+
+  test('an answer that does not account for every document fails the batch: nothing is taken as done', async () => {
+    const [a, b] = [await f.product(t.em(), acme, { sku: 'ANSWER-1', name: 'One' }), await f.product(t.em(), acme, { sku: 'ANSWER-2', name: 'Two' })];
+    const answers = [
+      // One item short, saying all went well.
+      (answer: { items: any[] }) => ({ ...answer, errors: false, items: answer.items.slice(1) }),
+      // No items at all.
+      () => ({ took: 1, errors: false }),
+      // An item with an error status and no error object.
+      (answer: { items: any[] }) => ({ ...answer, items: [answer.items[0], { index: { _id: b.id, status: 503 } }] }),
+    ];
+    for (const [i, bulkAnswer] of answers.entries()) {
+      es.bulkAnswer = bulkAnswer as any;
+      try {
+        const result = await backend.indexer.runBatch();
+        expect(result).toMatchObject(i < 2 ? { claimed: 2, indexed: 0, failed: 2 } : { claimed: 2, indexed: 1, failed: 1 });
+      } finally {
+        es.bulkAnswer = (answer) => answer;
+      }
+      expect(await outbox()).toEqual(i < 2 ? [a.id, b.id] : [b.id]);
+      if (i === 2) expect(await sql('select last_error from search_outbox')).toEqual([{ last_error: '503' }]);
+      await sql('update search_outbox set available_at = now()');
+    }
+    await backend.indexer.drain();
+    expect(await outbox()).toEqual([]);
+  });
+
+  test("a write waits for its accepted documents to be searchable, not for one the engine refused", async () => {
+    const writer = new ElasticsearchSearchBackend(es.client, t.orm, [productSearch], {
+      prefix: 'test_',
+      runIndexer: false,
+      writes: { waitMs: 2_000, refresh: 'wait_for' },
+    });
+    const mark = await writer.beforeWrite();
+    const [accepted, refused] = await t.em().transactional(async (em) => [
+      await f.product(em, acme, { sku: 'WRITE-1', name: 'Accepted' }),
+      await f.product(em, acme, { sku: 'WRITE-2', name: 'Refused' }),
+    ]);
+    es.refuseItem = ({ id }) => (id === refused.id ? 'mapper_parsing_exception' : undefined);
+    const bulks = es.requestsTo('POST', '/_bulk').length;
+    try {
+      await writer.afterWrite(mark);
+    } finally {
+      es.refuseItem = () => undefined;
+    }
+    expect(liveDocs().has(accepted.id)).toBe(true);
+    const waits = es.requestsTo('POST', '/_bulk').slice(bulks).filter((r) => r.querystring.refresh === 'wait_for');
+    expect(waits).toHaveLength(1);
+    expect(await outbox()).toEqual([refused.id]);
+    await sql('update search_outbox set available_at = now()');
+    await backend.indexer.drain();
+  });
+
   test('only one indexer works at a time', async () => {
     await f.product(t.em(), acme, { sku: 'LOCK-1', name: 'Locked' });
     const result = await t.em().transactional(async (em) => {

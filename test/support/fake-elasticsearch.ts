@@ -30,6 +30,10 @@ export class FakeElasticsearch {
   readonly requests: Request[] = [];
   /** Upcoming bulk requests to answer with a 500. */
   failBulk = 0;
+  /** Rewrites a bulk answer before it is sent (a peer answering other than it should). */
+  bulkAnswer: (answer: { took: number; errors: boolean; items: any[] }) => unknown = (answer) => answer;
+  /** Bulk items to refuse one by one (the request itself succeeds): the error type for this item, if any. */
+  refuseItem: (item: { op: string; index: string; id: string }) => string | undefined = () => undefined;
   /** What `_cluster/health/<index>` answers; not green: a 408 with `timed_out: true`, as the engines do after the wait. */
   health: 'green' | 'yellow' | 'red' = 'green';
   /** Upcoming settings changes of the replica count to answer with a 500. */
@@ -127,6 +131,12 @@ export class FakeElasticsearch {
       const [op, meta] = Object.entries(lines[i])[0] as [string, { _index: string; _id: string }];
       const index = this.indices.get(meta._index);
       const item = (status: number, error?: string) => items.push({ [op]: { _index: meta._index, _id: meta._id, status, ...(error ? { error: { type: error, reason: error } } : {}) } });
+      const refused = this.refuseItem({ op, index: meta._index, id: meta._id });
+      if (refused) {
+        if (op !== 'delete') i++;
+        item(400, refused);
+        continue;
+      }
       if (op === 'delete') {
         if (!index) item(404, 'index_not_found_exception');
         else item(index.docs.delete(meta._id) ? 200 : 404);
@@ -140,6 +150,6 @@ export class FakeElasticsearch {
         item(op === 'create' ? 201 : 200);
       }
     }
-    return { took: 1, errors: items.some((it) => Object.values(it)[0] && (Object.values(it)[0] as any).error), items };
+    return this.bulkAnswer({ took: 1, errors: items.some((it) => Object.values(it)[0] && (Object.values(it)[0] as any).error), items });
   }
 }

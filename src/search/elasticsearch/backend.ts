@@ -48,6 +48,11 @@ export type Refresh = false | 'wait_for' | true;
 
 export class ElasticsearchError extends Error {}
 
+/** The records a bulk write did not apply, by id, each with the engine's reason. */
+export type Refused = Map<string, string>;
+
+const refusal = (r: estypes.BulkResponseItem) => [r.status, r.error && `${r.error.type}: ${r.error.reason}`].filter(Boolean).join(' ');
+
 /**
  * The Elasticsearch backend: one index per document behind an alias, kept in step by the outbox
  * indexer; searches translate the same `where`, `order`, `aggs` and `q` semantics to the query DSL.
@@ -106,39 +111,31 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   }
 
   /** The indexes a change must reach: the live one and any being built by a reindex. */
-  async targets(doc: SearchDocument): Promise<string[]> {
-    return (await this.targetStates(doc)).map((t) => t.index);
-  }
-
   private async targetStates(doc: SearchDocument): Promise<Array<{ index: string; live: boolean }>> {
     const rows = await this.execute('select index_name, state from search_indexes where document = ? order by created_at', [doc.name]);
     return rows.map((r) => ({ index: r.index_name, live: r.state === 'live' }));
   }
 
   /**
-   * Writes these records' current documents to every target index. `refresh` applies to the live index
-   * only: an index being built by a reindex has refreshes off, and a `wait_for` on it would wait for
-   * the reindex to end.
+   * Writes these records' current documents to every target index, and returns the records the engine
+   * refused (by id, with its reason: a mapping that rejects the document, an item rejected by a busy
+   * cluster's write queue), so that only those are retried; the others are applied. A request the engine
+   * does not answer as a whole throws. `refresh` applies to the live index only: an index being built by a
+   * reindex has refreshes off, and a `wait_for` on it would wait for the reindex to end.
    */
-  async index(doc: SearchDocument, ids: string[], refresh: Refresh = false): Promise<void> {
+  async index(doc: SearchDocument, ids: string[], refresh: Refresh = false): Promise<Refused> {
     const unique = [...new Set(ids)];
-    if (!unique.length) return;
+    if (!unique.length) return new Map();
     const [sources, targets] = await Promise.all([buildDocuments(this.execute, doc, unique), this.targetStates(doc)]);
-    const operations = (indexes: string[]) =>
-      indexes.flatMap((index) =>
-        unique.flatMap((id) => {
-          const source = sources.get(id);
-          return source ? [{ index: { _index: index, _id: id } }, source] : [{ delete: { _index: index, _id: id } }];
-        }),
-      );
+    const writes = (indexes: string[]) => indexes.flatMap((index) => unique.map((id) => ({ index, id, source: sources.get(id) })));
     const live = targets.filter((t) => t.live).map((t) => t.index);
     const building = targets.filter((t) => !t.live).map((t) => t.index);
     if (refresh && live.length && building.length) {
-      await this.bulk(operations(building));
-      await this.bulk(operations(live), [404], refresh);
-    } else {
-      await this.bulk(operations([...live, ...building]), [404], live.length ? refresh : false);
+      const refused = await this.bulkEach(writes(building));
+      for (const [id, reason] of await this.bulkEach(writes(live), refresh)) if (!refused.has(id)) refused.set(id, reason);
+      return refused;
     }
+    return this.bulkEach(writes([...live, ...building]), live.length ? refresh : false);
   }
 
   /**
@@ -158,7 +155,8 @@ export class ElasticsearchSearchBackend implements SearchBackend {
    * with those of writes committed meanwhile) until none is left due, then makes them searchable
    * (`searchable`); all within `waitMs`. An engine that fails the batch puts the rows back with a backoff
    * (the background indexer retries them), and the write is acknowledged at once: writes never depend on
-   * the engine being up. Without a mark, every row queued up to now.
+   * the engine being up. Documents the engine refused are retried later too, and the write still waits
+   * for the others to be searchable. Without a mark, every row queued up to now.
    */
   async afterWrite(since: string | null = null): Promise<void> {
     const writes = this.options.writes;
@@ -177,7 +175,7 @@ export class ElasticsearchSearchBackend implements SearchBackend {
         const batch = await this.indexer.runBatch({ range });
         if (!batch.locked) {
           await new Promise((resolve) => setTimeout(resolve, 10));
-        } else if (batch.failed > 0) {
+        } else if (batch.failed > 0 && batch.indexed === 0) {
           return;
         }
         const [{ due }] = await this.execute(`select exists(select 1 from search_outbox where ${within.sql} and available_at <= now()) as due`, within.bindings);
@@ -211,25 +209,36 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     await this.bulk(docs.map((doc) => ({ delete: { _index: this.alias(doc), _id: REFRESH_POINT } })), [404], 'wait_for');
   }
 
-  async remove(doc: SearchDocument, ids: string[]): Promise<void> {
-    const targets = await this.targets(doc);
-    await this.bulk(targets.flatMap((index) => [...new Set(ids)].map((id) => ({ delete: { _index: index, _id: id } }))));
-  }
-
   /** Bulk write; a missing document on delete and a lost `create` race are fine, anything else throws. */
   async bulk(operations: unknown[], allowed: number[] = [404], refresh: Refresh = false): Promise<estypes.BulkResponse | null> {
     if (!operations.length) return null;
     const response = await this.client.bulk({ operations, refresh });
-    if (response.errors) {
-      const failures = response.items
-        .map((item) => Object.values(item)[0]!)
-        .filter((r) => r.error && !allowed.includes(r.status));
-      if (failures.length) {
-        const first = failures[0];
-        throw new ElasticsearchError(`bulk: ${failures.length} failed, first ${first.status} ${first.error?.type}: ${first.error?.reason}`);
-      }
-    }
+    const failures = response.errors ? response.items.map((item) => Object.values(item)[0]!).filter((r) => r.error && !allowed.includes(r.status)) : [];
+    if (failures.length) throw new ElasticsearchError(`bulk: ${failures.length} failed, first ${refusal(failures[0])}`);
     return response;
+  }
+
+  /**
+   * Writes documents (a write without a source deletes) in one bulk request, and returns what the engine
+   * refused, by document id (the first refusal of an id written to several indexes). Deleting a document
+   * that is not there is no refusal. The answer's items are read by position, and an answer that does not
+   * account for every write throws: a write is never taken as done on an answer that does not say so.
+   */
+  private async bulkEach(writes: Array<{ index: string; id: string; source?: object }>, refresh: Refresh = false): Promise<Refused> {
+    const refused: Refused = new Map();
+    if (!writes.length) return refused;
+    const operations = writes.flatMap(({ index, id, source }) =>
+      source ? [{ index: { _index: index, _id: id } }, source] : [{ delete: { _index: index, _id: id } }],
+    );
+    const { items } = await this.client.bulk({ operations, refresh });
+    if (items?.length !== writes.length) throw new ElasticsearchError(`bulk: ${writes.length} writes sent, ${items?.length ?? 'no'} answered`);
+    items.forEach((item, i) => {
+      const r = Object.values(item)[0];
+      const { id, source } = writes[i];
+      const ok = r && !r.error && r.status < 300;
+      if (!ok && !(source === undefined && r?.status === 404) && !refused.has(id)) refused.set(id, r ? refusal(r) : 'no answer');
+    });
+    return refused;
   }
 
   /**

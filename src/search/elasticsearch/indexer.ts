@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { logger } from '../../logger';
 import type { Execute } from './documents';
 import { SEARCH_LOCK, claim, complete, fail, type OutboxRange, type OutboxRow } from './outbox';
-import type { ElasticsearchSearchBackend } from './backend';
+import type { ElasticsearchSearchBackend, Refused } from './backend';
 
 export interface IndexerOptions {
   /** Outbox rows per batch. */
@@ -26,8 +26,9 @@ export interface BatchResult {
 /**
  * Drains the search outbox into Elasticsearch. One batch at a time across every process (an advisory
  * lock), so two indexers never write the same record out of order; each batch reads the records'
- * current state from PostgreSQL, so replaying a change is harmless. A failed batch is retried with
- * exponential backoff; the rows stay in the outbox until Elasticsearch has them.
+ * current state from PostgreSQL, so replaying a change is harmless. A row whose document the engine
+ * refused (or whose whole request failed) is retried with exponential backoff, its error kept; the rows
+ * stay in the outbox until the engine has them, and the others of the batch are done.
  */
 export class OutboxIndexer {
   readonly options: IndexerOptions;
@@ -68,14 +69,25 @@ export class OutboxIndexer {
             done.push(...docRows.map((r) => r.id));
             return;
           }
+          let refused: Refused;
           try {
-            await this.backend.index(doc, docRows.map((r) => r.record_id));
-            done.push(...docRows.map((r) => r.id));
+            refused = await this.backend.index(doc, docRows.map((r) => r.record_id));
+            if (refused.size) {
+              logger.warn({ document: name, rows: refused.size, first: refused.values().next().value }, 'search outbox: the engine refused documents, will retry them');
+            }
           } catch (e) {
-            failed += docRows.length;
+            const error = (e as Error).message ?? String(e);
+            refused = new Map(docRows.map((r) => [r.record_id, error]));
             logger.warn({ err: e, document: name, rows: docRows.length }, 'search outbox: indexing failed, will retry');
-            await fail(execute, docRows.map((r) => r.id), (e as Error).message ?? String(e), this.options.maxBackoffSeconds);
           }
+          const retry = new Map<string, string>();
+          for (const row of docRows) {
+            const error = refused.get(row.record_id);
+            if (error === undefined) done.push(row.id);
+            else retry.set(row.id, error);
+          }
+          failed += retry.size;
+          await fail(execute, retry, this.options.maxBackoffSeconds);
         }),
       );
       await complete(execute, done);

@@ -184,13 +184,14 @@ export async function complete(execute: Execute, ids: string[]): Promise<void> {
   if (ids.length) await execute('delete from search_outbox where id = any(array[?]::bigint[])', [ids]);
 }
 
-/** Retry later: 1 s, 2 s, 4 s... up to `maxBackoffSeconds`. */
-export async function fail(execute: Execute, ids: string[], error: string, maxBackoffSeconds: number): Promise<void> {
-  if (!ids.length) return;
+/** Retry these rows later, each with its error: 1 s, 2 s, 4 s... up to `maxBackoffSeconds`. */
+export async function fail(execute: Execute, errors: Map<string, string>, maxBackoffSeconds: number): Promise<void> {
+  if (!errors.size) return;
   await execute(
-    `update search_outbox set attempts = attempts + 1, last_error = ?,
-            available_at = now() + make_interval(secs => least(?::float8, power(2, attempts)))
-      where id = any(array[?]::bigint[])`,
-    [error.slice(0, 2000), maxBackoffSeconds, ids],
+    `update search_outbox o set attempts = o.attempts + 1, last_error = f.error,
+            available_at = now() + make_interval(secs => least(?::float8, power(2, o.attempts)))
+       from unnest(array[?]::bigint[], array[?]::text[]) as f(id, error)
+      where o.id = f.id`,
+    [maxBackoffSeconds, [...errors.keys()], [...errors.values()].map((e) => e.slice(0, 2000))],
   );
 }

@@ -144,7 +144,10 @@ export async function verify(backend: ElasticsearchSearchBackend, doc: SearchDoc
   let repaired: number | undefined;
   if (options.repair) {
     const ids = [...drift.missing, ...drift.stale, ...drift.extra];
-    for (let i = 0; i < ids.length; i += batchSize) await backend.index(doc, ids.slice(i, i + batchSize), 'wait_for');
+    for (let i = 0; i < ids.length; i += batchSize) {
+      const refused = await backend.index(doc, ids.slice(i, i + batchSize), 'wait_for');
+      if (refused.size) throw new Error(`the engine refused ${refused.size} of the documents to repair, first ${[...refused][0].join(': ')}`);
+    }
     repaired = ids.length;
     ({ drift, queued } = await check());
   }
