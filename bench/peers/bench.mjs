@@ -182,14 +182,21 @@ const LEAD_CASES = {
   leads_where_aggs: ['where status Won and country CA, aggs status and city', 'opts[where][status]=Won&opts[where][country]=CA&opts[aggs][]=status&opts[aggs][]=city'],
   leads_filter20: ['where created_at in 60 of the 300 days (20% of the leads)', 'opts[where][created_at][gte]=2026-03-02T00:00:00Z&opts[where][created_at][lt]=2026-05-01T00:00:00Z'],
   leads_page50: ['page 50 (offset 2,450)', 'opts[page]=50'],
+  // Pages of the same length at 100,000 and 1,000,000 leads for every role, where the cases above are not
+  // (a location user's default page holds 8 leads at 100,000 and 50 at 1,000,000; the retailer admin's page 50
+  // is empty at 100,000): the first lead of each list, and the retailer admin's last full page at 100,000.
+  // Run only when CASES names them.
+  leads_first: ['the first lead (per_page 1)', 'opts[per_page]=1', { named: true }],
+  leads_page39: ['page 39 (offset 1,900)', 'opts[page]=39', { named: true }],
 };
 const ROLE_NAMES = ['company_admin', 'company_territory_manager', 'company_retailer_manager', 'company_location_user', 'company_sales_associate', 'retailer_admin', 'retailer_store_manager'];
 /** The system name of a role on the engine's leadnet, next to `leadnet REST <role>` on PostgreSQL. */
 const engineSystem = (role) => `leadnet REST (${ENGINE.name}) ${role}`;
 function roleCases() {
   if (!KEYS.company_admin) return [];
-  return Object.entries(LEAD_CASES).map(([id, [title, query]]) => ({
+  return Object.entries(LEAD_CASES).map(([id, [title, query, { named = false } = {}]]) => ({
     id,
+    named,
     title: `Leads, ${title}, every role${ENGINE ? `, on PostgreSQL and on ${ENGINE.name}` : ''}`,
     roles: true,
     systems: Object.fromEntries(
@@ -258,7 +265,7 @@ const CASES = [
   },
   ...listCases(),
   ...roleCases(),
-].filter((c) => !ONLY || ONLY.includes(c.id) || ONLY.some((o) => o.endsWith('*') && c.id.startsWith(o.slice(0, -1))));
+].filter((c) => (c.named ? ONLY?.includes(c.id) : !ONLY || ONLY.includes(c.id) || ONLY.some((o) => o.endsWith('*') && c.id.startsWith(o.slice(0, -1)))));
 
 // ---- one request, outside autocannon (payload checks, statement counts) ------------------------------
 async function once(sys, i = 0) {

@@ -11,7 +11,7 @@
 # (results/<UTC time>), ROUNDS (3), DURATION_S (15), WARMUP_S (3), CONNECTIONS (10), CASES (all; comma list of
 # list_include,list_default,list_page50,store_50mi,store_1000mi,lead_create, the other lists' lead_activities_admin,
 # lead_activities_retailer, company_retailers_admin, ..., products_retailer, and the role cases leads_default, leads_q,
-# leads_where_aggs, leads_filter20, leads_page50; `prefix_*` selects by prefix), PROFILE (1: CPU profile step),
+# leads_where_aggs, leads_filter20, leads_page50; `prefix_*` selects by prefix; leads_first and leads_page39 only by name), PROFILE (1: CPU profile step),
 # PERF_RESEED (1: seed the leads again), SEED_ONLY (1: stop after the data), PORT_BASE (3100). Ports: 3101 leadnet, 3102 PostGraphile, 3103 bare, 3104 leadnet
 # under --cpu-prof, 3111 leadnet's SQL statement counter. Every process started here is stopped by PID at exit.
 #

@@ -1,4 +1,3 @@
-import { searchDocuments } from '../../src/modules';
 // `leadnet search verify` (docs/search-engines.md, "Verify and repair"): the index compared with
 // PostgreSQL finds injected drift (a document deleted from the index, one modified, a stray one added),
 // tells a change still queued in the outbox from drift, and `--repair` rewrites what drifted; as a
@@ -11,6 +10,7 @@ import { engineUnderTest } from '../support/search-engine';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { verify } from '../../src/search/elasticsearch/verify';
+import { searchDocuments } from '../../src/modules';
 import { productSearch } from '../../src/modules/product/product.search';
 
 const engine = engineUnderTest();
