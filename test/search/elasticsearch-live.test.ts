@@ -3,7 +3,8 @@
 // moves the alias to a new index, deletes the old one, and the REST list answers the same before and after;
 // so does `leadnet reindex` run as a process.
 import { randomBytes } from 'node:crypto';
-import { api, createTestApp, type TestApp } from '../support/app';
+import { createTestApp, type TestApp } from '../support/app';
+import { listedSkus } from '../support/engine-checks';
 import { runLeadnet } from '../support/cli';
 import * as f from '../support/factories';
 import { engineUnderTest } from '../support/search-engine';
@@ -28,11 +29,7 @@ run(`a live ${engine?.backend ?? 'search engine'}: index, indexer and reindex`, 
 
   const client = () => searchEngineClient(t.config);
   const aliased = async () => Object.keys(await client().indices.getAlias({ name: `${prefix}products` }));
-  const listed = async (q: string) => {
-    const res = await api(t, 'get', `/v1/products?q=${encodeURIComponent(q)}&per_page=100`, { key });
-    expect(res.status).toBe(200);
-    return res.body.products.map((p: { sku: string }) => p.sku).sort();
-  };
+  const listed = (q: string) => listedSkus(t, key, q);
 
   beforeAll(async () => {
     t = await createTestApp({ SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix, SEARCH_INDEXER: 'false' });

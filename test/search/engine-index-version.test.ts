@@ -4,6 +4,7 @@
 // while writes continue and lists keep answering; afterwards the index equals the database.
 import { randomBytes } from 'node:crypto';
 import { api, createTestApp, type TestApp } from '../support/app';
+import { listedSkus } from '../support/engine-checks';
 import { roles } from '../support/leads';
 import { engineUnderTest } from '../support/search-engine';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
@@ -29,11 +30,7 @@ const engine = engineUnderTest();
     backends.push(b);
     return b;
   };
-  const skus = async () => {
-    const res = await api(t, 'get', '/v1/products?q=versioned&opts[per_page]=500', { key });
-    expect(res.status).toBe(200);
-    return res.body.products.map((p: { sku: string }) => p.sku).sort();
-  };
+  const skus = () => listedSkus(t, key, 'versioned');
 
   beforeAll(async () => {
     t = await createTestApp({ SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix, SEARCH_INDEXER: 'false' });

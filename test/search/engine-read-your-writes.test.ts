@@ -8,6 +8,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
+import { listedSkus } from '../support/engine-checks';
 import { runLeadnet } from '../support/cli';
 import { quoteRequest, roles } from '../support/leads';
 import { engineUnderTest } from '../support/search-engine';
@@ -126,9 +127,7 @@ const word = () => `w${randomBytes(5).toString('hex')}`;
       expect(out).toMatchObject({ code: 0, stdout: expect.stringMatching(/3 created/) });
       let skus: string[] = [];
       for (const deadline = Date.now() + 15_000; skus.length < 3 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-        const res = await api(t, 'get', `/v1/products?q=${w}`, { key: otherKey });
-        expect(res.status).toBe(200);
-        skus = res.body.products.map((p: { sku: string }) => p.sku).sort();
+        skus = await listedSkus(t, otherKey, w);
       }
       expect(skus).toEqual([`${w}-1`, `${w}-2`, `${w}-3`]);
       // Indexed ahead of the older backlog, which is still there.

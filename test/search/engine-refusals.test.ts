@@ -3,7 +3,8 @@
 // On the live cluster (SEARCH_CLUSTER=1), with an index whose mapping refuses some documents: an earlier
 // definition typed `category` as a number, so a product whose category is not one is refused.
 import { randomBytes } from 'node:crypto';
-import { api, createTestApp, type TestApp } from '../support/app';
+import { createTestApp, type TestApp } from '../support/app';
+import { listedSkus } from '../support/engine-checks';
 import { roles } from '../support/leads';
 import { engineUnderTest } from '../support/search-engine';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
@@ -28,11 +29,7 @@ const engine = engineUnderTest();
     return b;
   };
   const sql = (query: string, params: unknown[] = []) => t.em().getConnection().execute(query, params as any[]);
-  const listed = async () => {
-    const res = await api(t, 'get', '/v1/products?q=refusal&opts[per_page]=500', { key });
-    expect(res.status).toBe(200);
-    return res.body.products.map((p: { sku: string }) => p.sku).sort();
-  };
+  const listed = () => listedSkus(t, key, 'refusal');
 
   beforeAll(async () => {
     t = await createTestApp({ SEARCH_BACKEND: engine!.backend, SEARCH_URL: engine!.url, ELASTICSEARCH_INDEX_PREFIX: prefix, SEARCH_INDEXER: 'false' });

@@ -25,6 +25,13 @@ export async function expectIndexInStep(backend: ElasticsearchSearchBackend, sql
   }
 }
 
+/** The SKUs of the products a REST list with this `q` answers to the caller (up to 500), sorted. */
+export async function listedSkus(t: TestApp, key: string, q: string): Promise<string[]> {
+  const res = await api(t, 'get', `/v1/products?q=${encodeURIComponent(q)}&opts[per_page]=500`, { key });
+  expect(res.status).toBe(200);
+  return res.body.products.map((p: { sku: string }) => p.sku).sort();
+}
+
 /**
  * A partner's server writing products over REST: each `write()` creates one, renames every third and
  * deletes every fifth; `statuses` keeps every answer's status, `count()` the products created.
