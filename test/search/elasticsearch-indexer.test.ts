@@ -589,6 +589,18 @@ describe('reindex', () => {
     expect(await sql('select index_name, state from search_indexes')).toEqual([{ index_name: before, state: 'live' }]);
   });
 
+  test('a reindex whose bulk answer leaves out a document fails, and the live index stays', async () => {
+    const before = live();
+    es.bulkAnswer = (answer) => ({ ...answer, errors: false, items: answer.items.slice(1) });
+    try {
+      await expect(reindex(backend, t.orm, productSearch)).rejects.toThrow(/writes sent, \d+ answered/);
+    } finally {
+      es.bulkAnswer = (answer) => answer;
+    }
+    expect(es.aliased(ALIAS)).toEqual([before]);
+    expect(await sql('select index_name, state from search_indexes')).toEqual([{ index_name: before, state: 'live' }]);
+  });
+
   test('`leadnet reindex [resource]` with a progress bar', async () => {
     const chunks: string[] = [];
     const stream = { write: (s: string) => (chunks.push(String(s)), true), isTTY: false } as unknown as NodeJS.WritableStream;

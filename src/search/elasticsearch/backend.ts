@@ -51,6 +51,14 @@ export class ElasticsearchError extends Error {}
 /** The records a bulk write did not apply, by id, each with the engine's reason. */
 export type Refused = Map<string, string>;
 
+/** One operation of a bulk request: a document written (`index`, or `create` if absent) or deleted. */
+export interface BulkWrite {
+  op: 'index' | 'create' | 'delete';
+  index: string;
+  id: string;
+  source?: object;
+}
+
 const refusal = (r: estypes.BulkResponseItem) => [r.status, r.error && `${r.error.type}: ${r.error.reason}`].filter(Boolean).join(' ');
 
 /**
@@ -127,7 +135,13 @@ export class ElasticsearchSearchBackend implements SearchBackend {
     const unique = [...new Set(ids)];
     if (!unique.length) return new Map();
     const [sources, targets] = await Promise.all([buildDocuments(this.execute, doc, unique), this.targetStates(doc)]);
-    const writes = (indexes: string[]) => indexes.flatMap((index) => unique.map((id) => ({ index, id, source: sources.get(id) })));
+    const writes = (indexes: string[]) =>
+      indexes.flatMap((index) =>
+        unique.map((id): BulkWrite => {
+          const source = sources.get(id);
+          return source ? { op: 'index', index, id, source } : { op: 'delete', index, id };
+        }),
+      );
     const live = targets.filter((t) => t.live).map((t) => t.index);
     const building = targets.filter((t) => !t.live).map((t) => t.index);
     if (refresh && live.length && building.length) {
@@ -206,37 +220,36 @@ export class ElasticsearchSearchBackend implements SearchBackend {
   async searchable(docs: SearchDocument[], mode: 'wait_for' | true): Promise<void> {
     if (!docs.length) return;
     if (mode === true) return this.refresh(docs);
-    await this.bulk(docs.map((doc) => ({ delete: { _index: this.alias(doc), _id: REFRESH_POINT } })), [404], 'wait_for');
+    await this.bulk(docs.map((doc) => ({ op: 'delete', index: this.alias(doc), id: REFRESH_POINT })), 'wait_for');
   }
 
-  /** Bulk write; a missing document on delete and a lost `create` race are fine, anything else throws. */
-  async bulk(operations: unknown[], allowed: number[] = [404], refresh: Refresh = false): Promise<estypes.BulkResponse | null> {
-    if (!operations.length) return null;
-    const response = await this.client.bulk({ operations, refresh });
-    const failures = response.errors ? response.items.map((item) => Object.values(item)[0]!).filter((r) => r.error && !allowed.includes(r.status)) : [];
-    if (failures.length) throw new ElasticsearchError(`bulk: ${failures.length} failed, first ${refusal(failures[0])}`);
-    return response;
+  /** Bulk write that must succeed whole: any refusal throws (see `bulkEach` for what is no refusal). */
+  async bulk(writes: BulkWrite[], refresh: Refresh = false): Promise<void> {
+    const refused = await this.bulkEach(writes, refresh);
+    if (refused.size) throw new ElasticsearchError(`bulk: ${refused.size} failed, first ${[...refused][0].join(': ')}`);
   }
 
   /**
-   * Writes documents (a write without a source deletes) in one bulk request, and returns what the engine
-   * refused, by document id (the first refusal of an id written to several indexes). Deleting a document
-   * that is not there is no refusal. The answer's items are read by position, and an answer that does not
-   * account for every write throws: a write is never taken as done on an answer that does not say so.
+   * Sends writes in one bulk request and returns what the engine refused, by document id (the first
+   * refusal of an id written to several indexes). Deleting a document that is not there and losing a
+   * `create` race to a newer write are no refusals. The answer's items are read by position, and an answer
+   * that does not account for every write throws: a write is never taken as done on an answer that does
+   * not say so.
    */
-  private async bulkEach(writes: Array<{ index: string; id: string; source?: object }>, refresh: Refresh = false): Promise<Refused> {
+  private async bulkEach(writes: BulkWrite[], refresh: Refresh = false): Promise<Refused> {
     const refused: Refused = new Map();
     if (!writes.length) return refused;
-    const operations = writes.flatMap(({ index, id, source }) =>
-      source ? [{ index: { _index: index, _id: id } }, source] : [{ delete: { _index: index, _id: id } }],
+    const operations = writes.flatMap(({ op, index, id, source }) =>
+      op === 'delete' ? [{ delete: { _index: index, _id: id } }] : [{ [op]: { _index: index, _id: id } }, source],
     );
     const { items } = await this.client.bulk({ operations, refresh });
     if (items?.length !== writes.length) throw new ElasticsearchError(`bulk: ${writes.length} writes sent, ${items?.length ?? 'no'} answered`);
     items.forEach((item, i) => {
       const r = Object.values(item)[0];
-      const { id, source } = writes[i];
+      const { op, id } = writes[i];
       const ok = r && !r.error && r.status < 300;
-      if (!ok && !(source === undefined && r?.status === 404) && !refused.has(id)) refused.set(id, r ? refusal(r) : 'no answer');
+      const harmless = (op === 'delete' && r?.status === 404) || (op === 'create' && r?.status === 409);
+      if (!ok && !harmless && !refused.has(id)) refused.set(id, r ? refusal(r) : 'no answer');
     });
     return refused;
   }

@@ -144,17 +144,14 @@ async function rebuild(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: 
       return ids.length ? { ids, sources: await buildDocuments(execute, doc, ids) } : null;
     };
     const write = async ({ ids, sources }: Batch): Promise<number> => {
-      await backend.bulk(
-        [...sources].flatMap(([id, source]) => [{ create: { _index: index, _id: id } }, source]),
-        [409],
-      );
+      await backend.bulk([...sources].map(([id, source]) => ({ op: 'create', index, id, source })));
       // A record deleted after it was read, or no longer in the index's records (a store that stopped
       // receiving leads), may have been created above after the indexer's delete: delete those.
       const written = [...sources.keys()];
       const still = doc.customIndex
         ? new Set((await buildDocuments(execute, doc, written)).keys())
         : new Set((await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[])`, [written])).map((r) => r.id));
-      await backend.bulk(written.filter((id) => !still.has(id)).map((id) => ({ delete: { _index: index, _id: id } })));
+      await backend.bulk(written.filter((id) => !still.has(id)).map((id) => ({ op: 'delete', index, id })));
       return ids.length;
     };
 
