@@ -1,4 +1,4 @@
-// A document the engine refuses (docs/search-engines.md, "When the engine refuses a document"): the
+// A document the engine refuses (docs/search-engines.md, "Failures and recovery"): the
 // outbox retries that one, with the engine's reason, and the rest of its batch is indexed and listed.
 // On the live cluster (SEARCH_CLUSTER=1), with an index whose mapping refuses some documents: an earlier
 // definition typed `category` as a number, so a product whose category is not one is refused.
