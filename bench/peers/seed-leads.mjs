@@ -83,14 +83,13 @@ async function dropLeads() {
 
 /**
  * The kept lead and lead activity counts (Migration20261124170000_lead_owner_counts,
+ * Migration20261202100000_lead_assignee_counts,
  * Migration20261130100000_lead_day_counts, Migration20261129110000_lead_activity_owner_counts), counted
  * again from the rows.
  */
 const RECOUNT = `delete from lead_counts;
-  insert into lead_counts (field, key, slot, n)
-  select 'owner_company_id', owner_company_id, 0, count(*) from leads where owner_company_id is not null group by 1, 2
-  union all
-  select 'owner_retailer_id', owner_retailer_id, 0, count(*) from leads where owner_retailer_id is not null group by 1, 2;
+  insert into lead_counts (field, within_key, key, slot, n)
+  select k.field, k.within_key, k.key, 0, count(*) from leads l cross join lateral leadnet_lead_count_keys(l) k group by 1, 2, 3;
   delete from lead_day_counts;
   insert into lead_day_counts (field, key, day, slot, n)
   select 'owner_company_id', owner_company_id, (created_at at time zone 'UTC')::date, 0, count(*) from leads where owner_company_id is not null group by 2, 3
@@ -285,8 +284,9 @@ try {
   }
   // The normal path: copies of a sample of the new leads written again with every trigger on (as the API
   // and the imports write: the lead, then its emails, phone numbers and activities, one statement each),
-  // in a savepoint rolled back afterwards. Their search text, scope keys, activity keys and the kept count
-  // of company A must equal the bulk-loaded rows', byte for byte.
+  // in a savepoint rolled back afterwards. Their search text, scope keys and activity keys must equal the
+  // bulk-loaded rows', byte for byte; every kept lead count must equal its leads counted, and company A's
+  // day and activity counts theirs.
   await client.query('savepoint normal_path');
   await client.query(
     `create temp table normal_path on commit drop as
@@ -330,10 +330,13 @@ try {
                                           x.assignee_company_retailer_id, x.assignee_retailer_id, x.assignee_retailer_location_id)::text order by x.type)
                        from lead_activities x where x.lead_id = n.bulk_id)) as activities,
             (select count(*)::int from (
-               select field, key, sum(n) as n from lead_counts group by 1, 2
-               except
-               select 'owner_company_id', owner_company_id, count(*) from leads where owner_company_id = $1 group by 1, 2) d
-              where d.key = $1)
+               (select field, within_key, key, sum(n) as n from lead_counts group by 1, 2, 3 having sum(n) <> 0
+                except
+                select k.field, k.within_key, k.key, count(*) from leads l cross join lateral leadnet_lead_count_keys(l) k group by 1, 2, 3)
+               union all
+               (select k.field, k.within_key, k.key, count(*) from leads l cross join lateral leadnet_lead_count_keys(l) k group by 1, 2, 3
+                except
+                select field, within_key, key, sum(n) as n from lead_counts group by 1, 2, 3)) d)
             + (select count(*)::int from (
                select field, key, day, sum(n) as n from lead_day_counts group by 1, 2, 3
                except

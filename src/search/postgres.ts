@@ -168,28 +168,64 @@ function keysetCondition(terms: OrderTerm[], values: unknown[], backward: boolea
   return and([{ sql: `(${first.sql}) ${bound} ?`, bindings: [...first.bindings, values[0]] }, any]);
 }
 
-/** The scope as disjoint parts: one part, or for `_or` branch i and not any branch before it. */
+/**
+ * The scope as disjoint parts: one part, or for `_or` branch i and not any branch before it (leaving out
+ * the branches it excludes by itself: `neverEquals`).
+ */
 function scopeParts(doc: SearchDocument, scope: Where): Condition[] {
   const cond = parseScope(doc, scope);
   if (cond.kind !== 'or') return [cond];
-  return cond.parts.map((branch, i) => (i === 0 ? branch : andCondition([branch, notCondition(orCondition(cond.parts.slice(0, i)))])));
+  return cond.parts.map((branch, i) => {
+    const before = cond.parts.slice(0, i).filter((earlier) => !excludes(doc, branch, earlier));
+    return before.length ? andCondition([branch, notCondition(orCondition(before))]) : branch;
+  });
 }
 
-/** A scope part that is a counted field (`doc.counts`) equal to some values, or null. */
-function countedPart(doc: SearchDocument, part: Condition): Extract<Condition, { kind: 'terms' }> | null {
-  return doc.counts && part.kind === 'terms' && doc.counts.fields.includes(part.field) ? part : null;
+/** Whether no row matches both `a` and `b`: `a` is a field equal to one value that another field never holds, and `b` that field equal to it. */
+function excludes(doc: SearchDocument, a: Condition, b: Condition): boolean {
+  if (a.kind !== 'terms' || b.kind !== 'terms' || a.values.length !== 1) return false;
+  return doc.fields[a.field].neverEquals === b.field && b.values.every((v) => v === a.values[0]);
+}
+
+type Terms = Extract<Condition, { kind: 'terms' }>;
+
+/** A scope part whose rows `doc.counts` counts: its row name, and the values of its key (and of the pair's first field). */
+interface CountedPart {
+  field: string;
+  within?: Terms['values'];
+  values: Terms['values'];
+}
+
+/**
+ * A scope part that is a counted field equal to some values, or both fields of a counted pair equal to
+ * some values each, among `fields`; or null.
+ */
+function countedPart(part: Condition, fields: ReadonlyArray<string | readonly [string, string]> = []): CountedPart | null {
+  if (part.kind === 'terms') return fields.includes(part.field) ? { field: part.field, values: part.values } : null;
+  if (part.kind !== 'and' || part.parts.length !== 2 || !part.parts.every((p): p is Terms => p.kind === 'terms')) return null;
+  const [x, y] = part.parts as Terms[];
+  for (const [a, b] of [[x, y], [y, x]]) {
+    if (fields.some((f) => typeof f !== 'string' && f[0] === a.field && f[1] === b.field)) return { field: `${a.field},${b.field}`, within: a.values, values: b.values };
+  }
+  return null;
 }
 
 /** The sum of the kept counts of a counted scope part in `table`, over its rows that `extra` (SQL over `c`) selects. */
-function keptSum(table: string, part: Extract<Condition, { kind: 'terms' }>, extra: Sql[] = []): Sql {
-  const where = and([{ sql: 'c.field = ?', bindings: [part.field] }, { sql: 'c.key = any(?::uuid[])', bindings: [pgArray(part.values.map(String))] }, ...extra]);
+function keptSum(table: string, part: CountedPart, extra: Sql[] = []): Sql {
+  const uuids = (values: Terms['values']) => pgArray(values.map(String));
+  const where = and([
+    { sql: 'c.field = ?', bindings: [part.field] },
+    ...(part.within ? [{ sql: 'c.within_key = any(?::uuid[])', bindings: [uuids(part.within)] }] : []),
+    { sql: 'c.key = any(?::uuid[])', bindings: [uuids(part.values)] },
+    ...extra,
+  ]);
   return { sql: `(select coalesce(sum(c.n), 0) from ${table} c where ${where.sql})`, bindings: where.bindings };
 }
 
-/** The count of a scope part that is a counted field equal to some values, from `doc.counts`. */
+/** The count of a scope part that is counted (`countedPart`), from `doc.counts`. */
 function keptCount(doc: SearchDocument, part: Condition): Sql | null {
-  const counted = countedPart(doc, part);
-  return counted && keptSum(doc.counts!.table, counted);
+  const counted = doc.counts && countedPart(part, doc.counts.fields);
+  return counted ? keptSum(doc.counts!.table, counted) : null;
 }
 
 const DAY_MS = 86_400_000;
@@ -230,7 +266,7 @@ function dayRange(doc: SearchDocument, where: Condition): { first: number | null
  */
 function keptDaysCount(doc: SearchDocument, part: Condition, days: { first: number | null; end: number | null }, filter: Sql): Sql | null {
   const byDay = doc.counts?.byDay;
-  const counted = countedPart(doc, part);
+  const counted = byDay && countedPart(part, byDay.fields);
   if (!byDay || !counted) return null;
   const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const column = doc.fields[byDay.field].sql;

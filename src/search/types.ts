@@ -35,6 +35,12 @@ export interface SearchField {
    * `SearchRequest.hidden`): e.g. a territory's name, which retailer users do not see.
    */
   readableBy?: (caller: Caller) => boolean;
+  /**
+   * A field that never holds this field's value on the same row (a lead's assignee company beyond its
+   * owner is never its owner company): `this = v` implies `not other = v`, so a scope branch on this
+   * field does not repeat the negation of an earlier branch on the other (`scopeParts`).
+   */
+  neverEquals?: string;
 }
 
 /**
@@ -72,19 +78,21 @@ export interface SearchDocument {
    */
   textSql?: string;
   /**
-   * PostgreSQL: a table of exact counts of the root rows per value of some uuid fields (`field`, `key`,
-   * and `n` summed over the key's rows), kept by triggers. A total whose scope part is one of these
-   * fields equal to given values, with no `q` and no `where`, is read from it instead of counted.
+   * PostgreSQL: a table of exact counts of the root rows per value of some uuid fields, kept by
+   * triggers. A total whose scope part is one of these fields equal to given values (or both fields of a
+   * pair, each equal to given values), with no `q` and no `where`, is read from it instead of counted.
+   * A field's rows are `field` (its name), `key` (a value) and `n` summed over the key's rows; a pair
+   * `[a, b]`'s are `field` `'a,b'`, `within_key` (a value of a) and `key` (a value of b).
    */
   counts?: {
     table: string;
-    fields: readonly string[];
+    fields: ReadonlyArray<string | readonly [string, string]>;
     /**
-     * The same counts per UTC day of the date field `field` (`field`, `key`, `day`, `n`), kept by
-     * triggers: a total whose `where` is only a range of that field sums the days it covers whole and
-     * counts the rows of the partial days at its ends.
+     * The counts of some of those fields per UTC day of the date field `field` (`field`, `key`, `day`,
+     * `n`), kept by triggers: a total whose `where` is only a range of that field sums the days it covers
+     * whole and counts the rows of the partial days at its ends.
      */
-    byDay?: { table: string; field: string };
+    byDay?: { table: string; field: string; fields: readonly string[] };
   };
   /**
    * Tables feeding the document, for backends that keep a copy (Elasticsearch). Default: the root

@@ -42,6 +42,33 @@ const STALE_CRLS = `
   select crl.id from company_retailer_locations crl left join retailer_locations rl on rl.id = crl.retailer_location_id
    where crl.retailer_id is distinct from rl.retailer_id`;
 
+/**
+ * Keys whose kept lead count differs from their leads counted: per owner (Migration20261124170000_lead_owner_counts)
+ * and per assignee scope (Migration20261202100000_lead_assignee_counts), written out here as the scopes read
+ * them rather than through the migration's `leadnet_lead_count_keys`.
+ */
+const NONE = '00000000-0000-0000-0000-000000000000';
+const WRONG_COUNTS = `
+  with kept as (select field, within_key, key, sum(n)::int as n from lead_counts group by 1, 2, 3),
+       actual as (
+         select 'owner_company_id' as field, '${NONE}'::uuid as within_key, owner_company_id as key, count(*)::int as n
+           from leads where owner_company_id is not null group by 3
+         union all
+         select 'owner_retailer_id', '${NONE}', owner_retailer_id, count(*)::int from leads where owner_retailer_id is not null group by 3
+         union all
+         select 'assignee_company_beyond_owner_id', '${NONE}', assignee_company_id, count(*)::int
+           from leads where assignee_company_id is distinct from owner_company_id and assignee_company_id is not null group by 3
+         union all
+         select 'assignee_retailer_beyond_owner_id', '${NONE}', assignee_retailer_id, count(*)::int
+           from leads where assignee_retailer_id is distinct from owner_retailer_id and assignee_retailer_id is not null group by 3
+         union all
+         select 'assignee_company_id,assignee_territory_id', assignee_company_id, assignee_territory_id, count(*)::int
+           from leads where assignee_territory_id is not null group by 2, 3
+         union all
+         select 'assignee_company_id,assignee_company_retailer_id', assignee_company_id, assignee_company_retailer_id, count(*)::int
+           from leads where assignee_company_retailer_id is not null group by 2, 3)
+  select * from kept full join actual using (field, within_key, key) where kept.n is distinct from actual.n and coalesce(kept.n, actual.n) <> 0`;
+
 const ids = {
   company: '10000000-0000-4000-8000-000000000001',
   company2: '10000000-0000-4000-8000-000000000002',
@@ -128,6 +155,14 @@ test('the migration back-fills the keys of leads that existed before it', async 
   expect(by[ids.crlNoStore]).toMatchObject({ assignee_company_id: ids.company, assignee_retailer_id: null, assignee_retailer_location_id: null });
   expect(by.none).toMatchObject({ assignee_company_id: null, assignee_territory_id: null, assignee_retailer_id: null });
   expect(await q(STALE)).toEqual([]);
+  // And counts them per assignee scope: a territory manager's, a retailer manager's, the retailer admin's beyond its own.
+  expect(await q(`select field, within_key, key, sum(n)::int as n from lead_counts where field not like 'owner_%' group by 1, 2, 3 order by 1, 4, 3`)).toEqual([
+    { field: 'assignee_company_id,assignee_company_retailer_id', within_key: ids.company, key: ids.cr, n: 225 },
+    { field: 'assignee_company_id,assignee_territory_id', within_key: ids.company, key: ids.north, n: 75 },
+    { field: 'assignee_company_id,assignee_territory_id', within_key: ids.company, key: ids.south, n: 150 }, // two stores inherit it
+    { field: 'assignee_retailer_beyond_owner_id', within_key: NONE, key: ids.retailer, n: 150 },
+  ]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
 });
 
 test("the list keys are back-filled: each activity has its lead's owner, each CRL its store's retailer", async () => {
@@ -143,12 +178,14 @@ test('a lead written after it gets its keys on insert and on every change of ass
   expect(lead).toMatchObject({ assignee_company_id: ids.company, assignee_territory_id: ids.south, assignee_retailer_location_id: ids.rl2 });
   await q(`update leads set assignee_id = $2::uuid where id = $1::uuid`, [lead.id, ids.crlOwnTerritory]);
   expect(await q(STALE)).toEqual([]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
   await q(`update leads set assignee_id = null where id = $1::uuid`, [lead.id]);
   const [after] = await q(`select * from leads where id = $1`, [lead.id]);
   expect(after).toMatchObject({ assignee_company_id: null, assignee_territory_id: null, assignee_company_retailer_id: null, assignee_retailer_id: null });
   // Keys written by hand get the true values back.
   await q(`update leads set assignee_company_id = $1::uuid where assignee_id is not null`, [ids.company2]);
   expect(await q(STALE)).toEqual([]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
 });
 
 test('re-pointing a CRL, a company retailer or a retailer location moves the keys of the leads under it, and of their activities', async () => {
@@ -158,9 +195,11 @@ test('re-pointing a CRL, a company retailer or a retailer location moves the key
   await q(`update company_retailers set territory_id = $2 where id = $1`, [ids.cr, ids.north]);
   expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlInherits])).toEqual([{ assignee_territory_id: ids.north }]);
   expect(await q(STALE)).toEqual([]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
 
   await q(`update company_retailer_locations set company_retailer_id = $2, retailer_location_id = $3 where id = $1`, [ids.crlNoStore, ids.cr2, ids.rl]);
   expect(await q(STALE)).toEqual([]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
   expect(await q(`select distinct assignee_retailer_location_id, assignee_company_retailer_id, assignee_territory_id from leads where assignee_id = $1`, [ids.crlNoStore])).toEqual([
     { assignee_retailer_location_id: ids.rl, assignee_company_retailer_id: ids.cr2, assignee_territory_id: null },
   ]);
@@ -169,6 +208,7 @@ test('re-pointing a CRL, a company retailer or a retailer location moves the key
   expect(await q(`select distinct assignee_retailer_id from leads where assignee_retailer_location_id = $1`, [ids.rl])).toEqual([{ assignee_retailer_id: ids.retailer2 }]);
   await q(`update company_retailer_locations set retailer_location_id = null where id = $1`, [ids.crlOwnTerritory]);
   expect(await q(STALE)).toEqual([]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
   expect(await q(STALE_ACTIVITIES)).toEqual([]);
   expect(await q(`select distinct assignee_retailer_id from lead_activities where assignee_retailer_location_id = $1`, [ids.rl])).toEqual([{ assignee_retailer_id: ids.retailer2 }]);
 
@@ -179,6 +219,7 @@ test('re-pointing a CRL, a company retailer or a retailer location moves the key
   await q('rollback');
   expect(await q(`select distinct assignee_territory_id from leads where assignee_id = $1`, [ids.crlNoStore])).toEqual([{ assignee_territory_id: null }]);
   expect(await q(STALE)).toEqual([]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
   expect(await q(STALE_ACTIVITIES)).toEqual([]);
 });
 
@@ -231,14 +272,6 @@ async function concurrently(sql: string, params: unknown[]): Promise<void> {
   );
 }
 
-/** Owners whose kept count (Migration20261124170000_lead_owner_counts) differs from their leads counted. */
-const WRONG_COUNTS = `
-  with kept as (select field, key, sum(n)::int as n from lead_counts group by 1, 2),
-       actual as (select 'owner_company_id' as field, owner_company_id as key, count(*)::int as n from leads where owner_company_id is not null group by 2
-                  union all
-                  select 'owner_retailer_id', owner_retailer_id, count(*)::int from leads where owner_retailer_id is not null group by 2)
-  select * from kept full join actual using (field, key) where kept.n is distinct from actual.n and coalesce(kept.n, actual.n) <> 0`;
-
 test("each owner's lead count is back-filled and follows inserts, owner changes and deletes, one row or many at a time", async () => {
   expect(await q(`select field, key, sum(n)::int as n from lead_counts group by 1, 2 order by 1`)).toEqual(
     expect.arrayContaining([{ field: 'owner_retailer_id', key: ids.retailer, n: 1 }]),
@@ -248,7 +281,7 @@ test("each owner's lead count is back-filled and follows inserts, owner changes 
   await q(`update leads set owner_company_id = null, owner_retailer_id = $2 where id = any($1::uuid[])`, [created.slice(0, 10).map((r) => r.id), ids.retailer2]);
   await q(`update leads set name = 'Renamed' where id = any($1::uuid[])`, [created.map((r) => r.id)]);
   await q(`delete from leads where id = any($1::uuid[])`, [created.slice(5, 25).map((r) => r.id)]);
-  expect(await q(`select field, key, sum(n)::int as n from lead_counts where key = any($1::uuid[]) group by 1, 2 order by 1`, [[ids.company2, ids.retailer2]])).toEqual([
+  expect(await q(`select field, key, sum(n)::int as n from lead_counts where key = any($1::uuid[]) and field like 'owner_%' group by 1, 2 order by 1`, [[ids.company2, ids.retailer2]])).toEqual([
     { field: 'owner_company_id', key: ids.company2, n: 15 },
     { field: 'owner_retailer_id', key: ids.retailer2, n: 6 }, // and the lead the test before moved to it
   ]);
@@ -258,6 +291,33 @@ test("each owner's lead count is back-filled and follows inserts, owner changes 
   await q('rollback');
   await concurrently(`insert into leads (name, owner_company_id) values ('Concurrent', $1)`, [ids.company2]);
   expect(await q(`select sum(n)::int as n from lead_counts where field = 'owner_company_id' and key = $1`, [ids.company2])).toEqual([{ n: 75 }]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
+});
+
+test("each assignee scope's lead count follows reassignments, a lead given to its assignee's retailer, deletes, a rollback and concurrent writers", async () => {
+  const territory = (t: string) =>
+    q(`select coalesce(sum(n), 0)::int as n from lead_counts where field = 'assignee_company_id,assignee_territory_id' and within_key = $1 and key = $2`, [ids.company, t]);
+  const leads = (await q(`insert into leads (name, owner_company_id, assignee_id) select 'Routed ' || i, $1, $2 from generate_series(1, 30) i returning id`, [
+    ids.company,
+    ids.crlOwnTerritory,
+  ])).map((r) => r.id);
+  const north = (await territory(ids.north))[0].n;
+  await q(`update leads set assignee_id = $2 where id = any($1::uuid[])`, [leads.slice(0, 10), ids.crlNoStore]); // a routing reassignment, out of the territory
+  await q(`update leads set assignee_id = null where id = any($1::uuid[])`, [leads.slice(10, 15)]);
+  await q(`update leads set owner_company_id = null, owner_retailer_id = $2 where id = any($1::uuid[])`, [leads.slice(15, 20), ids.retailer]); // no longer beyond its owner
+  await q(`delete from leads where id = any($1::uuid[])`, [leads.slice(20, 25)]);
+  expect(await territory(ids.north)).toEqual([{ n: north - 20 }]);
+  expect(await q(WRONG_COUNTS)).toEqual([]);
+  await q('begin');
+  await q(`update leads set assignee_id = null where id = any($1::uuid[])`, [leads]);
+  await q('rollback');
+  expect(await territory(ids.north)).toEqual([{ n: north - 20 }]);
+  // Writers moving leads between two stores at once, one lead per statement.
+  await concurrently(
+    `update leads set assignee_id = case when assignee_id = $1::uuid then $2::uuid else $1::uuid end
+      where id = (select id from leads where assignee_id in ($1, $2) order by random() limit 1)`,
+    [ids.crlOwnTerritory, ids.crlInherits],
+  );
   expect(await q(WRONG_COUNTS)).toEqual([]);
 });
 

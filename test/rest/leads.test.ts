@@ -811,6 +811,46 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
     }
   });
 
+  test("every admin's and manager's total stays exact through routing: reassignments, a store moved to another territory, unassigning, deletes", async () => {
+    // Unfiltered, these totals are summed from counts kept per owner and per assignee scope; with a `where`
+    // that every lead satisfies they are counted row by row. The two must agree after every step.
+    const roles = { companyAdmin: r.users.companyAdmin, territoryManager: r.users.territoryManager, retailerManager: r.users.retailerManager, retailerAdmin: r.users.retailerAdmin };
+    const totals = async () => {
+      const each = await Promise.all(
+        Object.values(roles).map(async ({ key }) => {
+          const [plain, counted] = await Promise.all([
+            api(t, 'get', '/v1/leads?opts[per_page]=1', { key }),
+            api(t, 'get', '/v1/leads?opts[per_page]=1&opts[where][id][exists]=true', { key }),
+          ]);
+          expect(plain.body.meta.total).toBe(counted.body.meta.total);
+          return plain.body.meta.total as number;
+        }),
+      );
+      return Object.fromEntries(Object.keys(roles).map((role, i) => [role, each[i]]));
+    };
+    const admin = r.users.companyAdmin.key;
+    const before = await totals();
+    const plus = (deltas: Partial<Record<keyof typeof roles, number>>) =>
+      Object.fromEntries(Object.entries(before).map(([role, n]) => [role, n + ((deltas as any)[role] ?? 0)]));
+
+    const lead = await createLead(t, admin, quoteRequest({ assignee_type: 'CompanyRetailerLocation', assignee_id: r.net.storeNorth.id }));
+    expect(await totals()).toEqual(plus({ companyAdmin: 1, territoryManager: 1, retailerManager: 1, retailerAdmin: 1 }));
+    const route = (assignee_id: string | null) => api(t, 'patch', `/v1/leads/${lead.id}`, { key: admin, body: { lead: { assignee_id } } });
+    expect((await route(r.net.storeSouth.id)).status).toBe(200);
+    expect(await totals()).toEqual(plus({ companyAdmin: 1, retailerManager: 1, retailerAdmin: 1 }));
+    const moveSouth = (territory_id: string) =>
+      api(t, 'patch', `/v1/company_retailer_locations/${r.net.storeSouth.id}`, { key: admin, body: { company_retailer_location: { territory_id } } });
+    expect((await moveSouth(r.net.north.id)).status).toBe(200);
+    const northNow = await totals();
+    expect(northNow.territoryManager).toBeGreaterThan(before.territoryManager); // the lead and any other of that store's
+    expect((await moveSouth(r.net.south.id)).status).toBe(200);
+    expect(await totals()).toEqual(plus({ companyAdmin: 1, retailerManager: 1, retailerAdmin: 1 }));
+    expect((await route(null)).status).toBe(200);
+    expect(await totals()).toEqual(plus({ companyAdmin: 1 }));
+    expect((await api(t, 'delete', `/v1/leads/${lead.id}`, { key: admin })).status).toBe(204);
+    expect(await totals()).toEqual(before);
+  });
+
   test("a created_at range's total is exact for every bound: whole days summed from kept counts, the edges counted", async () => {
     const em = t.em();
     const [mine, theirs] = [await f.company(em, 'Days Co'), await f.company(em, 'Other Days Co')];

@@ -24,10 +24,12 @@ function beyondOwnerFields(on: 'l' | 'la'): Record<string, SearchField> {
     assignee_company_beyond_owner_id: {
       sql: `(case when ${on}.assignee_company_id is distinct from ${on}.owner_company_id then ${on}.assignee_company_id end)`,
       type: 'uuid',
+      neverEquals: 'owner_company_id',
     },
     assignee_retailer_beyond_owner_id: {
       sql: `(case when ${on}.assignee_retailer_id is distinct from ${on}.owner_retailer_id then ${on}.assignee_retailer_id end)`,
       type: 'uuid',
+      neverEquals: 'owner_retailer_id',
     },
   };
 }
@@ -74,9 +76,21 @@ export const leadSearch: SearchDocument = {
   joins: [{ alias: 'loc', sql: 'left join locations loc on loc.id = l.location_id' }],
   // Kept equal to textExpression(leadSearch) by triggers (Migration20261125160000_lead_search_text_statements).
   textSql: 'l.search_text',
-  // Kept by triggers (Migration20261124170000_lead_owner_counts, Migration20261130100000_lead_day_counts): an
-  // admin's own leads are counted there, in all and per day of creation.
-  counts: { table: 'lead_counts', fields: ['owner_company_id', 'owner_retailer_id'], byDay: { table: 'lead_day_counts', field: 'created_at' } },
+  // Kept by triggers (Migration20261124170000_lead_owner_counts, Migration20261202100000_lead_assignee_counts,
+  // Migration20261130100000_lead_day_counts): every admin's and manager's scope branch but its own leads'
+  // (`created_by_id`) is counted there; an admin's own leads also per day of creation.
+  counts: {
+    table: 'lead_counts',
+    fields: [
+      'owner_company_id',
+      'owner_retailer_id',
+      'assignee_company_beyond_owner_id',
+      'assignee_retailer_beyond_owner_id',
+      ['assignee_company_id', 'assignee_territory_id'],
+      ['assignee_company_id', 'assignee_company_retailer_id'],
+    ],
+    byDay: { table: 'lead_day_counts', field: 'created_at', fields: ['owner_company_id', 'owner_retailer_id'] },
+  },
   fields: {
     id: { sql: 'l.id', type: 'uuid' },
     name: { sql: 'l.name', type: 'string', text: true },
