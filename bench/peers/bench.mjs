@@ -372,6 +372,12 @@ async function checkPayloads() {
         detail[name] = name === 'PostGraphile'
           ? { total: body.data.list.totalCount, ids: body.data.list.nodes.map((n) => n.rowId) }
           : { total: body.meta.total, ids: (body[c.list ?? 'leads'] ?? []).map((n) => n.id), bytes: JSON.stringify(body).length, ...(body.meta.aggs ? { aggs: body.meta.aggs } : {}) };
+        if (c.roles) {
+          // A total read from kept counts must equal the same list's total counted row by row (a `where`
+          // every lead satisfies is never answered from them).
+          const counted = await once({ ...sys, url: `${sys.url}${sys.url.includes('?') ? '&' : '?'}opts[where][id][exists]=true` });
+          if (counted.body.meta?.total !== body.meta.total) problems.push(`${name}: total ${body.meta.total}, counted row by row ${counted.body.meta?.total}`);
+        }
       }
       if (c.list && detail['leadnet REST'] && detail.PostGraphile) {
         const d = diff({ total: detail['leadnet REST'].total, ids: detail['leadnet REST'].ids }, detail.PostGraphile);
