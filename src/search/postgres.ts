@@ -71,7 +71,8 @@ export interface SearchPlan {
  * into disjoint parts, branch i and none of the branches before it, each an index range of its own:
  * the page is the union of each part's first `offset + perPage` rows in list order (a range scan plus
  * LIMIT each), the total the sum of the parts' counts (index-only counts), a facet the sum of the
- * parts' buckets. The results are exactly those of the whole disjunction.
+ * parts' buckets. The results are exactly those of the whole disjunction. Without `q`, a branch over a
+ * few values of one field is split the same way, a part per value (`scopeParts`).
  */
 export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan {
   const words = queryWords(req.q);
@@ -79,7 +80,8 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
   const access = { hidden: req.hidden };
   const whereCondition = parseWhere(doc, req.where, undefined, access);
   const where = conditionToSql(doc, whereCondition);
-  const scopes = scopeParts(doc, req.scope);
+  // Split by value only without `q`: each part would search the text again.
+  const scopes = scopeParts(doc, req.scope, words.length === 0);
   const parts = scopes.map((scope) => [conditionToSql(doc, scope), text]);
   const filters = parts.map((base) => and([...base, where]));
   const terms = orderBy(doc, req, words);
@@ -170,15 +172,35 @@ function keysetCondition(terms: OrderTerm[], values: unknown[], backward: boolea
 
 /**
  * The scope as disjoint parts: one part, or for `_or` branch i and not any branch before it (leaving out
- * the branches it excludes by itself: `neverEquals`).
+ * the branches it excludes by itself: `neverEquals`). With `byValue`, a branch whose one list of values
+ * is a field in a few values (a retailer manager's company retailers) is a part per value: each an index
+ * range in list order, where the list would be every row of the branch sorted.
  */
-function scopeParts(doc: SearchDocument, scope: Where): Condition[] {
+function scopeParts(doc: SearchDocument, scope: Where, byValue: boolean): Condition[] {
   const cond = parseScope(doc, scope);
-  if (cond.kind !== 'or') return [cond];
-  return cond.parts.map((branch, i) => {
-    const before = cond.parts.slice(0, i).filter((earlier) => !excludes(doc, branch, earlier));
-    return before.length ? andCondition([branch, notCondition(orCondition(before))]) : branch;
+  const branches = cond.kind === 'or' ? cond.parts : [cond];
+  return branches.flatMap((branch, i) => {
+    const before = branches.slice(0, i).filter((earlier) => !excludes(doc, branch, earlier));
+    const parts = byValue ? splitByValue(doc, branch) : [branch];
+    return before.length ? parts.map((part) => andCondition([part, notCondition(orCondition(before))])) : parts;
   });
+}
+
+/** At most this many parts per branch (each reads up to `offset + perPage` rows of the page). */
+const MAX_VALUE_PARTS = 16;
+
+/**
+ * A branch that is a field equal to one of 2 to MAX_VALUE_PARTS values (alone or with other conditions,
+ * none with a list of its own) as one branch per value, which no row matches twice; else the branch.
+ */
+function splitByValue(doc: SearchDocument, branch: Condition): Condition[] {
+  const conditions = branch.kind === 'and' ? branch.parts : [branch];
+  const lists = conditions.filter((c): c is Terms => c.kind === 'terms' && c.values.length > 1);
+  if (lists.length !== 1 || doc.fields[lists[0].field].array) return [branch];
+  const [list] = lists;
+  const values = [...new Set(list.values)];
+  if (values.length > MAX_VALUE_PARTS) return [branch];
+  return values.map((value) => andCondition(conditions.map((c) => (c === list ? { ...list, values: [value] } : c))));
 }
 
 /** Whether no row matches both `a` and `b`: `a` is a field equal to one value that another field never holds, and `b` that field equal to it. */

@@ -3,6 +3,7 @@ import type { Caller } from '../../src/auth/caller';
 import { leadSearch } from '../../src/modules/lead/lead.search';
 import { leadScope } from '../../src/modules/lead/lead.policy';
 import { planSearch } from '../../src/search/postgres';
+import { conditionToSql, parseScope } from '../../src/search/where';
 import type { Sql } from '../../src/search/types';
 import { query } from '../../src/db/sql';
 import { planCallers, planOf as plansOf, seedPlanData } from '../support/plans';
@@ -58,6 +59,29 @@ describe.each(callers)('%s, by cursors', (_, who) => {
       expect(found.filter(wholeLeadsScan)).toEqual([]);
       expect(found.some((n) => n['Relation Name'] === 'leads')).toBe(true);
     }
+  });
+});
+
+const fewValues = ['retailer manager', 'location user', 'store manager'];
+describe.each(callers.filter(([name]) => fewValues.includes(name)))('%s, a scope over a few stores or company retailers', (_, who) => {
+  test('each value is an index range read in list order: no page sorts the leads of its scope, and the page is the list of the whole scope', async () => {
+    for (const page of [1, 3]) {
+      const plan = planSearch(leadSearch, { page, perPage: 50, scope: leadScope(who()) });
+      const found = await planOf(plan.page);
+      expect(found.filter((n) => n['Node Type'] === 'Sort' && (n.Plans ?? []).some((c: any) => c['Relation Name'] === 'leads'))).toEqual([]);
+    }
+    // The parts' page is the scope's whole list, in order.
+    const split = planSearch(leadSearch, { page: 1, perPage: 500, scope: leadScope(who()) });
+    expect(split.page.sql.split(' union all ').length).toBeGreaterThan(2);
+    const scope = conditionToSql(leadSearch, parseScope(leadSearch, leadScope(who())));
+    const [parts, whole] = await Promise.all([
+      rows(split.page.sql, split.page.bindings),
+      rows(`select l.id from leads l where ${scope.sql} order by l.created_at desc, l.id limit 500`, scope.bindings),
+    ]);
+    expect(parts.map((r) => r.id)).toEqual(whole.map((r) => r.id));
+    // With `q` the branch stays whole: a part per value would search the text again.
+    const searched = planSearch(leadSearch, { page: 1, perPage: 50, scope: leadScope(who()), q: 'lead' });
+    expect(searched.page.sql.split(' union all ').length).toBe(2);
   });
 });
 
