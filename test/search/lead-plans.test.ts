@@ -4,9 +4,11 @@ import { leadSearch } from '../../src/modules/lead/lead.search';
 import { leadScope } from '../../src/modules/lead/lead.policy';
 import { planSearch } from '../../src/search/postgres';
 import { conditionToSql, parseScope } from '../../src/search/where';
-import type { Sql } from '../../src/search/types';
+import type { Sql, Where } from '../../src/search/types';
 import { query } from '../../src/db/sql';
 import { planCallers, planOf as plansOf, seedPlanData } from '../support/plans';
+import { callerOf } from '../support/caller';
+import { Role } from '../../src/modules/user/role';
 
 /**
  * Issue 10: every role's first lead page and its total are index-served. On 4,000 leads of eight
@@ -83,6 +85,17 @@ describe.each(callers.filter(([name]) => fewValues.includes(name)))('%s, a scope
     const searched = planSearch(leadSearch, { page: 1, perPage: 50, scope: leadScope(who()), q: 'lead' });
     expect(searched.page.sql.split(' union all ').length).toBe(2);
   });
+});
+
+test('a scope is split by value for 2 to 16 distinct values only; a where is never split', () => {
+  const manager = (companyRetailerIds: string[]) => callerOf(Role.CompanyRetailerManager, { userId: data.user_id, companyId: data.company, companyRetailerIds });
+  const parts = (caller: Caller, where?: Where) => planSearch(leadSearch, { page: 1, perPage: 50, scope: leadScope(caller), where }).page.sql.split(' union all ').length;
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  expect(parts(manager(ids(2)))).toBe(3); // two company retailers, and the leads the caller created
+  expect(parts(manager([...ids(2), ...ids(2)]))).toBe(3);
+  expect(parts(manager(ids(16)))).toBe(17);
+  expect(parts(manager(ids(17)))).toBe(2);
+  expect(parts(manager(ids(1)), { assignee_company_retailer_id: ids(5) })).toBe(2);
 });
 
 test('the check itself sees a whole-table scan when there is one', async () => {
