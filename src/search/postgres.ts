@@ -170,6 +170,8 @@ function keysetCondition(terms: OrderTerm[], values: unknown[], backward: boolea
   return and([{ sql: `(${first.sql}) ${bound} ?`, bindings: [...first.bindings, values[0]] }, any]);
 }
 
+type Terms = Extract<Condition, { kind: 'terms' }>;
+
 /**
  * The scope as disjoint parts: one part, or for `_or` branch i and not any branch before it (leaving out
  * the branches it excludes by itself: `neverEquals`). With `byValue`, a branch whose one list of values
@@ -209,8 +211,6 @@ function excludes(doc: SearchDocument, a: Condition, b: Condition): boolean {
   return doc.fields[a.field].neverEquals === b.field && b.values.every((v) => v === a.values[0]);
 }
 
-type Terms = Extract<Condition, { kind: 'terms' }>;
-
 /** A scope part whose rows `doc.counts` counts: its row name, and the values of its key (and of the pair's first field). */
 interface CountedPart {
   field: string;
@@ -222,7 +222,7 @@ interface CountedPart {
  * A scope part that is a counted field equal to some values, or both fields of a counted pair equal to
  * some values each, among `fields`; or null.
  */
-function countedPart(part: Condition, fields: ReadonlyArray<string | readonly [string, string]> = []): CountedPart | null {
+function countedPart(part: Condition, fields: ReadonlyArray<string | readonly [string, string]>): CountedPart | null {
   if (part.kind === 'terms') return fields.includes(part.field) ? { field: part.field, values: part.values } : null;
   if (part.kind !== 'and' || part.parts.length !== 2 || !part.parts.every((p): p is Terms => p.kind === 'terms')) return null;
   const [x, y] = part.parts as Terms[];
@@ -246,8 +246,9 @@ function keptSum(table: string, part: CountedPart, extra: Sql[] = []): Sql {
 
 /** The count of a scope part that is counted (`countedPart`), from `doc.counts`. */
 function keptCount(doc: SearchDocument, part: Condition): Sql | null {
-  const counted = doc.counts && countedPart(part, doc.counts.fields);
-  return counted ? keptSum(doc.counts!.table, counted) : null;
+  if (!doc.counts) return null;
+  const counted = countedPart(part, doc.counts.fields);
+  return counted && keptSum(doc.counts.table, counted);
 }
 
 const DAY_MS = 86_400_000;
