@@ -849,6 +849,33 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
     expect(await totals()).toEqual(plus({ companyAdmin: 1 }));
     expect((await api(t, 'delete', `/v1/leads/${lead.id}`, { key: admin })).status).toBe(204);
     expect(await totals()).toEqual(before);
+    // Another company's leads, routed and unrouted in its own network, change none of these totals.
+    const other = r.users.otherAdmin.key;
+    const theirs = await createLead(t, other, quoteRequest({ assignee_type: 'CompanyRetailerLocation', assignee_id: r.other.storeNorth.id }));
+    expect((await api(t, 'patch', `/v1/leads/${theirs.id}`, { key: other, body: { lead: { assignee_id: r.other.storeSouth.id } } })).status).toBe(200);
+    expect(await totals()).toEqual(before);
+  });
+
+  test('a retailer manager of two company retailers pages through its leads in list order, each once, under its exact total', async () => {
+    const em = t.em();
+    const cr2 = await f.companyRetailer(em, r.net.company, await f.retailer(em));
+    const store2 = await f.crl(em, cr2, { territory: r.net.south });
+    const manager = await f.userWithKey(em, Role.CompanyRetailerManager, r.net.company, { companyRetailers: [r.net.companyRetailer, cr2] });
+    for (const store of [store2, r.net.storeNorth, store2]) {
+      await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_type: 'CompanyRetailerLocation', assignee_id: store.id }));
+    }
+    const all = await api(t, 'get', '/v1/leads?opts[per_page]=500', { key: manager.key });
+    const total = all.body.meta.total as number;
+    expect(total).toBe(all.body.leads.length);
+    expect((await api(t, 'get', '/v1/leads?opts[per_page]=1&opts[where][id][exists]=true', { key: manager.key })).body.meta.total).toBe(total);
+    const paged: any[] = [];
+    for (let page = 1; (page - 1) * 2 < total; page++) {
+      const res = await api(t, 'get', `/v1/leads?opts[per_page]=2&opts[page]=${page}`, { key: manager.key });
+      expect(res.body.meta.total).toBe(total);
+      paged.push(...res.body.leads);
+    }
+    expect(paged.map((l) => l.id)).toEqual(all.body.leads.map((l: any) => l.id));
+    expect(new Set(paged.map((l) => l.id)).size).toBe(total);
   });
 
   test("a created_at range's total is exact for every bound: whole days summed from kept counts, the edges counted", async () => {
