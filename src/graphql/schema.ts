@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
+import { buildSchemaSync, getMetadataStorage, type NonEmptyArray } from 'type-graphql';
 import { applyMiddleware, type IMiddlewareFieldMap } from 'graphql-middleware';
 import { shield, allow, deny } from 'graphql-shield';
 import { lexicographicSortSchema, printSchema, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
@@ -67,8 +67,22 @@ const NO_PUBSUB = {
   },
 };
 
+/**
+ * A field without a resolver method of its own reads its property, as graphql-js's default resolver does
+ * (`simple` in type-graphql's terms). type-graphql's own resolver for such a field only runs its middlewares
+ * (the service uses none: graphql-shield wraps the fields it guards) before reading the property, but it
+ * is a function call per value that graphql-jit cannot compile into a property read: a page of 50 rows of
+ * 10 fields made 500 of them. A field whose GraphQL name is not its property name keeps type-graphql's.
+ */
+function readPropertiesDirectly(): void {
+  for (const field of getMetadataStorage().fields) {
+    if (field.simple === undefined && field.schemaName === field.name && !field.middlewares?.length && !field.roles) field.simple = true;
+  }
+}
+
 /** The executable schema without policies (for emitting SDL). */
 export function buildBareSchema(modules: readonly GraphqlContribution[]): GraphQLSchema {
+  readPropertiesDirectly();
   return describeRoots(buildSchemaSync({ resolvers: resolversOf(modules), validate: false, emitSchemaFile: false, pubSub: NO_PUBSUB }));
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kind, parse, validate } from 'graphql';
-import { buildBareSchema, printedSchema, SCHEMA_FILE } from '../../src/graphql/schema';
+import { Kind, parse, validate, type GraphQLObjectType } from 'graphql';
+import { buildBareSchema, buildSchema, printedSchema, SCHEMA_FILE } from '../../src/graphql/schema';
 import { modules } from '../../src/modules';
 
 test('schema/schema.graphql is the emitted schema (run `npm run schema:emit` after GraphQL changes)', () => {
@@ -26,4 +26,14 @@ test("the documents' GraphQL examples are valid against the schema", () => {
     }
   }
   expect(problems).toEqual([]);
+});
+
+test("a record's plain fields are read as properties, with no resolver function per value", () => {
+  const schema = buildSchema(modules);
+  const fields = (type: string) => (schema.getType(type) as GraphQLObjectType).getFields();
+  for (const field of ['id', 'sku', 'name', 'category', 'url']) expect(fields('Product')[field].resolve).toBeUndefined();
+  for (const field of ['id', 'name', 'status', 'createdAt']) expect(fields('Lead')[field].resolve).toBeUndefined();
+  // Resolver methods and getters keep theirs (a product's images, its company's id; a lead's emails).
+  for (const field of ['images', 'companyId']) expect(fields('Product')[field].resolve).toBeInstanceOf(Function);
+  expect(fields('Lead').emails.resolve).toBeInstanceOf(Function);
 });
