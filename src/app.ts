@@ -125,22 +125,22 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.set('trust proxy', config.http.trustProxy);
   const metrics = new Metrics(orm);
   app.use(requestIdMiddleware, accessLog(metrics), baseHeaders);
-  app.get('/metrics', metrics.handler(config.metricsToken));
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    if (await databaseReady(orm)) res.json({ status: 'ok', database: 'up' });
-    else res.status(503).json({ status: 'unavailable', database: 'down' });
-  });
-  app.use(homeRouter(orm, findDemoCompany));
-  app.use(notificationRouter(orm, config));
-  // The HTTP edge (src/http/): CORS, then rate limits, then the one JSON body parser, before any work.
-  app.use('/graphql', graphqlCors(config.http.graphqlCorsOrigins));
+  // The API first, each in one mount (a request walks the layers of its own edge only): the HTTP edge
+  // (src/http/: CORS, then rate limits, then the one JSON body parser) before any work.
+  const body = jsonBody();
+  const ownRoutes = modules.flatMap((m) => (m.restRoutes ? [m.restRoutes(deps)] : []));
   app.use('/v1/store_locator', limits.storeLocator);
-  app.use(['/v1', '/graphql'], ...limits.api, ...jsonBody());
+  app.use(
+    '/v1',
+    ...limits.api,
+    ...body,
+    restRouter(schema, deps, restResources, [openApiRouter(), ...ownRoutes], fairShare),
+  );
   app.use(
     '/graphql',
+    graphqlCors(config.http.graphqlCorsOrigins),
+    ...limits.api,
+    ...body,
     graphiqlRouter(),
     graphqlGate((header) => authenticate(orm.em.fork() as EntityManager, header, callers)),
     graphqlDocumentLimits(graphqlLimits),
@@ -151,8 +151,16 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
         }),
     }),
   );
-  const ownRoutes = modules.flatMap((m) => (m.restRoutes ? [m.restRoutes(deps)] : []));
-  app.use('/v1', restRouter(schema, deps, restResources, [openApiRouter(), ...ownRoutes], fairShare));
+  app.get('/metrics', metrics.handler(config.metricsToken));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    if (await databaseReady(orm)) res.json({ status: 'ok', database: 'up' });
+    else res.status(503).json({ status: 'unavailable', database: 'down' });
+  });
+  app.use(homeRouter(orm, findDemoCompany));
+  app.use(notificationRouter(orm, config));
   app.use(locatorWidgetRouter(deps));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });

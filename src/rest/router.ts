@@ -1,4 +1,4 @@
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import { logger } from '../logger';
 import type { GraphQLSchema } from 'graphql';
 import type { ContextDeps } from '../context';
@@ -9,13 +9,24 @@ import { OperationRegistry } from './operations';
 import { resourceRouter, type RestResource } from './resource';
 import type { FairShare } from '../http/fair-share';
 /** The REST facade: SPEC 4.2 routes over in-process GraphQL, with SPEC 7 errors for everything. */
-/** `resources`: the /v1 resources of the modules, in SPEC 4.2 order. */
+/**
+ * `resources`: the /v1 resources of the modules, in SPEC 4.2 order; `extra`: the routes of the facade's own
+ * (the OpenAPI document and reference, the store locator), for the paths no resource serves. A request
+ * goes straight to the resource its first path segment names (case-insensitive, as express's routes):
+ * the table of resources is a lookup, not a chain every request walks.
+ */
 export function restRouter(schema: GraphQLSchema, deps: ContextDeps, resources: readonly RestResource[], extra: Router[] = [], fairShare?: FairShare): Router {
   const operations = new OperationRegistry(schema);
   const executor = new RestExecutor(schema, operations, deps, fairShare);
+  const routers = new Map<string, Router>();
+  for (const resource of resources) routers.set(resource.path.toLowerCase(), resourceRouter(resource, schema, executor, () => deps.config.strictParams));
   const router = Router();
+  router.use((req, res, next) => {
+    const resource = routers.get(firstSegment(req.path));
+    if (resource) resource(req, res, next);
+    else next();
+  });
   for (const r of extra) router.use(r);
-  for (const resource of resources) router.use(underPath(resource.path, resourceRouter(resource, schema, executor, () => deps.config.strictParams)));
   router.use((req: Request, res: Response) => {
     res.status(404).json(notFoundBody(`No route matches ${req.method} ${req.baseUrl}${req.path}`));
   });
@@ -23,18 +34,10 @@ export function restRouter(schema: GraphQLSchema, deps: ContextDeps, resources: 
   return router;
 }
 
-/**
- * `handler` for the requests under `path` (the path itself or below it, case-insensitive as express
- * routes are); the others skip it at once instead of trying each of its routes in turn.
- */
-export function underPath(path: string, handler: Router): RequestHandler {
-  const prefix = path.toLowerCase();
-  return (req, res, next) => {
-    const p = req.path;
-    const under = p.length >= prefix.length && p.slice(0, prefix.length).toLowerCase() === prefix && (p.length === prefix.length || p[prefix.length] === '/');
-    if (under) handler(req, res, next);
-    else next();
-  };
+/** `/products` of `/products/123` (lower case). */
+export function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end < 0 ? path : path.slice(0, end)).toLowerCase();
 }
 
 /** Every error of a /v1 request ends here as a SPEC 7 body; nothing escapes as an HTML page. */
