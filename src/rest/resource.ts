@@ -4,6 +4,7 @@ import { invalid, validationDetail } from '../errors';
 import type { RestExecutor } from './executor';
 import { toGraphQLInput } from './input';
 import { listRequest, parseInclude, parseQueryString } from './query';
+import { sendJson } from '../http/json';
 
 /** How one SPEC 4.2 resource maps onto its GraphQL operations (each aliases its root field `result`). */
 export interface RestResource {
@@ -61,27 +62,27 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
       const query = parseQueryString(req.originalUrl);
       const { variables } = listRequest(query);
       const page = await executor.run(ctx, name, { ...variables, ...include(req, query) });
-      res.json({ [resource.plural]: page.nodes, meta: page.meta });
+      sendJson(req, res, { [resource.plural]: page.nodes, meta: page.meta });
     });
   }
   if (ops.show) {
     const name = ops.show;
     router.get(`${resource.path}/:id`, async (req, res) => {
-      res.json(await executor.run(await executor.authenticated(req), name, { id: req.params.id, ...include(req) }));
+      sendJson(req, res, await executor.run(await executor.authenticated(req), name, { id: req.params.id, ...include(req) }));
     });
   }
   if (ops.create) {
     const name = ops.create;
     router.post(resource.path, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      res.status(201).json(await executor.run(ctx, name, { input: input(req, true), ...include(req) }));
+      sendJson(req, res, await executor.run(ctx, name, { input: input(req, true), ...include(req) }), 201);
     });
   }
   for (const [method, name] of [['patch', ops.update], ['put', ops.replace]] as const) {
     if (!name) continue;
     router[method](`${resource.path}/:id`, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      res.json(await executor.run(ctx, name, { id: req.params.id, input: input(req, false), ...include(req) }));
+      sendJson(req, res, await executor.run(ctx, name, { id: req.params.id, input: input(req, false), ...include(req) }));
     });
   }
   if (ops.destroy) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { api, createTestApp, type TestApp } from '../support/app';
 import * as f from '../support/factories';
@@ -368,5 +369,32 @@ describe("the resource's routes, as express matches them", () => {
       const res = await get(path);
       expect([path, res.status, res.body.message]).toEqual([path, 404, `No route matches GET ${path}`]);
     }
+  });
+});
+
+describe('JSON answers', () => {
+  const get = (path: string) => request(t.app).get(path).set('Accept', 'application/json').set('X-Api-Key', admin());
+  test('a list and a record carry their length and a weak ETag of the body; a matching If-None-Match is a 304 without a body', async () => {
+    for (const path of ['/v1/products', `/v1/products/${anvil.id}`]) {
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+      const sha1 = createHash('sha1').update(res.text).digest('base64').slice(0, 27);
+      expect(res.headers.etag).toBe(`W/"${Buffer.byteLength(res.text).toString(16)}-${sha1}"`);
+      const again = await get(path).set('If-None-Match', `"other", ${res.headers.etag}`);
+      expect([again.status, again.text, again.headers.etag, again.headers['content-type']]).toEqual([304, '', res.headers.etag, undefined]);
+      const stale = await get(path).set('If-None-Match', 'W/"0-other"');
+      expect([stale.status, stale.text]).toEqual([200, res.text]);
+      const head = await request(t.app).head(path).set('X-Api-Key', admin());
+      expect([head.status, head.headers['content-length'], head.headers.etag, head.text]).toEqual([200, res.headers['content-length'], res.headers.etag, undefined]);
+    }
+  });
+
+  test('a write answers 201 or 200 with its record, never a 304', async () => {
+    const created = await request(t.app).post('/v1/products').set('X-Api-Key', admin()).set('If-None-Match', '*').send({ product: { sku: 'JSON-1', name: 'Json' } });
+    expect([created.status, created.body.sku, created.headers['content-type']]).toEqual([201, 'JSON-1', 'application/json; charset=utf-8']);
+    const updated = await request(t.app).patch(`/v1/products/${created.body.id}`).set('X-Api-Key', admin()).set('If-None-Match', '*').send({ product: { name: 'Json 2' } });
+    expect([updated.status, updated.body.name]).toEqual([200, 'Json 2']);
   });
 });
