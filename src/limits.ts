@@ -115,13 +115,21 @@ export function flushTiny(value: number): number {
   return Math.abs(value) < 1e-9 ? 0 : value;
 }
 
+/** Bounds by name, as found (the names are the schema's: a finite set). */
+const boundsByName = new Map<string, NumericBound | null>();
+
 /** The bound of a numeric input named `Type.field` or `Type.field(argument)`, wildcards included. */
 export function numericBound(name: string): NumericBound | undefined {
-  return (
-    NUMERIC_INPUTS[name] ??
-    NUMERIC_INPUTS[name.replace(/^\w+FacetInput\./, '*FacetInput.')] ??
-    NUMERIC_INPUTS[name.replace(/^Query\.\w+\((page|perPage|first|last)\)$/, 'Query.*($1)')]
-  );
+  let bound = boundsByName.get(name);
+  if (bound === undefined) {
+    bound =
+      NUMERIC_INPUTS[name] ??
+      NUMERIC_INPUTS[name.replace(/^\w+FacetInput\./, '*FacetInput.')] ??
+      NUMERIC_INPUTS[name.replace(/^Query\.\w+\((page|perPage|first|last)\)$/, 'Query.*($1)')] ??
+      null;
+    boundsByName.set(name, bound);
+  }
+  return bound ?? undefined;
 }
 
 /** Why a number is out of its bound, or null. Integers need no check here: GraphQL's Int is already 32-bit. */

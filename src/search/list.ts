@@ -48,11 +48,17 @@ export interface Page<T> {
   meta: PageMeta;
 }
 
+/** Per document, its fields that only some callers may read. */
+const restricted = new WeakMap<SearchDocument, Array<[string, (caller: Caller) => boolean]>>();
+
 /** The fields of `doc` this caller may not read (`SearchField.readableBy`). */
 export function hiddenFields(doc: SearchDocument, caller: Caller | null): string[] {
-  return Object.entries(doc.fields)
-    .filter(([, f]) => f.readableBy && !(caller && f.readableBy(caller)))
-    .map(([name]) => name);
+  let fields = restricted.get(doc);
+  if (!fields) {
+    fields = Object.entries(doc.fields).flatMap(([name, f]) => (f.readableBy ? [[name, f.readableBy] as [string, (caller: Caller) => boolean]] : []));
+    restricted.set(doc, fields);
+  }
+  return fields.filter(([, readable]) => !(caller && readable(caller))).map(([name]) => name);
 }
 
 /**
