@@ -101,9 +101,9 @@ function keysOfChain(proto: object): Set<PropertyKey> {
 }
 
 /** Per prototype, the row shapes met (their keys) and the prototype each gets (`shadowOf`). */
-const shadows = new WeakMap<object, Array<{ keys: string[]; shadow: object }>>();
+const shadows = new WeakMap<object, Array<{ keys: readonly string[]; shadow: object }>>();
 
-const sameKeys = (a: string[], b: string[]) => a.length === b.length && a.every((k, i) => k === b[i]);
+const sameKeys = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && a.every((k, i) => k === b[i]));
 
 /**
  * A prototype between `proto` and rows with these keys: each key the chain holds (an accessor of
@@ -111,7 +111,7 @@ const sameKeys = (a: string[], b: string[]) => a.length === b.length && a.every(
  * makes the row's own property without running a setter, and the rows of one reader share one hidden
  * class (plain assignments in one order, no `defineProperty`), which keeps reading their fields fast.
  */
-function shadowOf(proto: object, keys: string[]): object {
+function shadowOf(proto: object, keys: readonly string[]): object {
   let shapes = shadows.get(proto);
   if (!shapes) shadows.set(proto, (shapes = []));
   const known = shapes.find((s) => sameKeys(s.keys, keys));
@@ -145,6 +145,6 @@ export function asInstanceOf<T extends object>(type: { prototype: T }, row: obje
  * An empty instance of the GraphQL type's class for rows with exactly these keys, assigned in this order
  * by its caller (as `asInstanceOf` makes one, without a row to copy from).
  */
-export function newInstanceOf<T extends object>(type: { prototype: T }, keys: string[]): T {
+export function newInstanceOf<T extends object>(type: { prototype: T }, keys: readonly string[]): T {
   return Object.create(shadowOf(type.prototype, keys)) as T;
 }

@@ -1,12 +1,13 @@
-import { asInstanceOf, selectColumns, withDates, type ColumnMap } from '../../db/columns';
+import { newInstanceOf, selectColumns, type ColumnMap } from '../../db/columns';
 import type { RowReader } from '../../search/list';
 import { Product } from './product.entity';
 
 /** A product as the list reads it: the `Product` type's fields (`companyId`, `collectionId` as references). */
 interface StoredProduct {
   id: string;
-  createdAt: Date;
-  updatedAt: Date;
+  /** Timestamps arrive as text, and only when the operation asks for them. */
+  createdAt?: string;
+  updatedAt?: string;
   sku: string;
   name: string;
   category: string | null;
@@ -31,24 +32,27 @@ const PRODUCT: ColumnMap<StoredProduct> = {
 
 const { createdAt: _createdAt, updatedAt: _updatedAt, ...UNSTAMPED } = PRODUCT;
 
+/** The fields of a listed product, in the order each row is built (rows of one shape read fast). */
+const ROW_KEYS = ['id', 'createdAt', 'updatedAt', 'sku', 'name', 'category', 'url', 'externalId', 'company', 'collection'] as const;
+
 const reader = (columns: string): RowReader<Product> => ({
   sql: (ids) => ({ sql: `select ${columns} from products p where p.id = any(${ids})`, bindings: [] }),
   row: (raw) => {
-    const r = withDates(raw as StoredProduct);
-    // The type's `companyId` and `collectionId` are getters of the entity over its references; the
-    // entity's prototype lets type-graphql take the row as it is instead of converting it.
-    return asInstanceOf(Product, {
-      id: r.id,
-      createdAt: r.createdAt,
-      updatedAt: r.updatedAt,
-      sku: r.sku,
-      name: r.name,
-      category: r.category,
-      url: r.url,
-      externalId: r.externalId,
-      company: { id: r.companyId },
-      collection: r.collectionId ? { id: r.collectionId } : null,
-    });
+    const r = raw as StoredProduct;
+    // Built field by field in the entity's prototype: the type's `companyId` and `collectionId` are getters
+    // of the entity over its references, which type-graphql then reads on the row as it is.
+    const product = newInstanceOf(Product, ROW_KEYS) as unknown as Record<(typeof ROW_KEYS)[number], unknown>;
+    product.id = r.id;
+    product.createdAt = r.createdAt === undefined ? undefined : new Date(r.createdAt);
+    product.updatedAt = r.updatedAt === undefined ? undefined : new Date(r.updatedAt);
+    product.sku = r.sku;
+    product.name = r.name;
+    product.category = r.category;
+    product.url = r.url;
+    product.externalId = r.externalId;
+    product.company = { id: r.companyId };
+    product.collection = r.collectionId ? { id: r.collectionId } : null;
+    return product as unknown as Product;
   },
 });
 
