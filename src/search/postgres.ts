@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import { AppError, badRequest } from '../errors';
 import { pgArray, query } from '../db/sql';
 import { and as andCondition, compileWhere, conditionToSql, type Condition, not as notCondition, or as orCondition, parseScope, parseWhere, usableField } from './where';
@@ -23,7 +24,8 @@ export class PostgresSearchBackend implements SearchBackend {
   constructor(private readonly em: () => EntityManager) {}
 
   async search(doc: SearchDocument, req: SearchRequest): Promise<SearchResult> {
-    const plan = planSearch(doc, req);
+    const kept = req.q || req.where || req.aggs || req.keyset ? null : keptPlan(doc, req);
+    const plan = kept?.plan ?? planSearch(doc, req);
     const execute: Execute = (sql, bindings) => query(this.em(), sql, bindings, { prepare: plan.prepare });
     if (req.keyset) {
       // Cursors need each row's sort values: the page is its own statement.
@@ -34,10 +36,7 @@ export class PostgresSearchBackend implements SearchBackend {
     // The page, its total and, when asked, its rows in one statement (one round trip, one connection);
     // facets beside it.
     const rows = req.rows?.(PAGE_IDS);
-    const head = `with page_ids as (select array(${plan.page.sql}) as ids, (${plan.count.sql}) as total)`;
-    const statement = rows
-      ? `${head} select array_to_json(ids) as ids, total, (select coalesce(json_agg(r), '[]') from (${rows.sql}) r) as rows from page_ids`
-      : `${head} select array_to_json(ids) as ids, total from page_ids`;
+    const statement = kept ? kept.statement(req.rows) : pageStatement(plan, rows);
     const [[result], aggs] = await Promise.all([
       execute(statement, [...plan.page.bindings, ...plan.count.bindings, ...(rows?.bindings ?? [])]),
       plan.facets ? execute(plan.facets.sql, plan.facets.bindings) : Promise.resolve([]),
@@ -48,6 +47,50 @@ export class PostgresSearchBackend implements SearchBackend {
 
 /** The page's ids as a `uuid[]` expression, for the statement of `SearchRequest.rows`. */
 export const PAGE_IDS = '(select ids from page_ids)::uuid[]';
+
+/** The statement of a page, its total and, with `rows`, its rows. */
+function pageStatement(plan: SearchPlan, rows: Sql | undefined): string {
+  const head = `with page_ids as (select array(${plan.page.sql}) as ids, (${plan.count.sql}) as total)`;
+  return rows
+    ? `${head} select array_to_json(ids) as ids, total, (select coalesce(json_agg(r), '[]') from (${rows.sql}) r) as rows from page_ids`
+    : `${head} select array_to_json(ids) as ids, total from page_ids`;
+}
+
+/** A plan kept for its request, and its statement per row reader. */
+interface KeptPlan {
+  plan: SearchPlan;
+  statement: (rows: SearchRequest['rows']) => string;
+}
+
+/**
+ * The plans of plain pages (no `q`, `where`, `aggs` or cursor: a list's usual request, whose statements
+ * are prepared), by everything they are made of: the document, the caller's scope and hidden fields, the
+ * order and the page. A plan is a pure function of these, so a kept one is the plan; the bound keeps
+ * the texts of callers with long scopes (thousands of stores) from holding much memory.
+ */
+const plainPlans = new LRUCache<string, KeptPlan>({ max: 2000, maxSize: 8 * 1024 * 1024, sizeCalculation: (_plan, key) => 2 * key.length + 4096 });
+
+function keptPlan(doc: SearchDocument, req: SearchRequest): KeptPlan {
+  const key = `${doc.name}:${JSON.stringify([req.scope, req.hidden ?? [], req.order ?? null, req.page, req.perPage])}`;
+  let kept = plainPlans.get(key);
+  if (!kept) {
+    const plan = planSearch(doc, req);
+    // Per row reader (a list's own, or one made for a request, which goes with it).
+    const texts = new WeakMap<NonNullable<SearchRequest['rows']>, string>();
+    const withoutRows = pageStatement(plan, undefined);
+    kept = {
+      plan,
+      statement: (rows) => {
+        if (!rows) return withoutRows;
+        let text = texts.get(rows);
+        if (text === undefined) texts.set(rows, (text = pageStatement(plan, rows(PAGE_IDS))));
+        return text;
+      },
+    };
+    plainPlans.set(key, kept);
+  }
+  return kept;
+}
 
 export interface SearchPlan {
   page: Sql;
