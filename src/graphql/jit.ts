@@ -115,9 +115,36 @@ export function runCompiled(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   context: unknown,
-  variables: Record<string, unknown> | undefined,
+  variables: Readonly<Record<string, unknown>> | undefined,
 ): ExecutionResult | Promise<ExecutionResult> {
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 50 });
-  if (coerced.errors) return { errors: coerced.errors };
+  if (!variables || coercedFor.get(variables) !== operation) {
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 50 });
+    if (coerced.errors) return { errors: coerced.errors };
+    // Variables that cannot change pass for this operation from now on.
+    if (variables && immutable.has(variables)) coercedFor.set(variables, operation);
+  }
   return compiled.query(undefined, context, variables ?? {});
+}
+
+/** Variables frozen to the last value by `frozenVariables`. */
+const immutable = new WeakSet<object>();
+/** Of those, the ones graphql-js has coerced, and the operation they passed for. */
+const coercedFor = new WeakMap<object, OperationDefinitionNode>();
+
+/**
+ * `variables` frozen, nested values included, for a caller that sends the same object with every request
+ * of one kind (the REST facade keeps the variables of each list query string, src/rest/query.ts):
+ * `runCompiled` coerces it once per operation.
+ */
+export function frozenVariables<T extends Record<string, unknown>>(variables: T): Readonly<T> {
+  immutable.add(deepFreeze(variables));
+  return variables;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }

@@ -1,4 +1,6 @@
 import qs from 'qs';
+import { LRUCache } from 'lru-cache';
+import { frozenVariables } from '../graphql/jit';
 import { badRequest } from '../errors';
 import { normalizePage } from '../search/options';
 import { checkJson, checkListArgs, LimitViolation } from '../limits';
@@ -10,8 +12,10 @@ import { checkJson, checkListArgs, LimitViolation } from '../limits';
  */
 export function parseQueryString(url: string): Record<string, unknown> {
   const i = url.indexOf('?');
-  return qs.parse(i < 0 ? '' : url.slice(i + 1), { depth: 20, arrayLimit: 1000, parameterLimit: 10000, plainObjects: true, allowPrototypes: true });
+  return qs.parse(i < 0 ? '' : url.slice(i + 1), QS_OPTIONS);
 }
+
+const QS_OPTIONS = { depth: 20, arrayLimit: 1000, parameterLimit: 10000, plainObjects: true, allowPrototypes: true } as const;
 
 const INDEX_RE = /^(0|[1-9]\d{0,8})$/;
 
@@ -82,4 +86,31 @@ export function parseInclude(include: unknown, associations: readonly string[]):
   const names = all ? associations : String(include).split(',').map((s) => s.trim());
   const wanted = new Set(names.includes('*') ? associations : names);
   return Object.fromEntries(associations.map((a) => [a, wanted.has(a)]));
+}
+
+/** Query strings longer than this are read each time they come (long id lists are one-offs). */
+const KEPT_QUERY_CHARS = 2048;
+
+/**
+ * The variables of a resource's list operation for the query string of `url`: `listRequest` and the
+ * `include_<association>` flags, read once per query string and kept (frozen: every request with that
+ * query string gets the same object), as a GraphQL server keeps the documents it parsed. A query string
+ * that is a 400 is read again each time. What a query string gives does not depend on the caller.
+ */
+export function listVariablesReader(associations: readonly string[]): (url: string) => Readonly<Record<string, unknown>> {
+  const kept = new LRUCache<string, Readonly<Record<string, unknown>>>({ max: 1000 });
+  const read = (search: string) => {
+    const query = qs.parse(search, QS_OPTIONS);
+    const { variables } = listRequest(query);
+    const include = Object.fromEntries(Object.entries(parseInclude(query.include, associations)).map(([k, v]) => [`include_${k}`, v]));
+    return frozenVariables({ ...variables, ...include });
+  };
+  return (url) => {
+    const i = url.indexOf('?');
+    const search = i < 0 ? '' : url.slice(i + 1);
+    if (search.length > KEPT_QUERY_CHARS) return read(search);
+    let variables = kept.get(search);
+    if (!variables) kept.set(search, (variables = read(search)));
+    return variables;
+  };
 }

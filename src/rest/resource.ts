@@ -3,7 +3,7 @@ import { isInputObjectType, type GraphQLSchema } from 'graphql';
 import { invalid, validationDetail } from '../errors';
 import type { RestExecutor } from './executor';
 import { toGraphQLInput } from './input';
-import { listRequest, parseInclude, parseQueryString } from './query';
+import { listVariablesReader, parseInclude } from './query';
 import { sendJson } from '../http/json';
 
 /** How one SPEC 4.2 resource maps onto its GraphQL operations (each aliases its root field `result`). */
@@ -57,11 +57,10 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
 
   if (ops.list) {
     const name = ops.list;
+    const listVariables = listVariablesReader(resource.associations ?? []);
     router.get(resource.path, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      const query = parseQueryString(req.originalUrl);
-      const { variables } = listRequest(query);
-      const page = await executor.run(ctx, name, { ...variables, ...include(req, query) });
+      const page = await executor.run(ctx, name, listVariables(req.originalUrl));
       sendJson(req, res, { [resource.plural]: page.nodes, meta: page.meta });
     });
   }

@@ -1,5 +1,5 @@
 import { normalizeAggs, normalizeOrder, normalizePage } from '../../src/search/options';
-import { listRequest, nullify, parseInclude, parseQueryString } from '../../src/rest/query';
+import { listRequest, listVariablesReader, nullify, parseInclude, parseQueryString } from '../../src/rest/query';
 import { queryWords } from '../../src/search/text';
 
 const badRequest = expect.objectContaining({ code: 'BAD_REQUEST' });
@@ -153,5 +153,26 @@ describe('q words', () => {
     ['a\u0000b', ['a', 'b']],
   ])('%p', (q, words) => {
     expect(queryWords(q)).toEqual(words);
+  });
+});
+
+describe("a list's variables, kept per query string", () => {
+  const read = listVariablesReader(['emails', 'location']);
+
+  test('the same query string gives the same frozen object, whatever the path; another gives its own', () => {
+    const first = read('/v1/leads?opts[page]=2&include=emails&opts[where][status]=Won');
+    expect(first).toEqual({ q: null, page: 2, perPage: 50, opts: { where: { status: 'Won' }, order: null, aggs: null }, include_emails: true, include_location: false });
+    expect(read('/v1/Leads/?opts[page]=2&include=emails&opts[where][status]=Won')).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen((first.opts as any).where)).toBe(true);
+    expect(() => ((first.opts as any).where.status = 'Lost')).toThrow(TypeError);
+    expect(read('/v1/leads?opts[page]=3&include=emails&opts[where][status]=Won')).toMatchObject({ page: 3 });
+    expect(read('/v1/leads')).toMatchObject({ page: 1, perPage: 50, opts: null, include_emails: true, include_location: true });
+  });
+
+  test('a query string that is a 400 is read again each time; a very long one is not kept', () => {
+    for (let i = 0; i < 2; i++) expect(() => read('/v1/leads?opts[page]=0')).toThrow(badRequest);
+    const long = `/v1/leads?${'opts[where][id][]=00000000-0000-4000-8000-000000000000&'.repeat(60)}`;
+    expect(read(long)).toEqual(read(long));
+    expect(read(long)).not.toBe(read(long));
   });
 });
