@@ -102,12 +102,12 @@ export async function searchPage(
   doc: SearchDocument,
   scope: Where,
   args: ListArgs,
-  rows?: (ids: string) => Sql,
+  rows?: RowReader<unknown>,
 ): Promise<{ ids: string[]; meta: PageMeta; rows?: Record<string, any>[] }> {
   const { page, perPage } = normalizePage(args.page, args.perPage);
   const hidden = hiddenFields(doc, ctx.caller);
   const { where, order, aggs, facetName } = listQueryOptions(doc, hidden, args);
-  const result = await ctx.search.search(doc, { q: args.q, where, order, aggs, page, perPage, scope, hidden, rows });
+  const result = await ctx.search.search(doc, { q: args.q, where, order, aggs, page, perPage, scope, hidden, rows: rows?.sql, rowColumns: rows?.columns?.(doc.alias) });
   const facets = Object.fromEntries(Object.entries(result.aggs).map(([field, agg]) => [facetName(field), agg]));
   return { ids: result.ids, rows: result.rows, meta: { total: result.total, page, perPage, totalPages: Math.ceil(result.total / perPage), aggs: facets } };
 }
@@ -137,6 +137,13 @@ export async function listPage<T extends { id: string }>(
 export interface RowReader<T> {
   /** The rows whose ids are the `uuid[]` SQL expression `ids`, in any order, one JSON object each. */
   sql: (ids: string) => Sql;
+  /**
+   * When every field of a row is a column (or an expression) of the document's root row: the same rows'
+   * select list over the root alias, which the page's own range scan may read instead
+   * (`SearchRequest.rowColumns`). Its values arrive as node-postgres reads them, not as JSON: `row` takes
+   * both (timestamps as text either way; an int8 or a numeric would be a string here).
+   */
+  columns?: (alias: string) => string;
   row: (raw: Record<string, any>) => T;
 }
 
@@ -166,7 +173,7 @@ export async function listPageRows<T extends { id: string }>(
   read: RowReader<T> | ((ids: string[]) => Promise<T[]>),
 ): Promise<Page<T>> {
   const reader = typeof read === 'function' ? null : read;
-  const { ids, meta, rows: raw } = await searchPage(ctx, doc, scope, args, reader?.sql);
+  const { ids, meta, rows: raw } = await searchPage(ctx, doc, scope, args, reader ?? undefined);
   let rows: T[];
   if (reader) rows = raw ? raw.map(reader.row) : ids.length ? await readRows(ctx, reader, ids) : [];
   else rows = ids.length ? await (read as (ids: string[]) => Promise<T[]>)(ids) : [];

@@ -35,12 +35,18 @@ export class PostgresSearchBackend implements SearchBackend {
     }
     // The page, its total and, when asked, its rows in one statement (one round trip, one connection);
     // facets beside it.
+    const facets = plan.facets ? execute(plan.facets.sql, plan.facets.bindings) : Promise.resolve([]);
+    if (req.rowColumns && plan.pageOf) {
+      // The rows read by the page's own range, in its order, each with the total (one row of nulls but the
+      // total when the page is empty).
+      const page = kept ? kept.direct(req.rowColumns) : directStatement(plan, req.rowColumns);
+      const [found, aggs] = await Promise.all([execute(page.sql, page.bindings), facets]);
+      const rows = found[0].id === null ? [] : found;
+      return { ids: rows.map((r) => r.id), total: found[0][TOTAL], aggs: facetResults(doc, plan.aggs, aggs), rows };
+    }
     const rows = req.rows?.(PAGE_IDS);
     const statement = kept ? kept.statement(req.rows) : pageStatement(plan, rows);
-    const [[result], aggs] = await Promise.all([
-      execute(statement, [...plan.page.bindings, ...plan.count.bindings, ...(rows?.bindings ?? [])]),
-      plan.facets ? execute(plan.facets.sql, plan.facets.bindings) : Promise.resolve([]),
-    ]);
+    const [[result], aggs] = await Promise.all([execute(statement, [...plan.page.bindings, ...plan.count.bindings, ...(rows?.bindings ?? [])]), facets]);
     return { ids: result.ids, total: result.total, aggs: facetResults(doc, plan.aggs, aggs), ...(rows ? { rows: result.rows } : {}) };
   }
 }
@@ -56,10 +62,23 @@ function pageStatement(plan: SearchPlan, rows: Sql | undefined): string {
     : `${head} select array_to_json(ids) as ids, total from page_ids`;
 }
 
-/** A plan kept for its request, and its statement per row reader. */
+/** The total's column in a statement of `directStatement`, beside the rows' own. */
+const TOTAL = 'leadnet_total';
+
+/** The page's rows (`columns`) read by its own range scan, each beside the total. */
+function directStatement(plan: SearchPlan, columns: string): Sql {
+  const page = plan.pageOf!(columns);
+  return {
+    sql: `select c.total as ${TOTAL}, r.* from (${plan.count.sql}) c left join lateral (${page.sql}) r on true`,
+    bindings: [...plan.count.bindings, ...page.bindings],
+  };
+}
+
+/** A plan kept for its request, and its statements per row reader. */
 interface KeptPlan {
   plan: SearchPlan;
   statement: (rows: SearchRequest['rows']) => string;
+  direct: (columns: string) => Sql;
 }
 
 /**
@@ -78,6 +97,7 @@ function keptPlan(doc: SearchDocument, req: SearchRequest): KeptPlan {
     // Per row reader (a list's own, or one made for a request, which goes with it).
     const texts = new WeakMap<NonNullable<SearchRequest['rows']>, string>();
     const withoutRows = pageStatement(plan, undefined);
+    const direct = new Map<string, Sql>();
     kept = {
       plan,
       statement: (rows) => {
@@ -85,6 +105,11 @@ function keptPlan(doc: SearchDocument, req: SearchRequest): KeptPlan {
         let text = texts.get(rows);
         if (text === undefined) texts.set(rows, (text = pageStatement(plan, rows(PAGE_IDS))));
         return text;
+      },
+      direct: (columns) => {
+        let statement = direct.get(columns);
+        if (!statement) direct.set(columns, (statement = directStatement(plan, columns)));
+        return statement;
       },
     };
     plainPlans.set(key, kept);
@@ -99,6 +124,12 @@ export interface SearchPlan {
   aggs: AggRequest[];
   /** The list order's terms, the id last. */
   terms: OrderTerm[];
+  /**
+   * A page in one range (one part, no cursor) within the first `DIRECT_ROWS` rows of its list: its
+   * statement with `columns` (over the document's root alias) in place of the ids, so the range's own scan
+   * reads the rows. Null for any other page.
+   */
+  pageOf: ((columns: string) => Sql) | null;
   /**
    * Whether the statements may be prepared (`src/db/sql.ts`): only without `q`, `where` and `aggs`. A
    * generic plan cannot fold `q`'s pattern into the constant the trigram index needs (a 50 ms `q` took
@@ -142,11 +173,19 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
   // index range over the root table, its count index-only).
   const from = (f: Sql) => fromClause(doc, f.sql, orderSql);
   let page: Sql;
+  let pageOf: SearchPlan['pageOf'] = null;
   if (pageFilters.length === 1) {
+    const [filter] = pageFilters;
     page = {
-      sql: `select ${doc.alias}.id${keyset ? `, ${columns}` : ''} from ${from(pageFilters[0])} where ${pageFilters[0].sql} order by ${orderSql} limit ? offset ?`,
-      bindings: [...(keyset ? orderBindings : []), ...pageFilters[0].bindings, ...orderBindings, req.perPage, offset],
+      sql: `select ${doc.alias}.id${keyset ? `, ${columns}` : ''} from ${from(filter)} where ${filter.sql} order by ${orderSql} limit ? offset ?`,
+      bindings: [...(keyset ? orderBindings : []), ...filter.bindings, ...orderBindings, req.perPage, offset],
     };
+    if (!keyset && offset + req.perPage <= DIRECT_ROWS) {
+      pageOf = (rowColumns) => ({
+        sql: `select ${rowColumns} from ${fromClause(doc, filter.sql, orderSql, rowColumns)} where ${filter.sql} order by ${orderSql} limit ? offset ?`,
+        bindings: [...filter.bindings, ...orderBindings, req.perPage, offset],
+      });
+    }
   } else {
     const outerOrder = order.map((o, i) => `o${i} ${o.direction}`).join(', ');
     const selects = pageFilters.map((f) => ({
@@ -171,9 +210,17 @@ export function planSearch(doc: SearchDocument, req: SearchRequest): SearchPlan 
     facets: aggs.length ? facetsStatement(doc, req, parts, aggs) : null,
     aggs,
     terms,
+    pageOf,
     prepare: unfiltered && !aggs.length,
   };
 }
+
+/**
+ * How deep into its list a page may end and still read its rows in its own range scan (`SearchPlan.pageOf`):
+ * that scan reads the rows it skips too, where the ids of a deeper page are an index-only range and its
+ * rows 50 lookups by id.
+ */
+export const DIRECT_ROWS = 1000;
 
 const REVERSED: Record<string, string> = {
   asc: 'desc',

@@ -156,6 +156,12 @@ export interface SearchRequest {
    * reads the rows by id).
    */
   rows?: (ids: string) => Sql;
+  /**
+   * The same rows as a select list over the document's root alias (every field a column or expression of
+   * the root row), when the reader has one: PostgreSQL reads them in the page's own range scan when it
+   * can (`SearchPlan.pageOf`), each a row of the statement, its values as node-postgres reads them.
+   */
+  rowColumns?: string;
 }
 
 export interface AggBucket {

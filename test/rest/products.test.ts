@@ -350,6 +350,9 @@ describe('list (SPEC 2.8, 4.1)', () => {
     expect(large).toBe(small);
     // The key check, then the page, its total and its rows in one statement.
     expect(small).toBe(2);
+    // The page's own range scan reads its rows (no list of ids read first, then its rows by id).
+    expect(t.statements[1]).toContain('left join lateral (select p.id as "id", p.sku as "sku"');
+    expect(t.statements[1]).not.toContain('page_ids');
   });
 });
 

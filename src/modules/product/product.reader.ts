@@ -35,33 +35,37 @@ const { createdAt: _createdAt, updatedAt: _updatedAt, ...UNSTAMPED } = PRODUCT;
 /** The fields of a listed product, in the order each row is built (rows of one shape read fast). */
 const ROW_KEYS = ['id', 'createdAt', 'updatedAt', 'sku', 'name', 'category', 'url', 'externalId', 'company', 'collection'] as const;
 
-const reader = (columns: string): RowReader<Product> => ({
-  sql: (ids) => ({ sql: `select ${columns} from products p where p.id = any(${ids})`, bindings: [] }),
-  row: (raw) => {
-    const r = raw as StoredProduct;
-    // Built field by field in the entity's prototype: the type's `companyId` and `collectionId` are getters
-    // of the entity over its references, which type-graphql then reads on the row as it is.
-    const product = newInstanceOf(Product, ROW_KEYS) as unknown as Record<(typeof ROW_KEYS)[number], unknown>;
-    product.id = r.id;
-    product.createdAt = r.createdAt === undefined ? undefined : new Date(r.createdAt);
-    product.updatedAt = r.updatedAt === undefined ? undefined : new Date(r.updatedAt);
-    product.sku = r.sku;
-    product.name = r.name;
-    product.category = r.category;
-    product.url = r.url;
-    product.externalId = r.externalId;
-    product.company = { id: r.companyId };
-    product.collection = r.collectionId ? { id: r.collectionId } : null;
-    return product as unknown as Product;
-  },
-});
+const reader = <R>(map: ColumnMap<R>): RowReader<Product> => {
+  const columns = selectColumns(map, 'p');
+  return {
+    sql: (ids) => ({ sql: `select ${columns} from products p where p.id = any(${ids})`, bindings: [] }),
+    columns: (alias) => (alias === 'p' ? columns : selectColumns(map, alias)),
+    row: (raw) => {
+      const r = raw as StoredProduct;
+      // Built field by field in the entity's prototype: the type's `companyId` and `collectionId` are getters
+      // of the entity over its references, which type-graphql then reads on the row as it is.
+      const product = newInstanceOf(Product, ROW_KEYS) as unknown as Record<(typeof ROW_KEYS)[number], unknown>;
+      product.id = r.id;
+      product.createdAt = r.createdAt === undefined ? undefined : new Date(r.createdAt);
+      product.updatedAt = r.updatedAt === undefined ? undefined : new Date(r.updatedAt);
+      product.sku = r.sku;
+      product.name = r.name;
+      product.category = r.category;
+      product.url = r.url;
+      product.externalId = r.externalId;
+      product.company = { id: r.companyId };
+      product.collection = r.collectionId ? { id: r.collectionId } : null;
+      return product as unknown as Product;
+    },
+  };
+};
 
-const READERS = { stamped: reader(selectColumns(PRODUCT, 'p')), plain: reader(selectColumns(UNSTAMPED, 'p')) };
+const READERS = { stamped: reader(PRODUCT), plain: reader(UNSTAMPED) };
 
 /**
  * The product list's read model: a page of products as plain rows with the fields of the `Product`
  * type (its GraphQL fields are its columns; `images` is resolved by id), read by the search's own
- * statement, not managed entities. `stamps`: whether the operation asks for `createdAt` or
+ * statement (by the page's own range scan when it can: `RowReader.columns`), not managed entities. `stamps`: whether the operation asks for `createdAt` or
  * `updatedAt`; without, the statement leaves them out (the REST answer has neither).
  */
 export function productRows(stamps = true): RowReader<Product> {
