@@ -87,10 +87,17 @@ interface KeptPlan {
  * order and the page. A plan is a pure function of these, so a kept one is the plan; the bound keeps
  * the texts of callers with long scopes (thousands of stores) from holding much memory.
  */
-const plainPlans = new LRUCache<string, KeptPlan>({ max: 2000, maxSize: 8 * 1024 * 1024, sizeCalculation: (_plan, key) => 2 * key.length + 4096 });
+const plainPlans = new LRUCache<string, KeptPlan>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (_plan, key) => 8 * key.length + 4096 });
+/** A value as the key of its plan: `undefined` kept apart from an absent key and from null (JSON drops it). */
+const keyValue = (_key: string, value: unknown) => (value === undefined ? '\u0000undefined' : value);
+/** Each document's number in the keys of `plainPlans` (two documents may share a name: tests make their own). */
+const documentNumbers = new WeakMap<SearchDocument, number>();
+let nextDocumentNumber = 0;
 
 function keptPlan(doc: SearchDocument, req: SearchRequest): KeptPlan {
-  const key = `${doc.name}:${JSON.stringify([req.scope, req.hidden ?? [], req.order ?? null, req.page, req.perPage])}`;
+  let number = documentNumbers.get(doc);
+  if (number === undefined) documentNumbers.set(doc, (number = nextDocumentNumber++));
+  const key = `${number}:${JSON.stringify([req.scope, req.hidden ?? [], req.order ?? null, req.page, req.perPage], keyValue)}`;
   let kept = plainPlans.get(key);
   if (!kept) {
     const plan = planSearch(doc, req);
