@@ -23,6 +23,7 @@ import type { Server } from 'node:http';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { createRateLimits } from './http/rate-limit';
 import { jsonBody } from './http/body';
+import { inTurn } from './http/in-turn';
 import { graphqlCors } from './http/cors';
 import { edgeErrorHandler } from './http/errors';
 import { costPlugin, costValidationRules, graphqlDocumentLimits, graphqlGate } from './graphql/cost';
@@ -130,17 +131,10 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const body = jsonBody();
   const ownRoutes = modules.flatMap((m) => (m.restRoutes ? [m.restRoutes(deps)] : []));
   app.use('/v1/store_locator', limits.storeLocator);
-  app.use(
-    '/v1',
-    ...limits.api,
-    ...body,
-    restRouter(schema, deps, restResources, [openApiRouter(), ...ownRoutes], fairShare),
-  );
+  app.use('/v1', inTurn(...limits.api, ...body, restRouter(schema, deps, restResources, [openApiRouter(), ...ownRoutes], fairShare)));
   app.use(
     '/graphql',
-    graphqlCors(config.http.graphqlCorsOrigins),
-    ...limits.api,
-    ...body,
+    inTurn(graphqlCors(config.http.graphqlCorsOrigins), ...limits.api, ...body),
     graphiqlRouter(),
     graphqlGate((header) => authenticate(orm.em.fork() as EntityManager, header, callers)),
     graphqlDocumentLimits(graphqlLimits),

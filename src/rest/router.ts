@@ -1,4 +1,4 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { logger } from '../logger';
 import type { GraphQLSchema } from 'graphql';
 import type { ContextDeps } from '../context';
@@ -12,26 +12,29 @@ import type { FairShare } from '../http/fair-share';
 /**
  * `resources`: the /v1 resources of the modules, in SPEC 4.2 order; `extra`: the routes of the facade's own
  * (the OpenAPI document and reference, the store locator), for the paths no resource serves. A request
- * goes straight to the resource its first path segment names (case-insensitive, as express's routes):
- * the table of resources is a lookup, not a chain every request walks.
+ * goes straight to the router of the resource its first path segment names (case-insensitive, as
+ * express's routes): the table of resources is a lookup, not a chain of routers every request walks.
  */
-export function restRouter(schema: GraphQLSchema, deps: ContextDeps, resources: readonly RestResource[], extra: Router[] = [], fairShare?: FairShare): Router {
+export function restRouter(schema: GraphQLSchema, deps: ContextDeps, resources: readonly RestResource[], extra: Router[] = [], fairShare?: FairShare): RequestHandler {
   const operations = new OperationRegistry(schema);
   const executor = new RestExecutor(schema, operations, deps, fairShare);
   const routers = new Map<string, Router>();
   for (const resource of resources) routers.set(resource.path.toLowerCase(), resourceRouter(resource, schema, executor, () => deps.config.strictParams));
-  const router = Router();
-  router.use((req, res, next) => {
-    const resource = routers.get(firstSegment(req.path));
-    if (resource) resource(req, res, next);
-    else next();
-  });
-  for (const r of extra) router.use(r);
-  router.use((req: Request, res: Response) => {
+  // Everything else: the facade's own routes, then 404; and every error's SPEC 7 body.
+  const rest = Router();
+  for (const r of extra) rest.use(r);
+  rest.use((req: Request, res: Response) => {
     res.status(404).json(notFoundBody(`No route matches ${req.method} ${req.baseUrl}${req.path}`));
   });
-  router.use(restErrorHandler);
-  return router;
+  rest.use(restErrorHandler);
+  return (req, res, next) => {
+    const resource = routers.get(firstSegment(req.path));
+    if (!resource) return rest(req, res, next);
+    resource(req, res, (err?: unknown) => {
+      if (err != null && err !== 'route' && err !== 'router') restErrorHandler(err, req, res, next);
+      else rest(req, res, next);
+    });
+  };
 }
 
 /** `/products` of `/products/123` (lower case). */
