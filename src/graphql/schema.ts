@@ -2,7 +2,7 @@ import path from 'node:path';
 import { buildSchemaSync, getMetadataStorage, type NonEmptyArray } from 'type-graphql';
 import { applyMiddleware, type IMiddlewareFieldMap } from 'graphql-middleware';
 import { shield, allow, deny } from 'graphql-shield';
-import { lexicographicSortSchema, printSchema, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
+import { isObjectType, lexicographicSortSchema, printSchema, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { checkRootArgs } from '../limits';
 import { forbidden } from '../errors';
 import { describeRoots, SearchMetaResolver } from './common';
@@ -80,10 +80,44 @@ function readPropertiesDirectly(): void {
   }
 }
 
+/**
+ * A getter field (`get companyId() { return this.company.id; }` on an entity) reads its property too: on an
+ * instance the property read runs the getter. type-graphql resolves such a field by first converting the
+ * value into an instance of the class (a new entity for a plain object), then reading the getter, a
+ * resolver call per value that graphql-jit cannot compile away: a product page made 100 of them. Every value
+ * of an entity type is an instance of its class (a MikroORM entity, or a read-model row built in its
+ * prototype: src/db/columns.ts) or, typed as the class, carries each getter field's value as a property
+ * (TypeScript requires it of a plain object without a cast).
+ */
+function readGettersDirectly(schema: GraphQLSchema): void {
+  const storage = getMetadataStorage();
+  for (const objectType of storage.objectTypes) {
+    const type = schema.getType(objectType.name);
+    if (!isObjectType(type)) continue;
+    const fields = type.getFields();
+    for (const resolver of storage.fieldResolvers) {
+      if (resolver.kind !== 'internal' || resolver.params?.length || resolver.middlewares?.length || resolver.roles) continue;
+      if (resolver.target !== objectType.target && !(objectType.target.prototype instanceof (resolver.target as Function))) continue;
+      const field = fields[resolver.schemaName];
+      if (field && resolver.schemaName === resolver.methodName && isGetter(objectType.target.prototype, resolver.methodName)) field.resolve = undefined;
+    }
+  }
+}
+
+function isGetter(prototype: object, name: string): boolean {
+  for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    const descriptor = Object.getOwnPropertyDescriptor(p, name);
+    if (descriptor) return descriptor.get !== undefined && descriptor.value === undefined;
+  }
+  return false;
+}
+
 /** The executable schema without policies (for emitting SDL). */
 export function buildBareSchema(modules: readonly GraphqlContribution[]): GraphQLSchema {
   readPropertiesDirectly();
-  return describeRoots(buildSchemaSync({ resolvers: resolversOf(modules), validate: false, emitSchemaFile: false, pubSub: NO_PUBSUB }));
+  const schema = describeRoots(buildSchemaSync({ resolvers: resolversOf(modules), validate: false, emitSchemaFile: false, pubSub: NO_PUBSUB }));
+  readGettersDirectly(schema);
+  return schema;
 }
 
 /** The executable schema with graphql-shield applied: default deny, errors passed through. */

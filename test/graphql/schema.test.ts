@@ -28,12 +28,15 @@ test("the documents' GraphQL examples are valid against the schema", () => {
   expect(problems).toEqual([]);
 });
 
-test("a record's plain fields are read as properties, with no resolver function per value", () => {
+test("a record's plain and getter fields are read as properties, with no resolver function per value", () => {
   const schema = buildSchema(modules);
   const fields = (type: string) => (schema.getType(type) as GraphQLObjectType).getFields();
-  for (const field of ['id', 'sku', 'name', 'category', 'url']) expect(fields('Product')[field].resolve).toBeUndefined();
+  // Plain fields and getters (a product's company id) alike.
+  for (const field of ['id', 'sku', 'name', 'category', 'url', 'companyId', 'collectionId']) expect(fields('Product')[field].resolve).toBeUndefined();
   for (const field of ['id', 'name', 'status', 'createdAt']) expect(fields('Lead')[field].resolve).toBeUndefined();
-  // Resolver methods and getters keep theirs (a product's images, its company's id; a lead's emails).
-  for (const field of ['images', 'companyId']) expect(fields('Product')[field].resolve).toBeInstanceOf(Function);
+  for (const field of ['companyId', 'retailerId', 'territoryId']) expect(fields('CompanyRetailer')[field].resolve).toBeUndefined();
+  // Resolver methods keep theirs (a product's images, a lead's emails, a company retailer's company).
+  expect(fields('Product').images.resolve).toBeInstanceOf(Function);
   expect(fields('Lead').emails.resolve).toBeInstanceOf(Function);
+  expect(fields('CompanyRetailer').company.resolve).toBeInstanceOf(Function);
 });
