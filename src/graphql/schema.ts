@@ -107,7 +107,7 @@ function readGettersDirectly(schema: GraphQLSchema): void {
 function isGetter(prototype: object, name: string): boolean {
   for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
     const descriptor = Object.getOwnPropertyDescriptor(p, name);
-    if (descriptor) return descriptor.get !== undefined && descriptor.value === undefined;
+    if (descriptor) return descriptor.get !== undefined;
   }
   return false;
 }

@@ -210,6 +210,10 @@ describe("a company's territories, store types and collections", () => {
     ]);
     const { createCompanyStoreType: plain } = await ok(admin, 'mutation { createCompanyStoreType(input: { name: "Dealer" }) { boost } }');
     expect(plain.boost).toBe(0);
+    // A store type's company id (a getter over its company) reads the same on a written record and a listed one.
+    expect((await ok(admin, 'mutation { createCompanyStoreType(input: { name: "Kiosk" }) { companyId } }')).createCompanyStoreType).toEqual({ companyId: w.A.id });
+    const { companyStoreTypes } = await ok(admin, '{ companyStoreTypes { nodes { name companyId } } }');
+    expect(companyStoreTypes.nodes).toEqual(expect.arrayContaining([{ name: 'Flagship', companyId: w.A.id }, { name: 'Kiosk', companyId: w.A.id }]));
     const { createCollection } = await ok(admin, 'mutation { createCollection(input: { name: "Summer" }) { id name } }');
     expect(createCollection.name).toBe('Summer');
   });
