@@ -41,17 +41,24 @@ query ResponseTimes($where: LeadWhere, $groupBy: [ResponseStatsGroup!]) {
     variables: '{ "where": { "createdAt": { "gte": "2026-01-01" } }, "groupBy": ["STORE", "WEEK"] }',
   },
   {
-    query: `# One lead's whole timeline, newest first.
-query LeadTimeline($leadId: ID!) {
-  leadTimeline(leadId: $leadId) {
-    id
-    type
-    createdAt
-    data
+    query: `# The newest lead's whole timeline, newest first. For one lead by its id:
+# leadTimeline(leadId: "<id>") { id type createdAt data }
+query LeadTimeline {
+  leads(perPage: 1, order: [CREATED_AT_DESC]) {
+    nodes {
+      id
+      name
+      status
+      leadActivities {
+        id
+        type
+        createdAt
+        data
+      }
+    }
   }
 }
 `,
-    variables: '{ "leadId": "<a lead id from the first tab>" }',
   },
   {
     query: `# The stores (company retailer locations) of the network, with hours and flags.

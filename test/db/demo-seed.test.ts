@@ -14,6 +14,7 @@ import { loadAssignments } from '../../src/modules/user/user.service';
 import { userDemo } from '../../src/modules/user/user.demo';
 import { PEOPLE } from '../../src/modules/demo/demo-network';
 import type { DemoPart } from '../../src/modules/demo/demo-part';
+import { exampleTabs } from '../../src/graphiql/examples';
 
 let t: TestApp;
 let seed: DemoSeed;
@@ -120,6 +121,22 @@ test('the demo has leads with timelines across stores and statuses, visible by s
   // The location user of the Portland store sees that store's leads only.
   const portland = await api(t, 'get', '/v1/leads?opts[per_page]=1', { key: key(Role.CompanyLocationUser) });
   expect(portland.body.meta.total).toBe(75);
+});
+
+test("GraphiQL's example tabs run as they open on the fresh demo, with every key but the platform operator's (who reads no leads or stores)", async () => {
+  const title = (tab: { query: string }) => /^query (\w+)/m.exec(tab.query)![1];
+  const outcomes: Record<string, Record<string, string>> = {};
+  const expected: Record<string, Record<string, string>> = {};
+  for (const user of seed.users) {
+    for (const tab of exampleTabs) {
+      const res = await gql(t, user.apiKey, tab.query, tab.variables ? JSON.parse(tab.variables) : {});
+      (outcomes[user.role] ??= {})[title(tab)] = res.body.errors ? res.body.errors.map((e: any) => `${e.extensions?.code}: ${e.message}`).join('; ') : 'ok';
+      (expected[user.role] ??= {})[title(tab)] = user.role === Role.PlatformOperator ? 'FORBIDDEN: Unauthorized' : 'ok';
+      // The timeline tab shows a lead and its timeline to each key that sees leads.
+      if (title(tab) === 'LeadTimeline' && !res.body.errors) expect(res.body.data.leads.nodes[0].leadActivities.length).toBeGreaterThan(1);
+    }
+  }
+  expect(outcomes).toEqual(expected);
 });
 
 test("the README's example lead and the banner's are different people: following both creates two leads", async () => {
