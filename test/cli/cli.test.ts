@@ -1,5 +1,4 @@
 import path from 'node:path';
-import os from 'node:os';
 import fs from 'node:fs';
 import net from 'node:net';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
@@ -7,6 +6,8 @@ import * as f from '../support/factories';
 import { runLeadnet, type CliRun } from '../support/cli';
 import { Role } from '../../src/modules/user/role';
 import { isListening } from '../../src/cli/database';
+import { relocatedClusters, ROOT_HOME } from '../../src/db/embedded';
+import { privateDir, removePrivateDirs, ROOT } from '../support/service';
 
 /**
  * The real `leadnet` bin as a child process on the test database. Each start costs about a second, so
@@ -133,8 +134,10 @@ test('bad input exits 1 with a clear message on stderr and nothing on stdout', a
   expect(jsonError(notEmpty)).toEqual({ code: 'NOT_EMPTY', message: expect.stringContaining('only seeds an empty database') });
 }, 180_000);
 
-test('without DATABASE_URL a command starts the embedded cluster under DATA_DIR and stops it afterwards', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadnet-cli-'));
+test('without DATABASE_URL a command starts the embedded cluster under DATA_DIR and stops it afterwards, leaving nothing behind in the default places', async () => {
+  const dataDir = privateDir('leadnet-cli-');
+  const defaultDataDir = path.join(ROOT, '.data');
+  const hadDefaultDataDir = fs.existsSync(defaultDataDir);
   const port = await freePort();
   try {
     const env = { DATABASE_URL: undefined, DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(port) };
@@ -146,10 +149,15 @@ test('without DATABASE_URL a command starts the embedded cluster under DATA_DIR 
     const cluster = fs.existsSync(pointer) ? fs.readFileSync(pointer, 'utf8').trim() : path.join(dataDir, 'pg');
     expect(fs.existsSync(path.join(cluster, 'PG_VERSION'))).toBe(true);
     expect(await isListening(port)).toBe(false);
-    fs.rmSync(cluster, { recursive: true, force: true });
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    removePrivateDirs();
   }
+  // Neither the project's default DATA_DIR nor root's relocated clusters keep anything of this run.
+  expect(fs.existsSync(defaultDataDir)).toBe(hadDefaultDataDir);
+  expect(relocatedClusters().filter((c) => c.dataDir === dataDir)).toEqual([]);
+  const clusters = path.join(ROOT_HOME, 'clusters');
+  const origins = fs.existsSync(clusters) ? fs.readdirSync(clusters).filter((n) => n.endsWith('.origin')) : [];
+  expect(origins.filter((n) => fs.readFileSync(path.join(clusters, n), 'utf8').trim() === dataDir)).toEqual([]);
 });
 
 function freePort(): Promise<number> {
