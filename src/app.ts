@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import express, { type Express } from 'express';
 import { jitGateway } from './graphql/jit';
+import { keyValueCache } from './memory';
+import { parsedDocuments, persistedQueries } from './graphql/documents';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { GraphQLFormattedError } from 'graphql';
@@ -101,6 +103,10 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: graphqlLimits.maxTokens },
+    // Parsed documents and APQ texts within their memory budgets (src/memory.ts): Apollo's defaults bound
+    // them by JSON length, a fraction of what a parsed document takes in the heap.
+    documentStore: keyValueCache(parsedDocuments()),
+    cache: keyValueCache(persistedQueries()),
     // The same bound as graphqlDocumentLimits' expanded selections (src/graphql/cost.ts), inside validation.
     maxRecursiveSelections: graphqlLimits.maxSelections,
     validationRules: costValidationRules(graphqlLimits),

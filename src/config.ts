@@ -1,9 +1,9 @@
 import path from 'node:path';
-import v8 from 'node:v8';
 import { z } from 'zod';
 import { parseDistance } from './geo/distance';
 import type { GeocoderConfig } from './geo/factory';
 import { LOG_LEVELS } from './logger';
+import { HEAP_LIMIT_BYTES, cacheBudget } from './memory';
 
 export { LOG_LEVELS };
 import type { DatabaseLimits } from './db/pool';
@@ -74,6 +74,7 @@ const schema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(100),
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(20),
   GRAPHQL_MAX_SELECTIONS: z.coerce.number().int().min(100).default(5000),
+  GRAPHQL_MAX_FIELD_PAIRS: z.coerce.number().int().min(0).default(200),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50000),
   GRAPHQL_LIST_FACTOR: z.coerce.number().int().min(1).default(10),
   GRAPHQL_INTROSPECTION: bool.default(true),
@@ -109,7 +110,8 @@ const schema = z.object({
   WORKER_LOCK_RETRY_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
   STORE_LOCATOR_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(60),
   STORE_LOCATOR_HELD_COMPANIES: z.coerce.number().int().min(0).max(1000).default(16),
-  STORE_LOCATOR_HELD_MB: z.coerce.number().int().min(1).max(65_536).default(64),
+  // Default: its share of the heap (src/memory.ts).
+  STORE_LOCATOR_HELD_MB: z.coerce.number().int().min(1).max(65_536).optional(),
   LOCATOR_TILE_URL: z.string().refine((v) => /^(https?:\/\/|\/)\S+$/.test(v) && ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must be a tile URL template with {z}, {x} and {y}').default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
   LOCATOR_TILE_ATTRIBUTION: z.string().default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
 });
@@ -262,6 +264,8 @@ export interface GraphqlLimits {
    * before any validation rule or cost estimate walks it.
    */
   maxSelections: number;
+  /** Pairs of same-named fields (and of fragments) in one selection set, which validation compares pairwise. */
+  maxFieldPairs: number;
   /** Estimated cost: each object 1, each list multiplied by its page size (or `listFactor`). */
   maxCost: number;
   /** Assumed length of a list field that takes no page size (`Lead.leadActivities`...). */
@@ -295,7 +299,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   // The engine answers being read at once hold up to SEARCH_MAX_RESPONSE_MB, and parsing them takes as much
   // again and more: a bound above a quarter of the heap could fill it (npm run start:prod caps it at 192 MB).
-  const heapMb = Math.floor(v8.getHeapStatistics().heap_size_limit / 1024 / 1024);
+  const heapMb = Math.floor(HEAP_LIMIT_BYTES / 1024 / 1024);
   if (e.SEARCH_BACKEND !== 'postgres' && e.SEARCH_MAX_RESPONSE_MB > heapMb / 4) {
     throw new ConfigError(
       `Invalid configuration: SEARCH_MAX_RESPONSE_MB (${e.SEARCH_MAX_RESPONSE_MB}) must be at most a quarter of this process's heap (${heapMb} MB; LEADNET_HEAP_MB for npm run start:prod)`,
@@ -328,7 +332,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       decay: e.STORE_LOCATOR_DECAY,
       maxAge: e.STORE_LOCATOR_MAX_AGE,
       heldCompanies: e.STORE_LOCATOR_HELD_COMPANIES,
-      heldBytes: e.STORE_LOCATOR_HELD_MB * 1024 * 1024,
+      heldBytes: e.STORE_LOCATOR_HELD_MB === undefined ? cacheBudget('store_locator_held') : e.STORE_LOCATOR_HELD_MB * 1024 * 1024,
     },
     redisUrl: e.REDIS_URL,
     http: {
@@ -353,6 +357,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAliases: e.GRAPHQL_MAX_ALIASES,
       maxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
       maxSelections: e.GRAPHQL_MAX_SELECTIONS,
+      maxFieldPairs: e.GRAPHQL_MAX_FIELD_PAIRS,
       maxCost: e.GRAPHQL_MAX_COST,
       listFactor: e.GRAPHQL_LIST_FACTOR,
       introspection: e.GRAPHQL_INTROSPECTION,

@@ -1,11 +1,20 @@
 import { Client } from 'pg';
-import { LRUCache } from 'lru-cache';
+import { BudgetedCache, stringBytes } from '../memory';
 import type { Caller } from './caller';
 import { logger } from '../logger';
 
 /** The channel the triggers of Migration20261128110000_auth_changes NOTIFY when a key or a caller changes. */
 export const AUTH_CHANGES_CHANNEL = 'leadnet_auth_changes';
 const RECONNECT_MS = 1000;
+
+/** A kept caller's bytes: its key hash, its object and its ids (strings of 36 characters, or longer). */
+function callerBytes(caller: Caller, hash: string): number {
+  let bytes = stringBytes(hash) + 256;
+  for (const ids of [caller.companyRetailerIds, caller.companyRetailerLocationIds, caller.retailerLocationIds]) {
+    for (const id of ids) bytes += 8 + stringBytes(id);
+  }
+  return bytes;
+}
 
 /**
  * The callers of recently used API keys (by key hash), so that a request does not read its key again.
@@ -17,7 +26,7 @@ const RECONNECT_MS = 1000;
  * kept. With `ttlMs` 0 nothing is kept.
  */
 export class CallerCache {
-  private readonly entries: LRUCache<string, Caller> | null;
+  private readonly entries: BudgetedCache<string, Caller> | null;
   private client: Client | null = null;
   private listening = false;
   private stopped = false;
@@ -28,9 +37,8 @@ export class CallerCache {
   constructor(
     private readonly url: string,
     readonly ttlMs: number,
-    max = 10_000,
   ) {
-    this.entries = ttlMs > 0 ? new LRUCache<string, Caller>({ max, ttl: ttlMs }) : null;
+    this.entries = ttlMs > 0 ? new BudgetedCache<string, Caller>('api_key_callers', { sizeOf: callerBytes, ttl: ttlMs }) : null;
   }
 
   /** Starts listening for changes; until it listens, nothing is served from the cache. */

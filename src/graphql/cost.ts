@@ -16,13 +16,14 @@ import {
   visit,
   visitWithTypeInfo,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
   type SelectionSetNode,
   type ValidationRule,
 } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { LRUCache } from 'lru-cache';
+import { BudgetedCache, stringBytes } from '../memory';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
@@ -65,6 +66,7 @@ const CONFIG_KEYS = {
   aliases: 'GRAPHQL_MAX_ALIASES',
   directives: 'GRAPHQL_MAX_DIRECTIVES',
   selections: 'GRAPHQL_MAX_SELECTIONS',
+  fieldPairs: 'GRAPHQL_MAX_FIELD_PAIRS',
   cost: 'GRAPHQL_MAX_COST',
 } as const;
 
@@ -124,7 +126,7 @@ export function checkDocumentText(query: string, limits: GraphqlLimits, accepted
     return queryTooComplex('document size in bytes', limits.maxDocumentBytes, bytes, CONFIG_KEYS.documentBytes);
   }
   const key = accepted && createHash('sha256').update(query).digest('base64');
-  if (key && accepted.has(key)) return null;
+  if (key && accepted.get(key)) return null;
   const tokens = countTokens(query, limits.maxTokens);
   if (tokens !== null && tokens > limits.maxTokens) {
     return queryTooComplex('token count', limits.maxTokens, null, CONFIG_KEYS.tokens);
@@ -139,16 +141,24 @@ export function checkDocumentText(query: string, limits: GraphqlLimits, accepted
   if (selections > limits.maxSelections) {
     return queryTooComplex('selection count', limits.maxSelections, Number.isSafeInteger(selections) ? selections : null, CONFIG_KEYS.selections);
   }
+  // Before validation, whose OverlappingFieldsCanBeMerged would compare these pairs one by one.
+  const pairs = overlappingFieldPairs(document, limits.maxFieldPairs);
+  if (pairs > limits.maxFieldPairs) return queryTooComplex('same-name field pair count', limits.maxFieldPairs, null, CONFIG_KEYS.fieldPairs);
   if (key) accepted.set(key, true);
   return null;
 }
 
 /** Hashes of documents that passed `checkDocumentText`: a dashboard's repeated query is parsed once. */
-export type AcceptedDocuments = LRUCache<string, true>;
+export type AcceptedDocuments = BudgetedCache<string, true>;
+
+/** The `graphql_accepted` cache, within its memory budget (src/memory.ts). */
+export function acceptedDocuments(): AcceptedDocuments {
+  return new BudgetedCache('graphql_accepted', { sizeOf: (_accepted, key) => stringBytes(key) });
+}
 
 /** The document's size, tokens and expanded selections, and the variables' size, checked before Apollo parses it. */
 export function graphqlDocumentLimits(limits: GraphqlLimits): RequestHandler {
-  const accepted: AcceptedDocuments = new LRUCache({ max: ACCEPTED_DOCUMENTS });
+  const accepted = acceptedDocuments();
   return (req: Request, res: Response, next: NextFunction) => {
     const query = req.method === 'GET' ? req.query.query : (req.body as any)?.query;
     if (typeof query !== 'string') return next();
@@ -167,9 +177,6 @@ export function graphqlDocumentLimits(limits: GraphqlLimits): RequestHandler {
     next();
   };
 }
-
-/** Documents remembered as accepted (by hash), least recently used dropped first. */
-const ACCEPTED_DOCUMENTS = 1000;
 
 /**
  * The selections (fields, inline fragments and fragment spreads) of every operation of `document` with
@@ -204,6 +211,63 @@ export function expandedSelections(document: DocumentNode): number {
   let total = 0;
   for (const d of document.definitions) if (d.kind === Kind.OPERATION_DEFINITION) total += setSize(d.selectionSet);
   return total;
+}
+
+/**
+ * An upper bound of the field comparisons graphql-js's OverlappingFieldsCanBeMerged makes for `document`,
+ * counted up to just past `max`. The rule compares every two fields of one selection set that answer under
+ * the same name (fragment spreads and inline fragments merged into the set), then, for each such pair, their
+ * sub-selections the same way, and every two fragments spread in one set: work that grows with the square
+ * of the repeats (`{ leads(page: 1) leads(page: 2) ... leads(page: 495) }` is 122,265 pairs, each a conflict
+ * with its message). Counted here on the merged selections: k fields of one name are k(k-1)/2 pairs, and
+ * their sub-selections are merged into one set and counted again, which covers the pairs the rule compares
+ * across them. The walk visits each expanded selection once per merged set, so after the expanded-selections
+ * bound it is linear in what that bound allows.
+ */
+export function overlappingFieldPairs(document: DocumentNode, max: number): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(d.name.value)) fragments.set(d.name.value, d);
+  }
+  let pairs = 0;
+  /** The fields of `sets` merged, by response name; spreads followed once per set (a cycle stops). */
+  const collect = (sets: readonly SelectionSetNode[]): Map<string, FieldNode[]> => {
+    const byName = new Map<string, FieldNode[]>();
+    const spread = new Set<string>();
+    const add = (set: SelectionSetNode) => {
+      for (const s of set.selections) {
+        if (s.kind === Kind.FIELD) {
+          const name = s.alias?.value ?? s.name.value;
+          const fields = byName.get(name);
+          if (fields) fields.push(s);
+          else byName.set(name, [s]);
+        } else if (s.kind === Kind.INLINE_FRAGMENT) {
+          add(s.selectionSet);
+        } else if (!spread.has(s.name.value)) {
+          spread.add(s.name.value);
+          const fragment = fragments.get(s.name.value);
+          if (fragment) add(fragment.selectionSet);
+        }
+      }
+    };
+    for (const set of sets) add(set);
+    pairs += (spread.size * (spread.size - 1)) / 2;
+    return byName;
+  };
+  const walk = (sets: readonly SelectionSetNode[]): void => {
+    for (const fields of collect(sets).values()) {
+      pairs += (fields.length * (fields.length - 1)) / 2;
+      if (pairs > max) return;
+      const inner = fields.flatMap((f) => (f.selectionSet ? [f.selectionSet] : []));
+      if (inner.length > 0) walk(inner);
+      if (pairs > max) return;
+    }
+  };
+  for (const d of document.definitions) {
+    if (d.kind === Kind.OPERATION_DEFINITION) walk([d.selectionSet]);
+    if (pairs > max) break;
+  }
+  return pairs;
 }
 
 /** Deeper than any input of the schema needs (a `where` of 10 nested `_or`s is about 25). */

@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { cacheStats, type CacheStats } from '../memory';
 import { withTimeout } from '../timeout';
 
 /** A transactional outbox whose backlog is exported (the search outbox today; webhooks would add theirs). */
@@ -26,7 +27,8 @@ interface TarnPool {
 /**
  * The process's Prometheus metrics on its own registry (prom-client): default process metrics (memory,
  * CPU, event-loop delay, GC), HTTP request durations by method, route pattern and status, the database
- * pool's connections, and each outbox's backlog and oldest row age (read at scrape time).
+ * pool's connections, each outbox's backlog and oldest row age (read at scrape time), and each
+ * process-wide cache's bytes, budget, entries, hits and misses (src/memory.ts).
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -94,6 +96,44 @@ export class Metrics {
         for (const r of rows ?? []) this.set({ outbox: r.name }, r.age);
       },
     });
+    this.cacheMetrics();
+  }
+
+  /** One gauge or counter per number of `CacheStats`, labelled by cache. */
+  private cacheMetrics(): void {
+    const gauge = (name: string, help: string, read: (c: CacheStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['cache'],
+        registers: [this.registry],
+        collect() {
+          for (const c of cacheStats()) this.set({ cache: c.name }, read(c));
+        },
+      });
+    gauge('leadnet_cache_bytes', 'Estimated bytes each process-wide cache holds', (c) => c.bytes);
+    gauge('leadnet_cache_budget_bytes', "Each process-wide cache's memory budget (its share of the heap limit)", (c) => c.budget);
+    gauge('leadnet_cache_entries', 'Entries each process-wide cache holds', (c) => c.entries);
+    const counter = (name: string, help: string, read: (c: CacheStats) => number) => {
+      const reported = new Map<string, number>();
+      return new Counter({
+        name,
+        help,
+        labelNames: ['cache'],
+        registers: [this.registry],
+        collect() {
+          for (const c of cacheStats()) {
+            const value = read(c);
+            const before = reported.get(c.name) ?? 0;
+            // A cache of the same name made anew (an app rebuilt in one process) starts again from 0.
+            if (value >= before) this.inc({ cache: c.name }, value - before);
+            reported.set(c.name, value);
+          }
+        },
+      });
+    };
+    counter('leadnet_cache_hits_total', 'Lookups each process-wide cache answered', (c) => c.hits);
+    counter('leadnet_cache_misses_total', 'Lookups each process-wide cache did not answer', (c) => c.misses);
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

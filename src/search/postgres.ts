@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LRUCache } from 'lru-cache';
+import { BudgetedCache, stringBytes } from '../memory';
 import { AppError, badRequest } from '../errors';
 import { pgArray, query } from '../db/sql';
 import { and as andCondition, compileWhere, conditionToSql, type Condition, not as notCondition, or as orCondition, parseScope, parseWhere, usableField } from './where';
@@ -87,7 +87,12 @@ interface KeptPlan {
  * order and the page. A plan is a pure function of these, so a kept one is the plan; the bound keeps
  * the texts of callers with long scopes (thousands of stores) from holding much memory.
  */
-const plainPlans = new LRUCache<string, KeptPlan>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (_plan, key) => 8 * key.length + 4096 });
+const plainPlans = new BudgetedCache<string, KeptPlan>('search_plans', {
+  // The key holds the scope's values, which the plan's bindings repeat; its statements take a few KB each.
+  sizeOf: (_plan, key) => 4 * stringBytes(key) + PLAN_TEXT_BYTES,
+});
+/** Statement texts of a kept plan, with and without row readers, as one UTF-16 estimate. */
+const PLAN_TEXT_BYTES = 16 * 1024;
 /** A value as the key of its plan: `undefined` kept apart from an absent key and from null (JSON drops it). */
 const keyValue = (_key: string, value: unknown) => (value === undefined ? '\u0000undefined' : value);
 /** Each document's number in the keys of `plainPlans` (two documents may share a name: tests make their own). */

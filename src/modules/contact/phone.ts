@@ -1,4 +1,5 @@
 import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { BudgetedCache, stringBytes } from '../../memory';
 
 export interface ParsedPhone {
   /** E.164, e.g. `+15038234000`. */
@@ -24,8 +25,8 @@ export function parsePhone(raw: string, country: string): ParsedPhone | null {
 /**
  * International format (`+1 503 555 0123`) of a stored number; the stored value when it cannot be
  * parsed. Numbers are formatted on write; those written around the application (a bulk load) are
- * formatted when read, and the last 10,000 formats made are kept, since a list reads the same numbers
- * again and again (parsing one costs about 20 µs).
+ * formatted when read, and recent formats are kept (the `phone_formats` budget), since a list reads the
+ * same numbers again and again (parsing one costs about 20 µs).
  */
 export function formatPhone(phoneNumber: string, countryCode: string): string {
   const key = `${countryCode} ${phoneNumber}`;
@@ -33,10 +34,8 @@ export function formatPhone(phoneNumber: string, countryCode: string): string {
   if (formatted === undefined) {
     const parsed = parsePhoneNumberFromString(phoneNumber, countryCode as any);
     formatted = parsed ? parsed.formatInternational() : phoneNumber;
-    if (FORMATS.size >= FORMATS_KEPT) FORMATS.delete(FORMATS.keys().next().value!);
     FORMATS.set(key, formatted);
   }
   return formatted;
 }
-const FORMATS = new Map<string, string>();
-const FORMATS_KEPT = 10_000;
+const FORMATS = new BudgetedCache<string, string>('phone_formats', { sizeOf: (formatted, key) => stringBytes(key) + stringBytes(formatted) });

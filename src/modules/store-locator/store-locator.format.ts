@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { formatPhone as formatContactPhone } from '../contact/phone';
 
 export interface AddressParts {
   street_line_one?: string | null;
@@ -35,22 +35,9 @@ export function fullName(retailerName: string | null | undefined, name: string |
   return n.toLowerCase().startsWith(r.toLowerCase()) ? n : `${r} - ${n}`;
 }
 
-// Parsing costs tens of microseconds a number and a page can hold 500 stores: remember recent answers.
-const formatted = new Map<string, string>();
-const FORMATTED_MAX = 20_000;
-
 /** International format of a stored (E.164) number; the stored text when it cannot be parsed. */
 export function formatPhone(phoneNumber: string, countryCode: string | null | undefined): string {
-  const country = (countryCode || 'US').toUpperCase();
-  const key = `${country} ${phoneNumber}`;
-  let text = formatted.get(key);
-  if (text === undefined) {
-    const parsed = parsePhoneNumberFromString(phoneNumber, country as CountryCode);
-    text = parsed ? parsed.formatInternational() : phoneNumber;
-    if (formatted.size >= FORMATTED_MAX) formatted.clear();
-    formatted.set(key, text);
-  }
-  return text;
+  return formatContactPhone(phoneNumber, (countryCode || 'US').toUpperCase());
 }
 
 /**

@@ -2,6 +2,7 @@ import { EARTH_RADIUS_M, type LatLng } from '../../geo/distance';
 import type { AggBucket, AggResult } from '../../search/types';
 import type { CellRange, CircleCells } from './store-locator.cells';
 import { FACETS, type Execute, type Facet } from './store-locator.types';
+import { registerCache, type CacheStats, type MeasuredCache } from '../../memory';
 
 /** Buckets per facet, as the list endpoints' default `limit` (PRODUCT.md section 6). */
 export const FACET_LIMIT = 1000;
@@ -394,7 +395,7 @@ interface Slot {
  * cannot fit is not read (its searches are answered from the kept counts; tried again after RETRY_MS). A
  * read that fails, or finds the stores changed, leaves the copy held as it was.
  */
-export class HeldStoresCache {
+export class HeldStoresCache implements MeasuredCache {
   private readonly slots = new Map<string, Slot>();
   /** Reads under way by company (also of a company dropped from `slots` meanwhile). */
   private readonly reading = new Map<string, Promise<void>>();
@@ -404,12 +405,17 @@ export class HeldStoresCache {
   loads = 0;
   failures = 0;
   refusals = 0;
+  /** Searches that found the company's copy held, and those that did not (`/metrics`). */
+  private hits = 0;
+  private misses = 0;
 
   constructor(
     private readonly execute: Execute,
     private readonly maxCompanies: number,
     private readonly maxBytes = Infinity,
-  ) {}
+  ) {
+    registerCache('store_locator_held', this);
+  }
 
   /** The company's copy if held (and a read of it started if not). */
   get(companyId: string): HeldStores | undefined {
@@ -419,10 +425,17 @@ export class HeldStoresCache {
       // Most recently used last.
       this.slots.delete(companyId);
       this.slots.set(companyId, slot);
+      if (slot.held) this.hits++;
+      else this.misses++;
       return slot.held;
     }
+    this.misses++;
     this.load(companyId);
     return undefined;
+  }
+
+  stats(): CacheStats {
+    return { name: 'store_locator_held', bytes: this.bytes, budget: this.maxBytes, entries: this.copies, hits: this.hits, misses: this.misses };
   }
 
   /** A search's statement read `version`: a copy at another version is read again (a newer one only). */

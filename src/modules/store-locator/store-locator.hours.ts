@@ -2,6 +2,7 @@ import { DateTime, IANAZone, Zone } from 'luxon';
 import { WEEKDAYS, type Weekday } from '../retailer-location/hour.entity';
 import { timezoneAt } from '../../geo/timezone';
 import type { LatLng } from '../../geo/distance';
+import { BudgetedCache, stringBytes } from '../../memory';
 
 /** A stored hours row (one weekday). */
 export interface HourRow {
@@ -24,14 +25,8 @@ export interface HourEntry extends HourRow {
 /** Used when a store has no valid zone and no coordinates to derive one from. */
 export const FALLBACK_ZONE = 'UTC';
 
-const validZones = new Map<string, boolean>();
 function isZone(name: string): boolean {
-  let valid = validZones.get(name);
-  if (valid === undefined) {
-    valid = IANAZone.isValidZone(name);
-    if (validZones.size < 10_000) validZones.set(name, valid);
-  }
-  return valid;
+  return knownZone(name) !== null;
 }
 
 /**
@@ -83,7 +78,7 @@ class RememberingZone extends Zone {
     let offset = this.offsets.get(ts);
     if (offset === undefined) {
       offset = this.iana.offset(ts);
-      if (this.offsets.size >= 4096) this.offsets.clear();
+      if (this.offsets.size >= OFFSETS_KEPT) this.offsets.clear();
       this.offsets.set(ts, offset);
     }
     return offset;
@@ -94,14 +89,28 @@ class RememberingZone extends Zone {
   }
 }
 
-const ZONES = new Map<string, RememberingZone>();
-function zoneNamed(name: string): Zone {
+/** Offsets a zone remembers at most (a store search asks for a few dozen instants). */
+const OFFSETS_KEPT = 1024;
+/** A remembering zone at its fullest: its offsets (a Map entry of two numbers each) and luxon's zone. */
+const ZONE_BYTES = OFFSETS_KEPT * 48 + 2048;
+
+/** Zones by name, false for a name that is not an IANA zone (stored names are written by clients). */
+const ZONES = new BudgetedCache<string, RememberingZone | false>('time_zones', {
+  sizeOf: (zone, name) => stringBytes(name) + (zone ? ZONE_BYTES : 0),
+});
+
+/** The remembering zone of a valid IANA name; null for any other name. */
+function knownZone(name: string): RememberingZone | null {
   let zone = ZONES.get(name);
-  if (!zone) {
-    zone = new RememberingZone(IANAZone.create(name));
-    if (ZONES.size < 1000) ZONES.set(name, zone);
+  if (zone === undefined) {
+    zone = IANAZone.isValidZone(name) && new RememberingZone(IANAZone.create(name));
+    ZONES.set(name, zone);
   }
-  return zone;
+  return zone || null;
+}
+
+function zoneNamed(name: string): Zone {
+  return knownZone(name) ?? IANAZone.create(name);
 }
 
 interface LocalDay {
