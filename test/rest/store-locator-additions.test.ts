@@ -89,7 +89,7 @@ let now = new Date();
 const clocked = () => {
   const a = express();
   a.set('query parser', 'extended');
-  const deps = { orm: t.orm, config: t.config, search: createSearchBackend(t.config, t.orm), geocoder: new OfflineGeocoder() };
+  const deps = { orm: t.orm, config: t.config, search: createSearchBackend(t.config, t.orm), geocoder: new OfflineGeocoder(t.orm) };
   a.use('/v1', storeLocatorRouter(deps, { now: () => now }), restErrorHandler);
   return a;
 };

@@ -1,5 +1,5 @@
 import { addressQueries, geocodeText } from '../../src/modules/store-locator/store-locator.address';
-import { OfflineGeocoder } from '../../src/geo/offline-geocoder';
+import { offlineGeocoder } from '../support/gazetteer';
 import { RecordingGeocoder } from '../support/geocoder';
 
 describe('addressQueries: what a shopper types -> geocoder queries', () => {
@@ -22,10 +22,14 @@ describe('addressQueries: what a shopper types -> geocoder queries', () => {
   });
 
   test('the first place found wins; nothing found is null', async () => {
-    const offline = new OfflineGeocoder();
-    expect(await geocodeText(offline, 'Vancouver', ['CA', 'US'])).toEqual(expect.objectContaining({ latitude: expect.closeTo(49.25, 1) }));
-    expect(await geocodeText(offline, 'Vancouver', ['US'])).toEqual(expect.objectContaining({ latitude: expect.closeTo(45.64, 1) }));
-    expect(await geocodeText(offline, 'Nowhere at all', ['US', 'CA'])).toBeNull();
+    const offline = await offlineGeocoder();
+    try {
+      expect(await geocodeText(offline.geocoder, 'Vancouver', ['CA', 'US'])).toEqual(expect.objectContaining({ latitude: expect.closeTo(49.25, 1) }));
+      expect(await geocodeText(offline.geocoder, 'Vancouver', ['US'])).toEqual(expect.objectContaining({ latitude: expect.closeTo(45.64, 1) }));
+      expect(await geocodeText(offline.geocoder, 'Nowhere at all', ['US', 'CA'])).toBeNull();
+    } finally {
+      await offline.close();
+    }
     const recording = new RecordingGeocoder();
     expect(await geocodeText(recording, 'Nowhere', ['US', 'CA'])).toBeNull();
     expect(recording.calls.map((c) => c.country)).toEqual(['US', 'CA']);

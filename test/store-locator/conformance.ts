@@ -298,7 +298,7 @@ export function storeLocatorConformance(backend: ConformanceBackend): void {
 
     test('additions: address geocoded, open_now filter on a fixed clock, distances in the radius unit', async () => {
       const at = (instant: string) =>
-        new StoreLocatorService(execute, backendSearch, new StoreLocatorReader(execute, () => new Date(instant)), { geocoder: new OfflineGeocoder() });
+        new StoreLocatorService(execute, backendSearch, new StoreLocatorReader(execute, () => new Date(instant)), { geocoder: new OfflineGeocoder(t.orm) });
       const query = { address: 'Portland, OR', radius: '100km', open_now: 'true' };
       // Saturday 2026-06-06 01:00 PDT: Seattle's Friday shift (18:00-02:00) is on; Portland's 9-17 is not.
       const night = await at('2026-06-06T08:00:00Z').search(filters.companyId, parseStoreLocatorParams({ ...query, radius: '500km' }));

@@ -87,7 +87,7 @@ export async function startTileServer(): Promise<{ url: string; template: string
 export function finderService(deps: { orm: MikroORM; config: Config }, now: () => Date): Express {
   const app = express();
   app.set('query parser', 'extended');
-  const full = { ...deps, search: createSearchBackend(deps.config, deps.orm), geocoder: new OfflineGeocoder() };
+  const full = { ...deps, search: createSearchBackend(deps.config, deps.orm), geocoder: new OfflineGeocoder(deps.orm) };
   app.use('/v1', storeLocatorRouter(full, { now }), restErrorHandler);
   app.use(locatorWidgetRouter(full));
   return app;

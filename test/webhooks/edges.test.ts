@@ -27,7 +27,7 @@ let worker: WebhookWorker;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 function workerFor(orm: MikroORM, config: Config = t.config, options: WebhookWorkerOptions = {}): WebhookWorker {
-  return createWebhookWorker(orm, { orm, config, search: createSearchBackend(config, orm), geocoder: createGeocoder(config) }, schema, options);
+  return createWebhookWorker(orm, { orm, config, search: createSearchBackend(config, orm), geocoder: createGeocoder(config, orm) }, schema, options);
 }
 const strictConfig = (webhooks: Partial<Config['webhooks']> = {}): Config => ({ ...t.config, webhooks: { ...t.config.webhooks, allowPrivateUrls: false, ...webhooks } });
 

@@ -18,7 +18,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const schema = buildSchema(modules);
 
 function workerFor(orm: MikroORM, config = t.config): WebhookWorker {
-  return createWebhookWorker(orm, { orm, config, search: createSearchBackend(config, orm), geocoder: createGeocoder(config) }, schema);
+  return createWebhookWorker(orm, { orm, config, search: createSearchBackend(config, orm), geocoder: createGeocoder(config, orm) }, schema);
 }
 
 beforeAll(async () => {

@@ -146,7 +146,7 @@ export function register(program: Command, runtime: CliRuntime): void {
       .option('--dry-run', 'report what would change; write nothing')
       .addOption(encodingOption()),
     (session, o, [file]) =>
-      runImport(session, o, file, 'location', (em, input, options) => importLocations(em, createGeocoder(session.config), o.company, input, options)),
+      runImport(session, o, file, 'location', async (em, input, options) => importLocations(em, createGeocoder(session.config, await session.orm()), o.company, input, options)),
   );
 
   // Streams to stdout as it reads: not a runtime action, whose result is printed at the end.
