@@ -44,8 +44,8 @@ interface Seen {
  * their expanded selections; a document whose compiled form would take more than a sixteenth of the
  * budget is never compiled and always runs on graphql-js.
  */
-export function jitGateway(schema: GraphQLSchema): GatewayInterface {
-  const documents = new BudgetedCache<string, Seen>('graphql_compiled', { sizeOf: (seen, key) => stringBytes(key) + seen.bytes });
+export function jitGateway(schema: GraphQLSchema, maxBytes?: number): GatewayInterface {
+  const documents = new BudgetedCache<string, Seen>('graphql_compiled', { maxBytes, sizeOf: (seen, key) => stringBytes(key) + seen.bytes });
   const executor: GatewayExecutor = async ({ document, operation, operationName, queryHash, request, context }) => {
     const key = `${queryHash}:${operationName ?? ''}`;
     let entry = documents.get(key);

@@ -1,6 +1,7 @@
 // Request ids, the access log and /metrics, through real HTTP on the whole app.
 import pino from 'pino';
 import request from 'supertest';
+import { CACHE_SHARES } from '../../src/memory';
 import { createTestApp, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
@@ -97,6 +98,24 @@ describe('/metrics', () => {
     expect(text).toMatch(/nodejs_eventloop_lag_p99_seconds \d/);
     expect(text).toMatch(/process_resident_memory_bytes \d+/);
     expect(text).toMatch(/nodejs_heap_size_used_bytes \d+/);
+  });
+
+  test("exports every process-wide cache's bytes, budget, entries, hits and misses", async () => {
+    const query = '{ products { meta { total } } }';
+    for (let i = 0; i < 3; i++) await request(t.app).post('/graphql').set('X-Api-Key', key).send({ query });
+    const text = (await request(t.app).get('/metrics')).text;
+    const value = (metric: string, cache: string) => Number(new RegExp(`^${metric}\\{cache="${cache}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    // The test apps keep no API key callers (API_KEY_CACHE_TTL_MS=0): that cache is not made.
+    for (const cache of Object.keys(CACHE_SHARES).filter((name) => name !== 'api_key_callers')) {
+      expect(value('leadnet_cache_budget_bytes', cache)).toBeGreaterThan(0);
+      expect(value('leadnet_cache_bytes', cache)).toBeLessThanOrEqual(value('leadnet_cache_budget_bytes', cache));
+      expect(value('leadnet_cache_entries', cache)).toBeGreaterThanOrEqual(0);
+    }
+    // The document was parsed once and compiled on its second run; the next runs hit both.
+    expect(value('leadnet_cache_entries', 'graphql_compiled')).toBeGreaterThan(0);
+    expect(value('leadnet_cache_hits_total', 'graphql_compiled')).toBeGreaterThanOrEqual(2);
+    expect(value('leadnet_cache_hits_total', 'graphql_parsed')).toBeGreaterThanOrEqual(2);
+    expect(value('leadnet_cache_misses_total', 'graphql_parsed')).toBeGreaterThanOrEqual(1);
   });
 
   test('with METRICS_TOKEN set it needs the bearer token', async () => {
