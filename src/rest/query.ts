@@ -1,21 +1,43 @@
 import qs from 'qs';
-import { LRUCache } from 'lru-cache';
+import { BudgetedCache, stringBytes } from '../memory';
 import { frozenVariables } from '../graphql/jit';
 import { badRequest } from '../errors';
 import { normalizePage } from '../search/options';
 import { checkJson, checkListArgs, LimitViolation } from '../limits';
 
 /**
- * The query string of a request (`url` is its path and query). Deeper and longer than express's
- * defaults (5 levels, 20 array items), so that `opts[where][_or][0][_and][0][status]=x` and long id
- * lists keep their shape; keys such as `constructor` are kept as plain data.
+ * The query string of a request (`url` is its path and query): the one reader of /v1 query parameters.
+ * Deeper and longer than express's defaults (5 levels, 20 array items), so that
+ * `opts[where][_or][0][_and][0][status]=x` and long id lists keep their shape. A parameter name or
+ * bracket key that names a property of every object (`__proto__`, `constructor`, `toString`...) is a
+ * 400: no parameter or key is called that, and qs would drop `__proto__` without a word.
  */
 export function parseQueryString(url: string): Record<string, unknown> {
   const i = url.indexOf('?');
-  return qs.parse(i < 0 ? '' : url.slice(i + 1), QS_OPTIONS);
+  return parseSearch(i < 0 ? '' : url.slice(i + 1));
 }
 
-const QS_OPTIONS = { depth: 20, arrayLimit: 1000, parameterLimit: 10000, plainObjects: true, allowPrototypes: true } as const;
+function parseSearch(search: string): Record<string, unknown> {
+  return qs.parse(search, QS_OPTIONS);
+}
+
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+const QS_OPTIONS: qs.IParseOptions = {
+  depth: 20,
+  arrayLimit: 1000,
+  parameterLimit: 10000,
+  plainObjects: true,
+  allowPrototypes: true,
+  decoder: (text, decode, charset, type) => {
+    const decoded = decode(text, decode, charset);
+    if (type === 'key') {
+      const name = decoded.split(/[[\]]/).find((part) => PROTOTYPE_NAMES.has(part));
+      if (name !== undefined) throw badRequest(`Query parameter ${decoded} is not accepted: no parameter or key is named ${name}`);
+    }
+    return decoded;
+  },
+};
 
 const INDEX_RE = /^(0|[1-9]\d{0,8})$/;
 
@@ -80,16 +102,23 @@ export function listRequest(query: Record<string, unknown>): ListRequest {
   return { variables: { q: q ?? null, page, perPage, opts: given ? options : null }, options };
 }
 
-/** SPEC 4.1 `include`: comma-separated association names, `*` (the default) for all. */
+/** SPEC 4.1 `include`: comma-separated association names, `*` (the default) for all. One value, else 400. */
 export function parseInclude(include: unknown, associations: readonly string[]): Record<string, boolean> {
-  const all = include === undefined || include === null || include === '*' || include === '';
-  const names = all ? associations : String(include).split(',').map((s) => s.trim());
+  if (include !== undefined && typeof include !== 'string') throw badRequest('include must be a string');
+  const all = include === undefined || include === '*' || include === '';
+  const names = all ? associations : include.split(',').map((s) => s.trim());
   const wanted = new Set(names.includes('*') ? associations : names);
   return Object.fromEntries(associations.map((a) => [a, wanted.has(a)]));
 }
 
 /** Query strings longer than this are read each time they come (long id lists are one-offs). */
 const KEPT_QUERY_CHARS = 2048;
+/**
+ * Kept variables of every list, by reader and query string, within the `rest_list_variables` budget: the
+ * parsed and frozen variables take a few times their query string's bytes.
+ */
+const kept = new BudgetedCache<string, Readonly<Record<string, unknown>>>('rest_list_variables', { sizeOf: (_variables, key) => 8 * stringBytes(key) + 1024 });
+let readers = 0;
 
 /**
  * The variables of a resource's list operation for the query string of `url`: `listRequest` and the
@@ -98,9 +127,9 @@ const KEPT_QUERY_CHARS = 2048;
  * that is a 400 is read again each time. What a query string gives does not depend on the caller.
  */
 export function listVariablesReader(associations: readonly string[]): (url: string) => Readonly<Record<string, unknown>> {
-  const kept = new LRUCache<string, Readonly<Record<string, unknown>>>({ max: 1000 });
+  const reader = `${readers++}?`;
   const read = (search: string) => {
-    const query = qs.parse(search, QS_OPTIONS);
+    const query = parseSearch(search);
     const { variables } = listRequest(query);
     const include = Object.fromEntries(Object.entries(parseInclude(query.include, associations)).map(([k, v]) => [`include_${k}`, v]));
     return frozenVariables({ ...variables, ...include });
@@ -109,8 +138,9 @@ export function listVariablesReader(associations: readonly string[]): (url: stri
     const i = url.indexOf('?');
     const search = i < 0 ? '' : url.slice(i + 1);
     if (search.length > KEPT_QUERY_CHARS) return read(search);
-    let variables = kept.get(search);
-    if (!variables) kept.set(search, (variables = read(search)));
+    const key = reader + search;
+    let variables = kept.get(key);
+    if (!variables) kept.set(key, (variables = read(search)));
     return variables;
   };
 }

@@ -3,7 +3,7 @@ import { isInputObjectType, type GraphQLSchema } from 'graphql';
 import { invalid, validationDetail } from '../errors';
 import type { RestExecutor } from './executor';
 import { toGraphQLInput } from './input';
-import { listVariablesReader, parseInclude } from './query';
+import { listVariablesReader, parseInclude, parseQueryString } from './query';
 import { sendJson } from '../http/json';
 
 /** How one SPEC 4.2 resource maps onto its GraphQL operations (each aliases its root field `result`). */
@@ -38,9 +38,9 @@ export type Handler = (req: Request, res: Response) => Promise<void>;
 export function resourceRouter(resource: RestResource, schema: GraphQLSchema, executor: RestExecutor, strict: () => boolean): Router {
   const router = Router();
   const ops = resource.operations;
-  const include = (req: Request, query: Record<string, unknown> = req.query) =>
+  const include = (req: Request) =>
     Object.fromEntries(
-      Object.entries(parseInclude(query.include, resource.associations ?? [])).map(([k, v]) => [`include_${k}`, v]),
+      Object.entries(parseInclude(parseQueryString(req.originalUrl).include, resource.associations ?? [])).map(([k, v]) => [`include_${k}`, v]),
     );
   const input = (req: Request, creating: boolean) => {
     const body = isObject(req.body) ? req.body : {};
@@ -74,14 +74,17 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
     const name = ops.create;
     router.post(resource.path, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      sendJson(req, res, await executor.run(ctx, name, { input: input(req, true), ...include(req) }), 201);
+      // The query string before the body: a 400 of its parameters wins over the body's 422.
+      const flags = include(req);
+      sendJson(req, res, await executor.run(ctx, name, { input: input(req, true), ...flags }), 201);
     });
   }
   for (const [method, name] of [['patch', ops.update], ['put', ops.replace]] as const) {
     if (!name) continue;
     router[method](`${resource.path}/:id`, async (req, res) => {
       const ctx = await executor.authenticated(req);
-      sendJson(req, res, await executor.run(ctx, name, { id: req.params.id, input: input(req, false), ...include(req) }));
+      const flags = include(req);
+      sendJson(req, res, await executor.run(ctx, name, { id: req.params.id, input: input(req, false), ...flags }));
     });
   }
   if (ops.destroy) {

@@ -110,9 +110,18 @@ describe('query string', () => {
     expect((vars.where as any).id[1499]).toBe('v1499');
   });
 
-  test('inherited property names stay plain data', () => {
-    const vars = flat(listRequest(parseQueryString('?opts[where][constructor]=x&opts[where][toString][gt]=1')));
-    expect(Object.keys(vars.where as object)).toEqual(['constructor', 'toString']);
+  test('a prototype name as a parameter or key is a 400 (issue 40: qs drops `__proto__` without a word); as a value it is data', () => {
+    for (const [query, name] of [
+      ['?opts[where][constructor]=x', 'constructor'],
+      ['?opts[where][toString][gt]=1', 'toString'],
+      ['?opts[__proto__][x]=1', '__proto__'],
+      ['?include[__proto__]=x', '__proto__'],
+      ['?toString=1', 'toString'],
+      ['?%5F%5Fproto%5F%5F%5Bx%5D=1', '__proto__'],
+    ]) {
+      expect(() => parseQueryString(query)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', message: expect.stringContaining(`no parameter or key is named ${name}`) }));
+    }
+    expect(flat(listRequest(parseQueryString('?q=constructor&opts[where][status]=__proto__')))).toMatchObject({ q: 'constructor', where: { status: '__proto__' } });
   });
 
   test('nullify', () => {
@@ -136,6 +145,7 @@ describe('query string', () => {
     expect(parseInclude(undefined, ['a', 'b'])).toEqual({ a: true, b: true });
     expect(parseInclude('*', ['a', 'b'])).toEqual({ a: true, b: true });
     expect(parseInclude('a, nope', ['a', 'b'])).toEqual({ a: true, b: false });
+    for (const include of [['a', 'b'], { a: 'b' }, { a: { b: 'c' } }]) expect(() => parseInclude(include, ['a', 'b'])).toThrow(badRequest);
   });
 });
 
