@@ -153,6 +153,9 @@ describe('parseStoreLocatorParams', () => {
     ['page 0', { ...point, page: '0' }],
     ['per_page 0', { ...point, per_page: '0' }],
     ['nested filter', { ...point, city: { a: { b: 'c' } } }],
+    ['a filter as a keyed object', { ...point, stocked_product_ids: { a: 'x' } }],
+    ['a box parameter the point leaves unread, as an object', { ...point, top_left_latitude: { a: '1' } }],
+    ['an unread address, repeated', { ...point, address: ['a', 'b'] }],
   ])('%s is invalid', (_label, query) => {
     expect(() => parseStoreLocatorParams(query)).toThrow(InvalidSearchParameters);
   });

@@ -61,6 +61,7 @@ export interface ParsedParams {
  * Blank values count as absent. Unknown parameters are ignored.
  */
 export function parseStoreLocatorParams(query: Query): ParsedParams {
+  checkShapes(query);
   const geo = parseGeo(query);
   const page = integer(query, 'page', 1);
   const perPage = geo.kind === 'box' ? BOX_PER_PAGE : Math.min(integer(query, 'per_page', DEFAULT_PER_PAGE), MAX_PER_PAGE);
@@ -139,6 +140,27 @@ function parseGeo(query: Query): GeoQuery | AddressGeo {
   return { kind: 'box', box: full };
 }
 
+/** Parameters that take one value; `address` and `open_now` (additions) name themselves in their 400. */
+const SINGLE = [
+  'latitude', 'longitude', 'radius', 'per_page', 'page',
+  'top_left_latitude', 'top_left_longitude', 'bottom_right_latitude', 'bottom_right_longitude',
+  'address', 'open_now',
+];
+const NAMED = new Set(['address', 'open_now']);
+
+/**
+ * Every parameter the search knows, in a shape it takes, whether or not this search reads it (a point
+ * leaves the box unread): one value for the single-valued ones, one or several for the filters.
+ */
+function checkShapes(query: Query): void {
+  for (const name of SINGLE) {
+    const v = query[name];
+    if (v === undefined || typeof v === 'string') continue;
+    throw NAMED.has(name) ? new InvalidSearchParameters(`${name} is not one string`, name) : new InvalidSearchParameters(name);
+  }
+  for (const name of LISTS) list(query, name);
+}
+
 /** One value of a single-valued parameter; a repeated or nested one is invalid. Blank is absent. */
 function scalar(query: Query, name: string): string | undefined {
   const v = query[name];
@@ -171,10 +193,15 @@ function integer(query: Query, name: string, fallback: number): number {
 function list(query: Query, name: string): string[] | undefined {
   const raw = query[name] ?? query[`${name}[]`];
   if (raw === undefined || raw === null) return undefined;
-  const items = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : typeof raw === 'object' ? Object.values(raw) : [raw];
-  if (!items.every((i) => typeof i === 'string')) throw new InvalidSearchParameters(name);
+  const items = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : isIndexed(raw) ? Object.values(raw) : null;
+  if (!items?.every((i) => typeof i === 'string')) throw new InvalidSearchParameters(name);
   const values = [...new Set((items as string[]).map((i) => i.trim()).filter(Boolean))];
   return values.length ? values : undefined;
+}
+
+/** qs's form of a list longer than its array limit: an object whose keys are all indexes. */
+function isIndexed(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && Object.keys(v).every((k) => /^\d+$/.test(k));
 }
 
 const PRODUCT_PARAMS: Array<[ProductKey, string]> = [
@@ -183,6 +210,9 @@ const PRODUCT_PARAMS: Array<[ProductKey, string]> = [
   ['external_id', 'external_ids'],
   ['collection_id', 'collection_ids'],
 ];
+
+/** The multi-valued parameters: the facet filters and the product filters. */
+const LISTS = [...FACETS, ...(['stocked', 'available'] as StockKind[]).flatMap((kind) => PRODUCT_PARAMS.map(([, suffix]) => `${kind}_product_${suffix}`))];
 
 /**
  * The product filters, ANDed. Ids that are not UUIDs can match nothing and are dropped (a parameter left

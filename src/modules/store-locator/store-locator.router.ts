@@ -4,6 +4,8 @@ import cors from 'cors';
 import type { ContextDeps } from '../../context';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query } from '../../db/sql';
+import { AppError } from '../../errors';
+import { parseQueryString } from '../../rest/query';
 import { createStoreLocatorSearch } from './store-locator.factory';
 import { InvalidSearchParameters, parseStoreLocatorParams } from './store-locator.params';
 import { StoreLocatorReader } from './store-locator.reader';
@@ -17,12 +19,25 @@ export interface StoreLocatorOptions {
   search?: StoreLocatorSearch;
 }
 
-/** `X-Cc-Id` wins over `cc_id`; a blank header counts as absent. */
-function companyParam(req: Request): string | undefined {
-  const header = req.header('x-cc-id');
-  if (header !== undefined && header.trim() !== '') return header.trim();
-  const param = req.query.cc_id;
-  return typeof param === 'string' ? param.trim() : param === undefined ? undefined : String(param);
+/**
+ * The query string, read as every /v1 route reads it; a prototype name as a key is the store locator's
+ * own 400.
+ */
+function searchQuery(req: Request): Record<string, unknown> {
+  try {
+    return parseQueryString(req.originalUrl);
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'BAD_REQUEST') throw new InvalidSearchParameters(e.message);
+    throw e;
+  }
+}
+
+/** `X-Cc-Id` wins over `cc_id`; blank counts as absent. A `cc_id` that is not one value is a 400. */
+function companyParam(req: Request, query: Record<string, unknown>): string | undefined {
+  const param = query.cc_id;
+  if (param !== undefined && typeof param !== 'string') throw new InvalidSearchParameters('cc_id');
+  const id = req.header('x-cc-id')?.trim() || param?.trim();
+  return id || undefined;
 }
 
 /**
@@ -66,9 +81,10 @@ export function storeLocatorRouter(deps: ContextDeps, options: StoreLocatorOptio
   );
 
   router.get('/store_locator', async (req, res) => {
-    const companyId = await service.company(companyParam(req));
     try {
-      const params = parseStoreLocatorParams(req.query as Record<string, unknown>);
+      const sent = searchQuery(req);
+      const companyId = await service.company(companyParam(req, sent));
+      const params = parseStoreLocatorParams(sent);
       sendCacheable(req, res, await service.search(companyId, params), maxAge);
     } catch (e) {
       if (!(e instanceof InvalidSearchParameters)) throw e;

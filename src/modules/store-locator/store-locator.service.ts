@@ -1,4 +1,4 @@
-import { notFound } from '../../errors';
+import { AppError, notFound } from '../../errors';
 import { boxCentre, haversine, type LatLng } from '../../geo/distance';
 import { NullGeocoder, type Geocoder } from '../../geo/geocoder';
 import { countryCode } from '../../geo/offline-geocoder';
@@ -64,13 +64,14 @@ export class StoreLocatorService {
     this.geocoder = options.geocoder ?? new NullGeocoder();
   }
 
-  /** The company a search runs for: a UUID of an existing company, else 404. */
+  /** The company a search runs for: a UUID of an existing company, else 404 (saying one is needed when none was sent). */
   async company(id: string | undefined): Promise<string> {
+    if (id === undefined) throw new AppError('NOT_FOUND', "Couldn't find Company without an 'id': send X-Cc-Id or cc_id");
     if (isUuid(id)) {
       const [row] = await this.execute('select id from companies where id = ?::uuid', [id]);
       if (row) return row.id;
     }
-    throw notFound('Company', id ?? '');
+    throw notFound('Company', id);
   }
 
   async search(companyId: string, params: ParsedParams): Promise<StoreLocatorPage> {
