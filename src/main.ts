@@ -4,7 +4,7 @@ import { EmbeddedDatabaseError, embeddedClusterDir, relocatedClusters, startEmbe
 import { initAppOrm } from '../mikro-orm.config';
 import { databaseOptions } from './db/pool';
 import { usePreparedStatements } from './db/sql';
-import { demoBanner, demoJson, demoLinks, demoSeedWanted, seedDemo } from './modules/demo/demo-seed';
+import { demoBanner, demoLinks, demoLogSummary, demoSeedWanted, seedDemo, writeDemoKeys, type DemoSeed } from './modules/demo/demo-seed';
 import { modules } from './modules';
 import { buildApp } from './app';
 import { alwaysLogger, jsonLogs, logger, ormLogging } from './logger';
@@ -49,11 +49,30 @@ async function main(lifecycle: Lifecycle): Promise<void> {
     { address: bound.address, pid: process.pid, url: bound.url, docs: `${bound.url}/v1/docs` },
     `leadnet listening on ${bound.address}, ${bound.url} (start page /, GraphQL /graphql, REST /v1, API reference ${bound.url}/v1/docs)`,
   );
-  if (demo) {
-    // The keys are shown only this once: whatever LOG_LEVEL says, and on stdout as JSON when logs are JSON.
-    if (jsonLogs) alwaysLogger().info({ demo: demoJson(demo, bound.url) }, `demo network seeded; store finder of ${demo.company.name}: ${demoLinks(demo, bound.url).store_finder}`);
-    else console.log(`\n${demoBanner(demo, bound.url)}\n`);
+  if (demo) showDemo(cfg, demo, bound.url);
+}
+
+/**
+ * The demo seed's keys, whatever LOG_LEVEL says: always in a file of the data directory readable by its
+ * owner only; on a terminal also in the banner. Off a terminal stdout feeds log collectors, so the log
+ * line names the file and carries no key.
+ */
+function showDemo(cfg: Config, demo: DemoSeed, baseUrl: string): void {
+  let keysFile: string | null = null;
+  try {
+    keysFile = writeDemoKeys(cfg.dataDir, demo, baseUrl);
+  } catch (err) {
+    logger.error({ err }, `could not write the demo API keys to a file in ${cfg.dataDir}; new keys: npx leadnet keys generate --user <email>`);
   }
+  if (process.stdout.isTTY === true && !jsonLogs) {
+    console.log(`\n${demoBanner(demo, baseUrl)}${keysFile ? `\nThe keys and these requests are also in ${keysFile} (readable by you only).` : ''}\n`);
+    return;
+  }
+  const where = keysFile ? `one API key per role in ${keysFile} (readable by its owner only)` : 'its API keys could not be written (see above)';
+  alwaysLogger().info(
+    { demo: demoLogSummary(demo, baseUrl, keysFile) },
+    `demo network seeded; ${where}; store finder of ${demo.company.name}: ${demoLinks(demo, baseUrl).store_finder}`,
+  );
 }
 
 /** Where the embedded database's files are and how to start afresh: on every start (docs/operations.md). */

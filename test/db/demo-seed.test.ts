@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { authenticate } from '../../src/auth/api-keys';
-import { demoBanner, demoJson, demoSeedWanted, seedDemo, type DemoSeed } from '../../src/modules/demo/demo-seed';
+import { demoBanner, demoJson, demoKeysFile, demoSeedWanted, seedDemo, writeDemoKeys, type DemoSeed } from '../../src/modules/demo/demo-seed';
 import { modules } from '../../src/modules';
 import { Role } from '../../src/modules/user/role';
 import { Company } from '../../src/modules/company/company.entity';
@@ -149,6 +150,29 @@ test("the README's example lead and the banner's are different people: following
   expect([first.status, second.status]).toEqual([201, 201]);
   expect(first.body.id).not.toBe(second.body.id);
   expect((await api(t, 'get', '/v1/leads?opts[per_page]=1', { key: admin })).body.meta.total).toBe(302);
+});
+
+test("the keys file of a start's seed: for its owner only (0600), replacing one an earlier seed left whatever its mode, never writing through a link in its place", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'leadnet-demo-keys-'));
+  try {
+    const file = demoKeysFile(dir);
+    expect(file).toBe(path.join(dir, 'demo-keys.json'));
+    writeFileSync(file, 'from an earlier seed', { mode: 0o644 });
+    expect(writeDemoKeys(dir, seed, BASE)).toBe(file);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(demoJson(seed, BASE));
+
+    const elsewhere = path.join(dir, 'elsewhere');
+    writeFileSync(elsewhere, 'not the keys', { mode: 0o644 });
+    rmSync(file);
+    symlinkSync(elsewhere, file);
+    writeDemoKeys(dir, seed, BASE);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not the keys');
+    expect(lstatSync(file).isSymbolicLink()).toBe(false);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a database that has a company is never seeded again', async () => {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
@@ -7,8 +8,9 @@ import { ROOT, pgPort, privateDir, removePrivateDirs, startChild, stopChildren, 
 
 /**
  * What the service writes on stdout (docs/operations.md, "Logs"): JSON lines only when stdout is not a
- * terminal, from the first start's migrations and demo keys on; what LOG_LEVEL=debug adds; and that
- * nothing a client sends, nor any message, can forge a line, drive a terminal or blow up a line.
+ * terminal, from the first start's migrations and demo seed on (its keys in a file, never on stdout);
+ * what LOG_LEVEL=debug adds; and that nothing a client sends, nor any message, can forge a line, drive a
+ * terminal or blow up a line.
  */
 // Each case starts real processes: slow on a busy machine.
 jest.setTimeout(240_000);
@@ -58,11 +60,12 @@ async function hostileRequests(url: string): Promise<string[]> {
   ]);
 }
 
-test('the first start off a terminal: every stdout line is JSON, migrations and the demo keys included; the banner and GET / name /v1/docs and the store finder', async () => {
+test('the first start off a terminal: every stdout line is JSON, migrations and the demo seed included, with no API key; the keys are in a 0600 file of the data directory; the banner and GET / name /v1/docs and the store finder', async () => {
   const dataDir = path.join(privateDir('leadnet-logs-'), 'data');
   const service = startChild({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort()), SEED_DEMO: 'true', LOG_FORMAT: undefined });
   const url = await service.ready();
-  const demo = JSON.parse((await service.waitFor(/^(\{.*"demo":.*\})$/m))[1]).demo;
+  const seeded = JSON.parse((await service.waitFor(/^(\{.*"demo":.*\})$/m))[1]);
+  const demo = seeded.demo;
   const out = lines(service.stdout());
   for (const line of out) expect(() => JSON.parse(line)).not.toThrow();
   const parsed = out.map((l) => JSON.parse(l));
@@ -70,13 +73,29 @@ test('the first start off a terminal: every stdout line is JSON, migrations and 
   const listening = parsed.find((l) => /^leadnet listening/.test(l.msg));
   expect(listening.msg).toContain(`API reference ${url}/v1/docs`);
   expect(listening.docs).toBe(`${url}/v1/docs`);
-  expect(demo.users).toHaveLength(8);
   expect(demo.links).toEqual({
     start_page: `${url}/`,
     graphiql: `${url}/graphql`,
     api_reference: `${url}/v1/docs`,
     store_finder: `${url}/locator/${demo.company.id}`,
   });
+
+  // The keys: in the file the line names, created for its owner only, and nowhere in the output.
+  const keysFile = path.join(dataDir, 'demo-keys.json');
+  expect(demo.keys_file).toBe(keysFile);
+  expect(seeded.msg).toContain(keysFile);
+  expect(fs.statSync(keysFile).mode & 0o777).toBe(0o600);
+  const keys = JSON.parse(fs.readFileSync(keysFile, 'utf8'));
+  expect(keys.users).toHaveLength(8);
+  expect(keys.links).toEqual(demo.links);
+  expect(demo.users).toEqual(keys.users.map((u: { role: string; email: string }) => ({ role: u.role, email: u.email })));
+  for (const user of keys.users) {
+    expect(user.api_key).toMatch(/^lnk_/);
+    expect(service.output()).not.toContain(user.api_key);
+  }
+  expect(service.output()).not.toMatch(/lnk_[A-Za-z0-9_-]{20,}/);
+  const admin = keys.users.find((u: { role: string }) => u.role === 'company_admin');
+  expect((await fetch(`${url}/v1/products`, { headers: { 'X-Api-Key': admin.api_key } })).status).toBe(200);
 
   const home = await fetch(`${url}/`, { headers: { Accept: 'application/json' } });
   expect(home.headers.get('content-type')).toMatch(/^application\/json/);

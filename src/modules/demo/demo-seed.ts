@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import type { AppModule } from '../module';
@@ -107,6 +109,37 @@ export function demoJson(seed: DemoSeed, baseUrl: string) {
     leads: seed.leads,
     users: seed.users.map((u) => ({ role: u.role, email: u.email, id: u.id, api_key: u.apiKey })),
     examples: { list_products: examples.listProducts, create_lead: examples.createLead },
+    links: demoLinks(seed, baseUrl),
+  };
+}
+
+/** Where a start's demo seed keeps its keys: `demo-keys.json` in the data directory (`DATA_DIR`). */
+export function demoKeysFile(dataDir: string): string {
+  return path.join(dataDir, 'demo-keys.json');
+}
+
+/**
+ * Writes the seed as `leadnet seed-demo --json` prints it, API keys included, to `demoKeysFile(dataDir)`
+ * and returns its path. The file is created readable and writable by its owner only (mode 0600, from its
+ * creation on): one an earlier seed left is removed first, and the exclusive create refuses to follow a
+ * file or link put there in between.
+ */
+export function writeDemoKeys(dataDir: string, seed: DemoSeed, baseUrl: string): string {
+  const file = demoKeysFile(dataDir);
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, `${JSON.stringify(demoJson(seed, baseUrl), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  return file;
+}
+
+/** What the start-up log says of the seed off a terminal, where lines reach log collectors: no key, the file that holds them. */
+export function demoLogSummary(seed: DemoSeed, baseUrl: string, keysFile: string | null) {
+  return {
+    company: seed.company,
+    retailer: seed.retailer,
+    stores: seed.stores.length,
+    leads: seed.leads,
+    users: seed.users.map((u) => ({ role: u.role, email: u.email })),
+    keys_file: keysFile,
     links: demoLinks(seed, baseUrl),
   };
 }
