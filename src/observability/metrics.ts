@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { cacheStats, type CacheStats } from '../memory';
+import { HEAP_LIMIT_BYTES, cacheStats, type CacheStats } from '../memory';
 import { withTimeout } from '../timeout';
 
 /** A transactional outbox whose backlog is exported (the search outbox today; webhooks would add theirs). */
@@ -111,6 +111,14 @@ export class Metrics {
           for (const c of cacheStats()) this.set({ cache: c.name }, read(c));
         },
       });
+    new Gauge({
+      name: 'leadnet_heap_limit_bytes',
+      help: "The heap's size limit (LEADNET_HEAP_MB and V8's young generation): what the cache budgets are shares of",
+      registers: [this.registry],
+      collect() {
+        this.set(HEAP_LIMIT_BYTES);
+      },
+    });
     gauge('leadnet_cache_bytes', 'Estimated bytes each process-wide cache holds', (c) => c.bytes);
     gauge('leadnet_cache_budget_bytes', "Each process-wide cache's memory budget (its share of the heap limit)", (c) => c.budget);
     gauge('leadnet_cache_entries', 'Entries each process-wide cache holds', (c) => c.entries);
