@@ -14,9 +14,9 @@ export const HEAP_LIMIT_BYTES = v8.getHeapStatistics().heap_size_limit;
 /** Each process-wide cache's share of the heap limit. */
 export const CACHE_SHARES = {
   /** GraphQL documents compiled by graphql-jit (src/graphql/jit.ts). */
-  graphql_compiled: 0.1,
+  graphql_compiled: 0.08,
   /** Parsed and validated GraphQL documents (Apollo's document store). */
-  graphql_parsed: 0.06,
+  graphql_parsed: 0.05,
   /** Automatic persisted queries' texts (Apollo's APQ cache). */
   graphql_persisted: 0.01,
   /** Hashes of documents that passed the document limits (src/graphql/cost.ts). */
@@ -32,7 +32,7 @@ export const CACHE_SHARES = {
   /** Time zones and their remembered offsets (store locator hours). */
   time_zones: 0.01,
   /** Companies' stores held for wide store locator searches (STORE_LOCATOR_HELD_MB caps it lower). */
-  store_locator_held: 0.15,
+  store_locator_held: 0.08,
 } as const;
 
 export type CacheName = keyof typeof CACHE_SHARES;
