@@ -217,41 +217,50 @@ export function expandedSelections(document: DocumentNode): number {
  * An upper bound of the field comparisons graphql-js's OverlappingFieldsCanBeMerged makes for `document`,
  * counted up to just past `max`. The rule compares every two fields of one selection set that answer under
  * the same name (fragment spreads and inline fragments merged into the set), then, for each such pair, their
- * sub-selections the same way, and every two fragments spread in one set: work that grows with the square
+ * sub-selections the same way, and every two fragments spread directly in one set: work that grows with the square
  * of the repeats (`{ leads(page: 1) leads(page: 2) ... leads(page: 495) }` is 122,265 pairs, each a conflict
  * with its message). Counted here on the merged selections: k fields of one name are k(k-1)/2 pairs, and
  * their sub-selections are merged into one set and counted again, which covers the pairs the rule compares
- * across them. The walk visits each expanded selection once per merged set, so after the expanded-selections
- * bound it is linear in what that bound allows.
+ * across them. The rule checks every selection set of the document, fragment definitions included (spread
+ * or not), so each operation and each fragment definition is a root of the count. The walk visits each
+ * selection once per merged set it reaches; past `maxVisits` (a document whose fragments expand beyond any
+ * real one) the count is Infinity.
  */
-export function overlappingFieldPairs(document: DocumentNode, max: number): number {
+export function overlappingFieldPairs(document: DocumentNode, max: number, maxVisits = 100_000): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) {
     if (d.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(d.name.value)) fragments.set(d.name.value, d);
   }
   let pairs = 0;
-  /** The fields of `sets` merged, by response name; spreads followed once per set (a cycle stops). */
+  let visits = 0;
+  /**
+   * The fields of `sets` merged, by response name, fragments followed once per set (a cycle stops). The rule
+   * compares every two fragments spread directly in a set (or in its inline fragments), not those they spread.
+   */
   const collect = (sets: readonly SelectionSetNode[]): Map<string, FieldNode[]> => {
     const byName = new Map<string, FieldNode[]>();
     const spread = new Set<string>();
-    const add = (set: SelectionSetNode) => {
+    let direct = 0;
+    const add = (set: SelectionSetNode, inFragment: boolean) => {
       for (const s of set.selections) {
+        if (++visits > maxVisits) pairs = Infinity;
         if (s.kind === Kind.FIELD) {
           const name = s.alias?.value ?? s.name.value;
           const fields = byName.get(name);
           if (fields) fields.push(s);
           else byName.set(name, [s]);
         } else if (s.kind === Kind.INLINE_FRAGMENT) {
-          add(s.selectionSet);
+          add(s.selectionSet, inFragment);
         } else if (!spread.has(s.name.value)) {
           spread.add(s.name.value);
+          if (!inFragment) direct++;
           const fragment = fragments.get(s.name.value);
-          if (fragment) add(fragment.selectionSet);
+          if (fragment) add(fragment.selectionSet, true);
         }
       }
     };
-    for (const set of sets) add(set);
-    pairs += (spread.size * (spread.size - 1)) / 2;
+    for (const set of sets) add(set, false);
+    pairs += (direct * (direct - 1)) / 2;
     return byName;
   };
   const walk = (sets: readonly SelectionSetNode[]): void => {
@@ -264,7 +273,7 @@ export function overlappingFieldPairs(document: DocumentNode, max: number): numb
     }
   };
   for (const d of document.definitions) {
-    if (d.kind === Kind.OPERATION_DEFINITION) walk([d.selectionSet]);
+    if (d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION) walk([d.selectionSet]);
     if (pairs > max) break;
   }
   return pairs;

@@ -53,7 +53,7 @@ export function jitGateway(schema: GraphQLSchema, maxBytes?: number): GatewayInt
     entry.hits++;
     if (entry.compiled === undefined && entry.hits >= COMPILE_AFTER) {
       const bytes = COMPILED_BYTES_PER_SELECTION * expandedSelections(document);
-      const compiled = documents.fits(bytes) ? compileOperation(schema, document, operation) : 'too large to keep compiled';
+      const compiled = documents.fits(stringBytes(key) + bytes) ? compileOperation(schema, document, operation) : 'too large to keep compiled';
       // A new entry: lru-cache sizes an entry when it is set with another value.
       entry = typeof compiled === 'string' ? { hits: entry.hits, compiled: null, bytes: SEEN_BYTES } : { hits: entry.hits, compiled, bytes };
       documents.set(key, entry);

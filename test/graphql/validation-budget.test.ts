@@ -22,19 +22,30 @@ describe('overlappingFieldPairs', () => {
     expect(overlappingFieldPairs(parse(repeated(3, ' { meta { total } }')), 1e9)).toBe(9);
   });
 
-  test('fragments and inline fragments are merged into the set they are spread in; two spreads of one set are a pair', () => {
+  test('fragments and inline fragments are merged into the set they are spread in; two fragments spread in one set are a pair', () => {
     const doc = parse(`
       query { leads { ...A ...B ... on LeadPage { meta { total } } } }
       fragment A on LeadPage { meta { total } }
       fragment B on LeadPage { meta { page } ...A }`);
-    // meta from A, B and the inline fragment (3 pairs; B's own spread of A is A again), `total` twice under
-    // them (1 pair), the spreads A and B in the set of `leads` (1 pair).
-    expect(overlappingFieldPairs(doc, 1e9)).toBe(5);
+    // In the set of `leads`: meta from A, B and the inline fragment (3 pairs; B's own spread of A is A
+    // again), `total` twice under them (1 pair), the spreads A and B (1 pair). In B's own definition: its
+    // meta and A's (1 pair).
+    expect(overlappingFieldPairs(doc, 1e9)).toBe(6);
+  });
+
+  test('a fragment is counted where it is defined too, spread or not (validation checks it there)', () => {
+    const unused = `fragment F on Query { ${Array.from({ length: 30 }, (_, i) => `leads(page: ${i + 1}) { meta { total } }`).join(' ')} }`;
+    expect(overlappingFieldPairs(parse(`{ __typename } ${unused}`), 1e9)).toBe(3 * 435);
+  });
+
+  test('a document whose fragments expand past the visits allowed counts as Infinity', () => {
+    const fragments = Array.from({ length: 12 }, (_, i) => `fragment L${i + 1} on Query { a: leads { ...L${i} } b: leads { ...L${i} } }`);
+    const doc = parse(`{ ...L12 } fragment L0 on Query { __typename } ${fragments.join(' ')}`);
+    expect(overlappingFieldPairs(doc, 1e9, 1_000)).toBe(Infinity);
   });
 
   test('a fragment cycle ends (validation refuses it) and counting stops just past the maximum', () => {
-    // A and B are both spread into the operation's set: one pair of fragments.
-    expect(overlappingFieldPairs(parse('query { ...A } fragment A on Query { ...B } fragment B on Query { ...A }'), 1e9)).toBe(1);
+    expect(overlappingFieldPairs(parse('query { ...A } fragment A on Query { ...B } fragment B on Query { ...A }'), 1e9)).toBe(0);
     const doc = parse(repeated(495, ' { meta { total } }'));
     expect(overlappingFieldPairs(doc, 1e9)).toBe(3 * 122_265);
     // Past the maximum at the top level: the sub-selections are not walked.
