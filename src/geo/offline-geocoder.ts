@@ -1,6 +1,6 @@
 import countries from 'i18n-iso-countries';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { postalCentroid } from './postal-centroids';
+import { loadPostalCentroids, postalCentroid } from './postal-centroids';
 import { findCity, placeKey } from './city-table';
 import type { AddressQuery, Coordinates, Geocoder } from './geocoder';
 
@@ -60,7 +60,9 @@ function provinceCode(province: string): string {
  * A province it recognises but that has no such place gives null rather than a guess elsewhere.
  */
 export class OfflineGeocoder implements Geocoder {
-  constructor(private readonly orm: Pick<MikroORM, 'em'>) {}
+  constructor(private readonly orm: Pick<MikroORM, 'em'>) {
+    loadPostalCentroids();
+  }
 
   async geocode(address: AddressQuery): Promise<Coordinates | null> {
     try {

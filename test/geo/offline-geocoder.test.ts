@@ -54,3 +54,13 @@ test('placeKey and countryCode', () => {
   expect(countryCode('Mexico')).toBe('MX');
   expect(countryCode('Freedonia')).toBeNull();
 });
+
+test('the ZIP and FSA centroids are read when the geocoder is made (at start), not by the first postal code of a request', () => {
+  jest.isolateModules(() => {
+    const centroids = require('../../src/geo/postal-centroids') as typeof import('../../src/geo/postal-centroids');
+    const { OfflineGeocoder: Fresh } = require('../../src/geo/offline-geocoder') as typeof import('../../src/geo/offline-geocoder');
+    expect(centroids.postalCentroidsLoaded()).toBe(false);
+    new Fresh({ em: undefined as never });
+    expect(centroids.postalCentroidsLoaded()).toBe(true);
+  });
+});
