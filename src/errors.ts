@@ -66,6 +66,14 @@ export const serviceUnavailable = (timedOut = false) =>
   );
 
 /**
+ * A write that lost to concurrent writes on every attempt (`transactional()`, src/db/write.ts): PostgreSQL
+ * broke a deadlock (40P01) or a serialization conflict (40001) by rolling it back, so nothing of it was
+ * stored: a 503 with `Retry-After`, and the same request sent again may succeed.
+ */
+export const writeConflict = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The write conflicted with concurrent writes and was not stored; retry later');
+
+/**
  * The search engine cannot be reached or cannot answer now (`src/search/elasticsearch/unavailable.ts`):
  * a list on the engine backend answers 503 with `Retry-After`, as a database outage does.
  */

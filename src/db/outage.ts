@@ -65,6 +65,18 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   return followed(e).some((x) => x !== err && isDatabaseUnavailable(x, depth + 1));
 }
 
+/**
+ * Whether PostgreSQL rolled a transaction back to break a deadlock (40P01) or a serialization conflict
+ * (40001): the write lost to concurrent ones and may succeed when run again (`transactional()` does, a few
+ * times). Not an outage. Follows the same links as `isDatabaseUnavailable`.
+ */
+export function isTransactionConflict(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 5) return false;
+  const code = (err as { code?: unknown }).code;
+  if (code === '40P01' || code === '40001') return true;
+  return followed(err as object).some((x) => x !== err && isTransactionConflict(x, depth + 1));
+}
+
 /** The 503 of an outage (`isDatabaseUnavailable`), saying whether a statement ran past its bound or the database is unreachable. */
 export function outageError(err: unknown): AppError {
   return serviceUnavailable(isStatementTimeout(err));

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { ConnectionException, TableNotFoundException, UniqueConstraintViolationException, DeadlockException } from '@mikro-orm/core';
-import { isDatabaseUnavailable, isStatementTimeout } from '../../src/db/outage';
+import { isDatabaseUnavailable, isStatementTimeout, isTransactionConflict } from '../../src/db/outage';
 import { httpErrorFromGraphQL, httpErrorFromUnknown } from '../../src/http/envelopes';
 import { requestIdOf } from '../../src/observability/request-id';
 import { parseConfig } from '../../src/config';
@@ -40,6 +40,26 @@ describe('isDatabaseUnavailable', () => {
     ['a string', 'ECONNREFUSED'],
   ])('%s: not an outage', (_what, err) => {
     expect(isDatabaseUnavailable(err)).toBe(false);
+  });
+});
+
+describe('isTransactionConflict', () => {
+  test.each([
+    ['a deadlock (40P01)', new DeadlockException(withCode('deadlock detected', '40P01'))],
+    ['a serialization failure (40001)', new DeadlockException(withCode('could not serialize access due to concurrent update', '40001'))],
+    ['inside a GraphQL error', new GraphQLError('wrapped', { originalError: withCode('deadlock detected', '40P01') })],
+    ['as a cause', new Error('outer', { cause: withCode('x', '40001') })],
+  ])('%s: a conflict', (_what, err) => {
+    expect(isTransactionConflict(err)).toBe(true);
+  });
+
+  test.each([
+    ['a unique violation', new UniqueConstraintViolationException(withCode('duplicate key', '23505'))],
+    ['a statement timeout', withCode('canceling statement due to statement timeout', '57014')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+    ['nothing', undefined],
+  ])('%s: not a conflict', (_what, err) => {
+    expect(isTransactionConflict(err)).toBe(false);
   });
 });
 

@@ -68,7 +68,7 @@ export class LeadActivityService {
       });
       await tx.flush();
       return activity.id;
-    });
+    }, {}, { rerun: true });
     return this.reload(id);
   }
 
@@ -95,14 +95,14 @@ export class LeadActivityService {
       row.data = data as Record<string, unknown> | null;
       Object.assign(row, fields);
       await tx.flush();
-    });
+    }, {}, { rerun: true });
     return this.reload(id);
   }
 
   async delete(id: string): Promise<void> {
     await this.get(id);
     authorize(leadActions, this.caller, ACTIVITY_LEAD_ACTION.destroy);
-    await transactional(this.ctx.em, (tx) => tx.nativeDelete(LeadActivity, { id }));
+    await transactional(this.ctx.em, (tx) => tx.nativeDelete(LeadActivity, { id }), {}, { rerun: true });
   }
 
   /** The sent (with `all`, every) attribute besides lead, type and data, checked. */

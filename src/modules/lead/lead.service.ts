@@ -147,7 +147,7 @@ export class LeadService {
         activities: routed ? [...activities, routed.activity] : activities,
       });
       return { id: row.id, created: row };
-    });
+    }, {}, { rerun: true });
     return this.reload(written.id, written.created);
   }
 
@@ -199,7 +199,7 @@ export class LeadService {
       await applyChildren(tx, lead, stored, plans, automatic, (location) => placeLocation(this.ctx.geocoder, location));
       await tx.flush();
       await recordLeadEvent(tx, 'lead.updated', lead.id);
-    });
+    }, {}, { rerun: true });
     return this.reload(id);
   }
 
@@ -212,7 +212,7 @@ export class LeadService {
       await recordActor(tx, this.ctx.caller?.userId);
       await tx.nativeDelete(Lead, { id });
       if (locationId) await tx.nativeDelete(Location, { id: locationId });
-    });
+    }, {}, { rerun: true });
   }
 
   /**
