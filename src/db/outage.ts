@@ -15,7 +15,12 @@ function unavailableSqlState(code: string): boolean {
   return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
 }
 
-/** What node-postgres, knex and tarn say when a connection is lost or cannot be had in time. */
+/**
+ * What node-postgres, knex and tarn say when a connection is lost or cannot be had in time. knex's
+ * "Transaction query already complete" is a statement sent on a transaction the driver has already
+ * closed: its BEGIN (or an earlier statement) ran out of time or lost its connection, and knex still hands
+ * the transaction to the unit of work (a hung database: `recordActor`, the first statement of a lead write).
+ */
 const MESSAGES = [
   /^Connection terminated/,
   /^timeout expired$/,
@@ -24,6 +29,7 @@ const MESSAGES = [
   /^Client was closed and is not queryable$/,
   /^Knex: Timeout acquiring a connection/,
   /canceling statement due to statement timeout/,
+  /^Transaction query already complete/,
 ];
 
 const followed = (e: { originalError?: unknown; cause?: unknown; previous?: unknown }) => [e.originalError, e.cause, e.previous];

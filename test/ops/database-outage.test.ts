@@ -58,6 +58,8 @@ afterAll(async () => {
 
 const get = (path: string) => request(app).get(path).set('X-Api-Key', key);
 const create = (sku: string) => request(app).post('/v1/products').set('X-Api-Key', key).send({ product: { sku, name: sku } });
+const createLead = (email: string) =>
+  request(app).post('/v1/leads').set('X-Api-Key', key).send({ lead: { name: 'Outage', emails: [{ email }] } });
 const gql = () => request(app).post('/graphql').set('X-Api-Key', key).send({ query: `query($id: ID!) { product(id: $id) { id name } }`, variables: { id: productId } });
 
 async function timed<T>(fn: () => PromiseLike<T>): Promise<{ res: T; ms: number }> {
@@ -87,6 +89,30 @@ test('the GraphQL product query used below exists and answers while the database
   const res = await gql();
   expect(res.status).toBe(200);
   expect(res.body.data.product).toEqual({ id: productId, name: 'Before' });
+});
+
+// Issue 40: a write whose BEGIN ran out of time on a pooled connection got a transaction the driver had
+// already closed, and its first statement (`recordActor`) failed with "Transaction query already
+// complete": a 500. It is a 503 like the rest of the outage.
+describe('PostgreSQL hung (SIGSTOP) with connections in the pool', () => {
+  beforeAll(async () => {
+    // Every pooled connection open and idle (the API key is kept by the caller cache), then the freeze.
+    const warm = await Promise.all([1, 2, 3, 4].map((i) => createLead(`warm${i}@example.com`)));
+    expect(warm.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    pg.freeze();
+  });
+  afterAll(async () => {
+    pg.thaw();
+    await recovered();
+  });
+
+  test('lead writes give up within the configured bounds with a 503, never a 500', async () => {
+    const results = await Promise.all([1, 2, 3, 4].map((i) => timed(() => createLead(`hung${i}@example.com`))));
+    for (const { res, ms } of results) {
+      expectUnavailable(res);
+      expect(ms).toBeLessThan(within(BOUND_MS));
+    }
+  });
 });
 
 describe('PostgreSQL stopped', () => {

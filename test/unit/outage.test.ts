@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { ConnectionException, TableNotFoundException, UniqueConstraintViolationException, DeadlockException } from '@mikro-orm/core';
+import { ConnectionException, DriverException, TableNotFoundException, UniqueConstraintViolationException, DeadlockException } from '@mikro-orm/core';
 import { isDatabaseUnavailable, isStatementTimeout, isTransactionConflict } from '../../src/db/outage';
 import { httpErrorFromGraphQL, httpErrorFromUnknown } from '../../src/http/envelopes';
 import { requestIdOf } from '../../src/observability/request-id';
@@ -25,6 +25,9 @@ describe('isDatabaseUnavailable', () => {
     ['inside a GraphQL error', new GraphQLError('wrapped', { originalError: withCode('connect ECONNREFUSED', 'ECONNREFUSED') })],
     ['as a cause', new Error('outer', { cause: new Error('Connection terminated') })],
     ['every address refused', new AggregateError([withCode('a', 'ECONNREFUSED'), withCode('b', 'ECONNREFUSED')])],
+    // Issue 40: knex hands out a transaction whose BEGIN ran out of time; its first statement finds it closed.
+    ['a transaction the driver closed', new DriverException(new Error('Transaction query already complete, run with DEBUG=knex:tx for more info'))],
+    ['a closed transaction behind the SQL knex prefixes', new Error("select set_config('leadnet.actor_id', '', true) - Transaction query already complete, run with DEBUG=knex:tx for more info")],
   ])('%s: unavailable', (_what, err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);
   });
@@ -94,6 +97,16 @@ describe('HTTP mapping', () => {
     expect(httpErrorFromUnknown(new TypeError('bug')).status).toBe(500);
     expect(httpErrorFromGraphQL(new GraphQLError('x', { originalError: new Error('Query read timeout') })).status).toBe(503);
     expect(httpErrorFromGraphQL(new GraphQLError('x', { originalError: new TypeError('bug') })).status).toBe(500);
+  });
+
+  test('a statement on a transaction the driver closed is a 503 with Retry-After, not a 500', () => {
+    const closed = new DriverException(new Error('Transaction query already complete, run with DEBUG=knex:tx for more info'));
+    expect(httpErrorFromUnknown(closed)).toEqual({
+      status: 503,
+      body: { status: 503, error: 'Service Unavailable', message: expect.stringMatching(/database unreachable/) },
+      headers: { 'Retry-After': '5' },
+    });
+    expect(httpErrorFromGraphQL(new GraphQLError('x', { originalError: closed })).status).toBe(503);
   });
 
   test('a statement cancelled at its bound says so; an unreachable database says that', () => {
