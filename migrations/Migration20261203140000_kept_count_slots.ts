@@ -39,7 +39,7 @@ const replaceSlot = (from: string, to: string) => `do $$
   end $$;`;
 
 /**
- * One lock order for the writes of leads (issue 40). A lead create assigned to a store took the response
+ * One lock order for the writes of leads. A lead create assigned to a store took the response
  * rollups, then the kept counts (its lead events fire first); an assignment of another lead to that store
  * took the counts, then the rollups (its counts are a row trigger, its events a statement trigger). Two
  * such transactions whose ids fell in the same one of the 16 count slots (`txid_current() % 16`) deadlocked
