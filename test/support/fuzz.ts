@@ -107,12 +107,13 @@ export class FuzzGenerator {
 
   /** A value for `schema`, usually of its type, sometimes hostile. */
   value(schema: Schema | undefined, depth = 0, hostile = hostileValue): fc.Arbitrary<unknown> {
-    return fc.oneof({ arbitrary: this.typed(this.resolve(schema), depth), weight: 7 }, { arbitrary: hostile, weight: 1 });
+    return fc.oneof({ arbitrary: this.typed(this.resolve(schema), depth, hostile), weight: 7 }, { arbitrary: hostile, weight: 1 });
   }
 
-  private typed(s: Schema, depth: number): fc.Arbitrary<unknown> {
+  /** A value of the schema's type; its variants' hostile values are `hostile` too (a query string's stay shallow). */
+  private typed(s: Schema, depth: number, hostile: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
     const variants = s.oneOf ?? s.anyOf;
-    if (variants) return fc.oneof(...variants.map((v: Schema) => this.value(v, depth + 1)));
+    if (variants) return fc.oneof(...variants.map((v: Schema) => this.value(v, depth + 1, hostile)));
     if (s.enum) return fc.constantFrom(...s.enum);
     const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type;
     switch (type) {
@@ -127,7 +128,7 @@ export class FuzzGenerator {
         return fc.tuple(record, fc.dictionary(fc.constantFrom('unknown', 'id', '_destroy', 'type', 'constructor'), hostileValue, { maxKeys: 1 })).map(([a, b]) => ({ ...b, ...a }));
       }
       case 'array':
-        return fc.array(this.value(s.items, depth + 1), { maxLength: 4 });
+        return fc.array(this.value(s.items, depth + 1, hostile), { maxLength: 4 });
       case 'string':
         if (s.format === 'uuid') return this.id();
         if (s.format === 'email') return fc.oneof(fc.emailAddress(), fc.constantFrom('ada@example.com', 'not-an-email'));
