@@ -1,3 +1,4 @@
+import { cacheBudget } from '../../src/memory';
 import { ConfigError, parseConfig } from '../../src/config';
 
 test('defaults', () => {
@@ -28,8 +29,8 @@ test.each([
   expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(name));
 });
 
-test('STORE_LOCATOR_HELD_MB: the memory of the held store copies, 64 MB unless set', () => {
-  expect(parseConfig({}).storeLocator.heldBytes).toBe(64 * 1024 * 1024);
+test("STORE_LOCATOR_HELD_MB: the memory of the held store copies, the cache's share of the heap unless set", () => {
+  expect(parseConfig({}).storeLocator.heldBytes).toBe(cacheBudget('store_locator_held'));
   expect(parseConfig({ STORE_LOCATOR_HELD_MB: '1' }).storeLocator.heldBytes).toBe(1024 * 1024);
 });
 

@@ -79,6 +79,7 @@ test('GraphQL limits come from the environment', () => {
     maxAliases: 100,
     maxDirectives: 20,
     maxSelections: 5000,
+    maxFieldPairs: 200,
     maxCost: 50000,
     listFactor: 10,
     introspection: true,
@@ -88,5 +89,7 @@ test('GraphQL limits come from the environment', () => {
   expect(() => parseConfig({ GRAPHQL_MAX_COST: 'lots' })).toThrow(ConfigError);
   expect(() => parseConfig({ GRAPHQL_MAX_COST: 'lots' })).toThrow(/GRAPHQL_MAX_COST/);
   expect(parseConfig({ GRAPHQL_MAX_SELECTIONS: '20000' }).graphql.maxSelections).toBe(20000);
+  expect(parseConfig({ GRAPHQL_MAX_FIELD_PAIRS: '0' }).graphql.maxFieldPairs).toBe(0);
+  expect(() => parseConfig({ GRAPHQL_MAX_FIELD_PAIRS: '-1' })).toThrow(/GRAPHQL_MAX_FIELD_PAIRS/);
   expect(() => parseConfig({ GRAPHQL_MAX_SELECTIONS: '10' })).toThrow(/GRAPHQL_MAX_SELECTIONS/);
 });
