@@ -111,5 +111,7 @@ export class CallerCache {
       this.retry = null;
       if (!this.stopped) void this.connect();
     }, RECONNECT_MS);
+    // A retry never keeps a stopping process alive.
+    this.retry.unref();
   }
 }

@@ -58,6 +58,8 @@ export class FairShare {
           lane.waiting.splice(lane.waiting.indexOf(turn), 1);
           reject(shareExhausted());
         }, this.options.waitMs);
+        // The request's own socket keeps the process up while it waits; this timer never does.
+        timer.unref();
         lane.waiting.push(turn);
       });
       // `leave` handed its turn over: `running` already counts this request.

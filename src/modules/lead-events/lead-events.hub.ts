@@ -101,14 +101,18 @@ export class LeadEventHub {
     if (this.stopped || this.client !== client) return;
     this.client = null;
     logger.warn({ err }, 'lead events: listening connection lost; reconnecting');
+    // A retry never keeps a stopping process alive (unref), and none is armed once stopped.
+    const retry = () => {
+      if (this.stopped) return;
+      this.retry = setTimeout(attempt, RECONNECT_MS);
+      this.retry.unref();
+    };
     const attempt = () => {
       this.retry = null;
       if (this.stopped) return;
-      this.connect().catch(() => {
-        this.retry = setTimeout(attempt, RECONNECT_MS);
-      });
+      this.connect().catch(retry);
     };
-    this.retry = setTimeout(attempt, RECONNECT_MS);
+    retry();
   }
 
   /** Single flight: notifications arriving during a read are read next. */
