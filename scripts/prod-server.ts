@@ -114,9 +114,14 @@ export async function startProduction(name: string, say: (line: string) => void,
       serverEnv.EMBEDDED_PG_PORT = String(await freePort());
       delete serverEnv.DATABASE_URL;
       cleanups.push(async () => {
-        // As root the cluster may live elsewhere (src/db/embedded.ts); its pointer file names it.
+        // As root the cluster may live elsewhere (src/db/embedded.ts); its pointer file names it, and the
+        // cluster's `.origin` record beside it names the data directory.
         const pointer = path.join(serverEnv.DATA_DIR!, 'pg.location');
-        if (fs.existsSync(pointer)) fs.rmSync(fs.readFileSync(pointer, 'utf8').trim(), { recursive: true, force: true });
+        if (fs.existsSync(pointer)) {
+          const cluster = fs.readFileSync(pointer, 'utf8').trim();
+          fs.rmSync(cluster, { recursive: true, force: true });
+          fs.rmSync(`${cluster}.origin`, { force: true });
+        }
         fs.rmSync(dataDir, { recursive: true, force: true });
       });
       say(`embedded PostgreSQL in ${serverEnv.DATA_DIR} on port ${serverEnv.EMBEDDED_PG_PORT}`);
