@@ -31,7 +31,7 @@ export const CACHE_SHARES = {
   phone_formats: 0.005,
   /** Time zones and their remembered offsets (store locator hours). */
   time_zones: 0.01,
-  /** Companies' stores held for wide store locator searches (STORE_LOCATOR_HELD_MB caps it lower). */
+  /** Companies' stores held for wide store locator searches (STORE_LOCATOR_HELD_MB sets another size). */
   store_locator_held: 0.08,
 } as const;
 
