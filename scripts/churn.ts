@@ -3,14 +3,16 @@
  * (`npm run start:prod`, LEADNET_HEAP_MB unset: 192 MB), for a bounded time. It sends, with a sales
  * associate's key (any key may):
  * - CHURN_DOCUMENTS (2,000) distinct GraphQL documents near the limits (about 17 KB and 2,900 tokens each,
- *   inside every bound), each twice: the second run is the one that would compile and keep it;
+ *   inside every bound), each twice: the second run is the one that would compile and keep it; every
+ *   third one as an automatic persisted query (its text kept by hash);
  * - the 495-field document (`{ leads(page: 1) ... leads(page: 495) }`), 16 at once, now and then;
  * - lead creates whose address has a city and no postal code (the offline geocoder's city lookup);
  * - every list route of /v1 with random parameters, valid and not, and store locator searches;
  * while it reads /healthz every 50 ms and the heap from /metrics every second. It passes when the process
- * never died, no answer was a 5xx, the heap stayed under 90% of the heap limit and /healthz's p99 stayed
- * under 100 ms. Uses the existing dist/ (`npm run build` first).
+ * never died, no answer was a 5xx, the heap stayed under 90% of the heap limit, /healthz's p99 stayed
+ * under 100 ms and every cache held no more than its budget at the end. Uses the existing dist/ (`npm run build` first).
  */
+import { createHash } from 'node:crypto';
 import { seedDemo, startProduction, type ProductionServer } from './prod-server';
 
 const DOCUMENTS = Number(process.env.CHURN_DOCUMENTS ?? 2000);
@@ -113,7 +115,10 @@ async function main(): Promise<number> {
       if (res.status >= 500 && tally.fivexx.length < 20) tally.fivexx.push(`${what}: ${res.status}`);
       return res.status;
     };
-    const graphql = (what: string, query: string) => send(what, '/graphql', { method: 'POST', body: JSON.stringify({ query }) });
+    const graphql = (what: string, query: string, persisted = false) => {
+      const extensions = persisted ? { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } } : undefined;
+      return send(what, '/graphql', { method: 'POST', body: JSON.stringify({ query, extensions }) });
+    };
 
     // Watchers: /healthz every 50 ms (its latency), the heap from /metrics every second.
     let watching = true;
@@ -145,7 +150,7 @@ async function main(): Promise<number> {
       while (next < DOCUMENTS && Date.now() < deadline && up.child.exitCode === null && up.child.signalCode === null) {
         const n = next++;
         const document = nearLimitDocument(n);
-        await graphql(`document ${n}`, document);
+        await graphql(`document ${n}`, document, n % 3 === 0);
         await graphql(`document ${n} again`, document);
         if (n % 10 === 0) {
           const [city, country] = CITIES[n % CITIES.length];
@@ -163,6 +168,10 @@ async function main(): Promise<number> {
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     watching = false;
     await Promise.all([watchHealth, watchHeap]);
+    const metrics = await fetch(`${up.url}/metrics`).then((r) => r.text(), () => '');
+    const cacheValues = (metric: string) => new Map([...metrics.matchAll(new RegExp(`^${metric}\\{cache="(\\w+)"\\} (\\d+)$`, 'gm'))].map((m) => [m[1], Number(m[2])]));
+    const cacheBytes = cacheValues('leadnet_cache_bytes');
+    const cacheBudgets = cacheValues('leadnet_cache_budget_bytes');
 
     const sent = Math.min(next, DOCUMENTS);
     const died = up.child.exitCode !== null || up.child.signalCode !== null;
@@ -172,7 +181,11 @@ async function main(): Promise<number> {
     say(`${sent} distinct documents sent twice, ${tally.requests} answers in ${seconds} s: ${[...tally.byStatus].map(([s, n]) => `${n} x ${s}`).join(', ')}`);
     say(`heap peak ${(heapPeak / 2 ** 20).toFixed(1)} MB of ${(heapLimit / 2 ** 20).toFixed(0)} MB; /healthz p99 ${p99.toFixed(1)} ms over ${health.length} reads`);
 
+    say(`caches: ${[...cacheBytes].map(([name, bytes]) => `${name} ${(bytes / 2 ** 20).toFixed(1)}/${((cacheBudgets.get(name) ?? 0) / 2 ** 20).toFixed(1)} MB`).join(', ')}`);
+
     const failures = [...tally.failures.slice(0, 20)];
+    if (!cacheBytes.size) failures.push('/metrics gave no leadnet_cache_bytes');
+    for (const [name, bytes] of cacheBytes) if (bytes > (cacheBudgets.get(name) ?? 0)) failures.push(`the ${name} cache holds ${bytes} bytes, over its budget`);
     if (died) failures.push(`the server died (${up.child.exitCode ?? up.child.signalCode}):\n${up.output().slice(-4000)}`);
     if (sent < DOCUMENTS) failures.push(`only ${sent} of ${DOCUMENTS} documents were sent within ${MAX_SECONDS} s`);
     if (tally.fivexx.length) failures.push(`5xx answers:\n${tally.fivexx.join('\n')}`);
