@@ -14,11 +14,7 @@ import { checkJson, checkListArgs, LimitViolation } from '../limits';
  */
 export function parseQueryString(url: string): Record<string, unknown> {
   const i = url.indexOf('?');
-  return parseSearch(i < 0 ? '' : url.slice(i + 1));
-}
-
-function parseSearch(search: string): Record<string, unknown> {
-  return qs.parse(search, QS_OPTIONS);
+  return qs.parse(i < 0 ? '' : url.slice(i + 1), QS_OPTIONS);
 }
 
 const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
@@ -129,7 +125,7 @@ let readers = 0;
 export function listVariablesReader(associations: readonly string[]): (url: string) => Readonly<Record<string, unknown>> {
   const reader = `${readers++}?`;
   const read = (search: string) => {
-    const query = parseSearch(search);
+    const query = qs.parse(search, QS_OPTIONS);
     const { variables } = listRequest(query);
     const include = Object.fromEntries(Object.entries(parseInclude(query.include, associations)).map(([k, v]) => [`include_${k}`, v]));
     return frozenVariables({ ...variables, ...include });
