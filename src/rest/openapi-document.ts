@@ -4,7 +4,7 @@ import { parse, type DefinitionNode, type GraphQLSchema } from 'graphql';
 import { LIMITS } from '../limits';
 import { WHERE_OPERATORS } from '../search/where';
 import { clientFields, DEFAULT_PER_PAGE, MAX_PER_PAGE, type SearchDocument } from '../search/types';
-import type { OpenApiDocument } from './openapi';
+import type { ListDocuments, OpenApiDocument } from './openapi';
 import type { RestResource } from './resource';
 import { RecordSchemas } from './openapi-records';
 
@@ -309,6 +309,19 @@ export function withFields<T extends { description?: string }>(operation: T, sea
 }
 
 const FIELDS = '**Fields.**';
+
+/**
+ * Each list operation's fields (`x-leadnet-fields`, and its description's last paragraph), read from
+ * the search document the list searches. The generator writes them into the committed document; a
+ * document that has them already is unchanged.
+ */
+export function withListFields(document: OpenApiDocument, lists: ListDocuments): OpenApiDocument {
+  for (const [path, doc] of Object.entries(lists)) {
+    const operation = document.paths[path]?.get;
+    if (operation) document.paths[path].get = withFields(operation, doc);
+  }
+  return document;
+}
 
 function queryParameter() {
   return {

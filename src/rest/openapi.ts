@@ -3,7 +3,6 @@ import path from 'node:path';
 import { toolPageHeaders } from '../http/page-headers';
 import { Router } from 'express';
 import type { SearchDocument } from '../search/types';
-import { withFields } from './openapi-document';
 
 /**
  * The committed OpenAPI 3.1 document of the /v1 contract (`schema/openapi.json`), the output of
@@ -38,19 +37,6 @@ function load() {
     cached = { text, document: JSON.parse(text) };
   }
   return cached;
-}
-
-/**
- * Each list operation's fields (`x-leadnet-fields`, and its description's last paragraph), read from
- * the search document the list searches. The generator writes them into the committed document; a
- * document that has them already is unchanged.
- */
-export function withListFields(document: OpenApiDocument, lists: ListDocuments): OpenApiDocument {
-  for (const [path, doc] of Object.entries(lists)) {
-    const operation = document.paths[path]?.get;
-    if (operation) document.paths[path].get = withFields(operation, doc);
-  }
-  return document;
 }
 
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));

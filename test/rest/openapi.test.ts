@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../support/app';
-import { withListFields, OPENAPI_PATH } from '../../src/rest/openapi';
+import { OPENAPI_PATH } from '../../src/rest/openapi';
+import { withListFields } from '../../src/rest/openapi-document';
 import { openApiLists } from '../../src/modules';
 
 let t: TestApp;
