@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { logger } from '../../logger';
 import type { Execute } from './documents';
 import { SEARCH_LOCK, claim, complete, fail, type OutboxRange, type OutboxRow } from './outbox';
-import type { ElasticsearchSearchBackend, Refused } from './backend';
+import type { ElasticsearchIndexes, Refused } from './indexes';
 
 export interface IndexerOptions {
   /** Outbox rows per batch. */
@@ -38,7 +38,7 @@ export class OutboxIndexer {
 
   constructor(
     private readonly orm: MikroORM,
-    private readonly backend: ElasticsearchSearchBackend,
+    private readonly backend: ElasticsearchIndexes,
     options: Partial<IndexerOptions> = {},
   ) {
     this.options = { ...DEFAULT_INDEXER_OPTIONS, ...options };

@@ -3,7 +3,7 @@ import type { ClientConfig } from 'pg';
 import { withSessionLock } from '../../db/leader';
 import { logger } from '../../logger';
 import type { SearchDocument } from '../types';
-import type { ElasticsearchSearchBackend } from './backend';
+import type { ElasticsearchIndexes } from './indexes';
 import { buildDocuments, type Execute, type Source } from './documents';
 import { indexDefinition } from './mapping';
 import { SEARCH_LOCK, SEARCH_REINDEX_LOCK, syncTriggers } from './outbox';
@@ -68,7 +68,7 @@ export class ReindexRunning extends Error {
   }
 }
 
-export async function reindex(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
+export async function reindex(backend: ElasticsearchIndexes, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
   const result = await withReindexLock(orm, doc, async () => {
     await removeAbandonedBuilds(backend, orm, doc);
     return rebuild(backend, orm, doc, options);
@@ -83,7 +83,7 @@ function withReindexLock<T>(orm: MikroORM, doc: SearchDocument, work: () => Prom
 }
 
 /** The indexes registered as being built for `doc`: none, unless a reindex runs or one died. */
-async function buildingIndexes(backend: ElasticsearchSearchBackend, doc: SearchDocument): Promise<string[]> {
+async function buildingIndexes(backend: ElasticsearchIndexes, doc: SearchDocument): Promise<string[]> {
   return (await backend.execute(`select index_name from search_indexes where document = ? and state = 'building'`, [doc.name])).map((r) => r.index_name);
 }
 
@@ -95,7 +95,7 @@ async function buildingIndexes(backend: ElasticsearchSearchBackend, doc: SearchD
  * The rows change under the outbox's lock, as in the swap, so that no batch writes to an index after it is
  * deleted (a bulk write would create it again). Returns the indexes deleted.
  */
-async function removeAbandonedBuilds(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument): Promise<string[]> {
+async function removeAbandonedBuilds(backend: ElasticsearchIndexes, orm: MikroORM, doc: SearchDocument): Promise<string[]> {
   if (!(await buildingIndexes(backend, doc)).length) return [];
   const aliased = new Set(await backend.aliasedIndexes(doc));
   const dropped = await (orm.em as EntityManager).fork().transactional(async (em) => {
@@ -119,12 +119,12 @@ async function removeAbandonedBuilds(backend: ElasticsearchSearchBackend, orm: M
  * Cleans up after a reindex of `doc` that died, when none is running now (the indexer's start). Without a
  * `building` row, the usual case, it costs one statement: no lock connection, no engine call.
  */
-export async function removeAbandonedBuildsIfIdle(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument): Promise<string[]> {
+export async function removeAbandonedBuildsIfIdle(backend: ElasticsearchIndexes, orm: MikroORM, doc: SearchDocument): Promise<string[]> {
   if (!(await buildingIndexes(backend, doc)).length) return [];
   return (await withReindexLock(orm, doc, () => removeAbandonedBuilds(backend, orm, doc))) ?? [];
 }
 
-async function rebuild(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
+async function rebuild(backend: ElasticsearchIndexes, orm: MikroORM, doc: SearchDocument, options: ReindexOptions = {}): Promise<ReindexResult> {
   const batchSize = options.batchSize ?? REINDEX_BATCH_SIZE;
   const inFlight = options.inFlight ?? 2;
   const execute = backend.execute;
@@ -217,7 +217,7 @@ async function rebuild(backend: ElasticsearchSearchBackend, orm: MikroORM, doc: 
  * Waits until every shard copy of `index` is assigned and started (green), asking the engine to wait in
  * steps shorter than one request's timeout; throws once `timeoutMs` has passed.
  */
-async function waitForGreen(backend: ElasticsearchSearchBackend, index: string, timeoutMs: number): Promise<void> {
+async function waitForGreen(backend: ElasticsearchIndexes, index: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const step = Math.max(100, Math.min(5_000, Math.floor((backend.options.requestTimeoutMs ?? 10_000) / 2)));
   let status = 'unknown';
