@@ -5,8 +5,22 @@ import type { Caller } from '../../auth/caller';
 import { forbidden, notFound, Validator } from '../../errors';
 import { isUuid } from '../../search/list';
 import { Role } from '../user/role';
-import { pgArray } from '../../db/sql';
 import { generateSecret, sealSecret } from './webhook.signature';
+import {
+  deliveryAttempts,
+  enabledEndpointCount,
+  endpointDeliveries,
+  insertEndpoint,
+  ownerDelivery,
+  ownerEndpoint,
+  ownerEndpoints,
+  redeliverNow,
+  updateEndpoint,
+  updateEndpointSecret,
+  type DeliveryRow,
+  type EndpointRow,
+  type WebhookOwner,
+} from './webhook.repository';
 import {
   WebhookDelivery,
   WebhookDeliveryAttempt,
@@ -23,7 +37,7 @@ export function toDate(v: unknown): Date | null {
   return new Date(String(v).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
 }
 
-type Owner = { column: 'owner_company_id'; id: string } | { column: 'owner_retailer_id'; id: string };
+type Owner = WebhookOwner;
 
 const MAX_URL = 2048;
 const MAX_DESCRIPTION = 1000;
@@ -87,15 +101,14 @@ export class WebhookService {
 
   async list(): Promise<WebhookEndpoint[]> {
     const owner = this.owner();
-    const rows = await this.em.execute(`select * from webhook_endpoints where ${owner.column} = ? order by created_at, id`, [owner.id]);
-    return rows.map(endpointOf);
+    return (await ownerEndpoints(this.em, owner)).map(endpointOf);
   }
 
   async get(id: string): Promise<WebhookEndpoint> {
     const owner = this.owner();
-    const rows = isUuid(id) ? await this.em.execute(`select * from webhook_endpoints where id = ? and ${owner.column} = ?`, [id, owner.id]) : [];
-    if (!rows.length) throw notFound('WebhookEndpoint', id);
-    return endpointOf(rows[0]);
+    const row = isUuid(id) ? await ownerEndpoint(this.em, owner, id) : undefined;
+    if (!row) throw notFound('WebhookEndpoint', id);
+    return endpointOf(row);
   }
 
   async create(input: WebhookEndpointInput): Promise<WebhookEndpointSecret> {
@@ -108,11 +121,13 @@ export class WebhookService {
     await this.checkRoom(owner, v);
     v.throwIfAny();
     const secret = generateSecret();
-    const [row] = await this.em.execute(
-      `insert into webhook_endpoints (${owner.column}, url, description, events, secret, created_by_id)
-       values (?, ?, ?, ?::text[], ?, ?) returning *`,
-      [owner.id, url!, input.description ?? null, pgArray(events!), sealSecret(secret, this.ctx.config.webhooks.secretKey), this.caller.userId],
-    );
+    const row = await insertEndpoint(this.em, owner, {
+      url: url!,
+      description: input.description ?? null,
+      events: events!,
+      sealedSecret: sealSecret(secret, this.ctx.config.webhooks.secretKey),
+      createdById: this.caller.userId,
+    });
     return Object.assign(new WebhookEndpointSecret(), { endpoint: endpointOf(row), secret });
   }
 
@@ -126,21 +141,19 @@ export class WebhookService {
     if (enable) await this.checkRoom(this.owner(), v);
     v.throwIfAny();
     const disable = input.enabled === false && current.enabled;
-    const [row] = await this.em.execute(
-      `update webhook_endpoints set url = ?, events = ?::text[], description = ?, updated_at = now(),
-              enabled = case when ? then true when ? then false else enabled end,
-              disabled_reason = case when ? then null when ? then 'disabled by an admin' else disabled_reason end,
-              failing_since = case when ? then null else failing_since end
-        where id = ? returning *`,
-      [url!, pgArray(events!), input.description !== undefined ? input.description : current.description, enable, disable, enable, disable, enable, id],
-    );
+    const row = await updateEndpoint(this.em, id, {
+      url: url!,
+      events: events!,
+      description: input.description !== undefined ? input.description : current.description,
+      enable,
+      disable,
+    });
     return endpointOf(row);
   }
 
   /** Room for one more enabled endpoint of the organisation (at most `MAX_ENDPOINTS`). */
   private async checkRoom(owner: Owner, v: Validator): Promise<void> {
-    const [{ n }] = await this.em.execute(`select count(*)::int as n from webhook_endpoints where ${owner.column} = ? and enabled`, [owner.id]);
-    if (n >= MAX_ENDPOINTS) v.add('base', 'invalid', `an organisation has at most ${MAX_ENDPOINTS} enabled webhook endpoints; disable or reuse one`);
+    if ((await enabledEndpointCount(this.em, owner)) >= MAX_ENDPOINTS) v.add('base', 'invalid', `an organisation has at most ${MAX_ENDPOINTS} enabled webhook endpoints; disable or reuse one`);
   }
 
   disable(id: string): Promise<WebhookEndpoint> {
@@ -150,47 +163,30 @@ export class WebhookService {
   async rotateSecret(id: string): Promise<WebhookEndpointSecret> {
     await this.get(id);
     const secret = generateSecret();
-    const [row] = await this.em.execute(`update webhook_endpoints set secret = ?, updated_at = now() where id = ? returning *`, [
-      sealSecret(secret, this.ctx.config.webhooks.secretKey),
-      id,
-    ]);
+    const row = await updateEndpointSecret(this.em, id, sealSecret(secret, this.ctx.config.webhooks.secretKey));
     return Object.assign(new WebhookEndpointSecret(), { endpoint: endpointOf(row), secret });
   }
 
   /** The endpoint's deliveries, newest first, optionally of one status. */
   async deliveries(endpointId: string, status: string | null | undefined, limit: number): Promise<WebhookDelivery[]> {
     await this.get(endpointId);
-    const rows = await this.em.execute(
-      `select d.*, e.type as event_type, e.lead_id from webhook_deliveries d join lead_events e on e.id = d.event_id
-        where d.endpoint_id = ? and (?::text is null or d.status = ?) order by d.created_at desc, d.id limit ?`,
-      [endpointId, status ?? null, status ?? null, Math.max(1, Math.min(limit, MAX_DELIVERIES_PAGE))],
-    );
+    const rows = await endpointDeliveries(this.em, endpointId, status ?? null, Math.max(1, Math.min(limit, MAX_DELIVERIES_PAGE)));
     return rows.map(deliveryOf);
   }
 
   /** Sends a delivery again as soon as the worker runs (any status; the endpoint must be enabled). */
   async redeliver(deliveryId: string): Promise<WebhookDelivery> {
     const owner = this.owner();
-    const rows = isUuid(deliveryId)
-      ? await this.em.execute(
-          `select d.id, w.enabled from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.id = ? and w.${owner.column} = ?`,
-          [deliveryId, owner.id],
-        )
-      : [];
-    if (!rows.length) throw notFound('WebhookDelivery', deliveryId);
-    if (!rows[0].enabled) new Validator().add('base', 'invalid', 'the endpoint is disabled; enable it first').throwIfAny();
-    const [row] = await this.em.execute(
-      `with d as (update webhook_deliveries set status = 'pending', next_attempt_at = now(), updated_at = now() where id = ? returning *)
-       select d.*, e.type as event_type, e.lead_id from d join lead_events e on e.id = d.event_id`,
-      [deliveryId],
-    );
-    return deliveryOf(row);
+    const delivery = isUuid(deliveryId) ? await ownerDelivery(this.em, owner, deliveryId) : undefined;
+    if (!delivery) throw notFound('WebhookDelivery', deliveryId);
+    if (!delivery.enabled) new Validator().add('base', 'invalid', 'the endpoint is disabled; enable it first').throwIfAny();
+    return deliveryOf(await redeliverNow(this.em, deliveryId));
   }
 }
 
 /** The attempt log of many deliveries at once (one statement, for the DataLoader). */
 export async function loadAttempts(em: EntityManager, deliveryIds: readonly string[]): Promise<WebhookDeliveryAttempt[][]> {
-  const rows = await em.execute(`select * from webhook_delivery_attempts where delivery_id = any(?::uuid[]) order by attempt`, [pgArray(deliveryIds as string[])]);
+  const rows = await deliveryAttempts(em, deliveryIds);
   const by = new Map<string, WebhookDeliveryAttempt[]>();
   for (const r of rows) {
     const a = Object.assign(new WebhookDeliveryAttempt(), {
@@ -218,7 +214,7 @@ function checkEvents(events: WebhookEvent[] | null | undefined, v: Validator, re
   return [...new Set(events)];
 }
 
-export function endpointOf(row: Record<string, any>): WebhookEndpoint {
+export function endpointOf(row: EndpointRow): WebhookEndpoint {
   return Object.assign(new WebhookEndpoint(), {
     id: row.id,
     ownerType: row.owner_company_id ? 'Company' : 'Retailer',
@@ -234,7 +230,7 @@ export function endpointOf(row: Record<string, any>): WebhookEndpoint {
   });
 }
 
-function deliveryOf(row: Record<string, any>): WebhookDelivery {
+function deliveryOf(row: DeliveryRow): WebhookDelivery {
   return Object.assign(new WebhookDelivery(), {
     id: row.id,
     endpointId: row.endpoint_id,

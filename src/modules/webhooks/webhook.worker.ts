@@ -9,16 +9,29 @@ import { logger } from '../../logger';
 import { OperationRegistry } from '../../rest/operations';
 import { RestExecutor } from '../../rest/executor';
 import { compileScope } from '../../search/where';
-import { fromClause } from '../../search/types';
-import { pgArray, query } from '../../db/sql';
 import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { toDate } from './webhook.service';
 import { leadEventEnvelope } from '../lead-events/lead-event.types';
-import type { LeadEventRow } from '../lead-events/lead-events.hub';
 import { withXactLock } from '../../db/leader';
 import { OutboxRunner, type ClaimRequest, type OutboxItem, type OutboxOutcome, type OutboxQueue, type Verdict } from '../../outbox/runner';
 import { backoffMs, openSecret, SIGNATURE_HEADER, signatureHeader } from './webhook.signature';
+import {
+  claimDeliveries,
+  deleteOldEvents,
+  insertAttempt,
+  insertDeliveries,
+  leadIdsInScope,
+  listeningEndpoints,
+  lockUndispatchedEvents,
+  markDelivered,
+  markDispatched,
+  markFailed,
+  storePayloads,
+  type ClaimedDelivery,
+  type ListeningEndpoint,
+  type UndispatchedEvent,
+} from './webhook.repository';
 
 /** Advisory lock key of the worker's dispatch: one process at a time fans events out. */
 export const WEBHOOK_LOCK = 7_312_014;
@@ -135,15 +148,7 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
     const em = this.orm.em.fork() as EntityManager;
     let deleted = 0;
     for (let batch = 0; batch < PRUNE_MAX_BATCHES; batch++) {
-      const rows = await em.execute(
-        `delete from lead_events where id in (
-           select e.id from lead_events e
-            where e.dispatched_at is not null and e.occurred_at < now() - make_interval(days => ?)
-              and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'pending')
-            order by e.occurred_at limit ?)
-         returning id`,
-        [this.config.webhooks.retentionDays, PRUNE_BATCH],
-      );
+      const rows = await deleteOldEvents(em, this.config.webhooks.retentionDays, PRUNE_BATCH);
       deleted += rows.length;
       if (rows.length < PRUNE_BATCH) break;
     }
@@ -170,37 +175,21 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
 
   /** Dispatches up to `DISPATCH_BATCH` of the newest events, fewer when more than `PAYLOADS_PER_BATCH` have listeners. */
   private async dispatchBatch(em: EntityManager): Promise<{ dispatched: number; more: boolean }> {
-    const events = await em.execute(
-      `select id, lead_id, owner_company_id, owner_retailer_id from lead_events where dispatched_at is null order by seq desc limit ? for update skip locked`,
-      [DISPATCH_BATCH],
-    );
+    const events = await lockUndispatchedEvents(em, DISPATCH_BATCH);
     if (!events.length) return { dispatched: 0, more: false };
-    let eventIds = events.map((e: any) => e.id as string);
+    let eventIds = events.map((e) => e.id);
     // Who may hear of each event: enabled endpoints subscribed to its type that existed when it happened.
-    const pairs: Array<{ endpoint_id: string; owner_company_id: string | null; owner_retailer_id: string | null; event_id: string; lead_id: string }> =
-      await em.execute(
-        `select w.id as endpoint_id, w.owner_company_id, w.owner_retailer_id, e.id as event_id, e.lead_id
-           from lead_events e join webhook_endpoints w on w.enabled and e.type = any(w.events) and w.created_at <= e.occurred_at
-          where e.id = any(?::uuid[])`,
-        [pgArray(eventIds)],
-      );
+    const pairs = await listeningEndpoints(em, eventIds);
     const byOwner = new Map<string, typeof pairs>();
     for (const p of pairs) {
       const key = `${p.owner_company_id ?? ''}/${p.owner_retailer_id ?? ''}`;
       byOwner.set(key, [...(byOwner.get(key) ?? []), p]);
     }
-    const kept: typeof pairs = [];
+    const kept: ListeningEndpoint[] = [];
     for (const group of byOwner.values()) {
       const { owner_company_id: companyId, owner_retailer_id: retailerId } = group[0];
       const cond = compileScope(leadSearch, leadScope(organisationAdmin({ companyId, retailerId })));
-      const visible = new Set(
-        (
-          await query(em, `select l.id from ${fromClause(leadSearch, cond.sql)} where l.id = any(?::uuid[]) and (${cond.sql})`, [
-            [...new Set(group.map((p) => p.lead_id))],
-            ...cond.bindings,
-          ])
-        ).map((r: any) => r.id),
-      );
+      const visible = new Set(await leadIdsInScope(em, cond, [...new Set(group.map((p) => p.lead_id))]));
       kept.push(...group.filter((p) => visible.has(p.lead_id)));
     }
     // Serializing leads is the costly part: a batch takes the newest events up to PAYLOADS_PER_BATCH heard ones.
@@ -213,22 +202,13 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
       kept.splice(0, kept.length, ...kept.filter((p) => taken.has(p.event_id)));
     }
     if (kept.length) {
-      await em.execute(
-        `insert into webhook_deliveries (endpoint_id, event_id, event_seq, next_attempt_at)
-         select p.endpoint_id, e.id, e.seq, e.occurred_at from unnest(?::uuid[], ?::uuid[]) as p(endpoint_id, event_id) join lead_events e on e.id = p.event_id
-         on conflict do nothing`,
-        [pgArray(kept.map((p) => p.endpoint_id)), pgArray(kept.map((p) => p.event_id))],
-      );
+      await insertDeliveries(em, kept);
       const heard = new Set(kept.map((p) => p.event_id));
-      const wanted = events.filter((e: any) => heard.has(e.id));
+      const wanted = events.filter((e) => heard.has(e.id));
       const leads = await this.leadJsons(wanted);
-      const payloads = wanted.map((e: any) => [e.id as string, JSON.stringify(leads.get(e.lead_id) ?? null)] as const);
-      await em.execute(
-        `update lead_events e set payload = p.payload::jsonb from unnest(?::uuid[], ?::text[]) as p(id, payload) where e.id = p.id`,
-        [pgArray(payloads.map(([id]) => id)), pgArray(payloads.map(([, json]) => json))],
-      );
+      await storePayloads(em, wanted.map((e) => [e.id, JSON.stringify(leads.get(e.lead_id) ?? null)] as const));
     }
-    await em.execute(`update lead_events set dispatched_at = now() where id = any(?::uuid[])`, [pgArray(eventIds)]);
+    await markDispatched(em, eventIds);
     return { dispatched: eventIds.length, more: cut >= 0 || events.length === DISPATCH_BATCH };
   }
 
@@ -237,7 +217,7 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
    * gone), once per lead: the leads of one owner share a context, their associations batched by its
    * loaders.
    */
-  private async leadJsons(events: any[]): Promise<Map<string, unknown>> {
+  private async leadJsons(events: UndispatchedEvent[]): Promise<Map<string, unknown>> {
     const byOwner = new Map<string, { companyId: string | null; retailerId: string | null; leadIds: Set<string> }>();
     for (const e of events) {
       const key = `${e.owner_company_id ?? ''}/${e.owner_retailer_id ?? ''}`;
@@ -267,32 +247,12 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
 
   /** Every endpoint's due deliveries up to its free slots, oldest event first, leased for the request's timeout and a margin. */
   async claim(em: EntityManager, request: ClaimRequest): Promise<Claimed[]> {
-    const rows: Claimed[] = await em.execute(
-      `with busy as (select * from unnest(?::uuid[], ?::int[]) as b(endpoint_id, n)),
-            due as (
-              select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq) as rank, coalesce(b.n, 0) as in_flight
-                from webhook_endpoints w
-                cross join lateral (
-                  select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq from webhook_deliveries d
-                   where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
-                   order by d.next_attempt_at, d.event_seq limit ?) d
-                left join busy b on b.endpoint_id = w.id
-               where w.enabled),
-            claimed as (select id from due where rank <= ? - in_flight limit ?)
-       update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => ?)
-         from claimed c, webhook_endpoints w, lead_events e
-        where d.id = c.id and d.status = 'pending' and w.id = d.endpoint_id and e.id = d.event_id
-       returning d.id, d.attempts, d.created_at, d.endpoint_id, d.endpoint_id::text as lane, w.url, w.secret, e.id as event_id, e.type, e.occurred_at, e.lead_id,
-                 e.lead_activity_id, e.owner_company_id, e.owner_retailer_id, e.data, e.payload, e.seq`,
-      [
-        pgArray(request.busy.map(([id]) => id)),
-        pgArray(request.busy.map(([, n]) => String(n))),
-        request.laneConcurrency,
-        request.laneConcurrency,
-        request.limit,
-        request.leaseMs / 1000,
-      ],
-    );
+    const rows = await claimDeliveries(em, {
+      busy: request.busy,
+      laneConcurrency: request.laneConcurrency,
+      limit: request.limit,
+      leaseSeconds: request.leaseMs / 1000,
+    });
     return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
   }
 
@@ -300,30 +260,12 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
   async record(row: Claimed, outcome: Outcome, { attempt, giveUp, retryAt }: Verdict): Promise<void> {
     const w = this.config.webhooks;
     await (this.orm.em as EntityManager).fork().transactional(async (em) => {
-      await em.execute(
-        `insert into webhook_delivery_attempts (delivery_id, attempt, succeeded, response_code, duration_ms, error) values (?, ?, ?, ?, ?, ?)`,
-        [row.id, attempt, outcome.ok, outcome.status, outcome.durationMs, outcome.error],
-      );
+      await insertAttempt(em, row.id, { attempt, ok: outcome.ok, status: outcome.status, durationMs: outcome.durationMs, error: outcome.error });
       if (outcome.ok) {
-        await em.execute(
-          `update webhook_deliveries set status = 'succeeded', attempts = ?, next_attempt_at = null, last_response_code = ?, last_error = null, updated_at = now() where id = ?`,
-          [attempt, outcome.status, row.id],
-        );
-        await em.execute(`update webhook_endpoints set failing_since = null where id = ? and failing_since is not null`, [row.endpoint_id]);
+        await markDelivered(em, row, attempt, outcome.status);
         return;
       }
-      await em.execute(
-        `update webhook_deliveries set status = ?, attempts = ?, next_attempt_at = ?, last_response_code = ?, last_error = ?, updated_at = now() where id = ?`,
-        [giveUp ? 'failed' : 'pending', attempt, retryAt, outcome.status, outcome.error, row.id],
-      );
-      await em.execute(
-        `update webhook_endpoints set failing_since = coalesce(failing_since, now()),
-                enabled = failing_since is null or failing_since > now() - make_interval(secs => ?),
-                disabled_reason = case when failing_since is not null and failing_since <= now() - make_interval(secs => ?)
-                                       then 'failing for ' || ? || ' hours' else disabled_reason end
-          where id = ?`,
-        [w.disableAfterHours * 3600, w.disableAfterHours * 3600, String(w.disableAfterHours), row.endpoint_id],
-      );
+      await markFailed(em, row, { attempt, giveUp, retryAt, status: outcome.status, error: outcome.error, disableAfterHours: w.disableAfterHours });
     });
   }
 
@@ -386,21 +328,7 @@ interface Outcome extends OutboxOutcome {
 }
 
 /** A claimed delivery with what its request needs (the endpoint, the event and its serialized lead). */
-interface Claimed extends OutboxItem {
-  endpoint_id: string;
-  url: string;
-  secret: string;
-  event_id: string;
-  type: LeadEventRow['type'];
-  occurred_at: Date | string;
-  lead_id: string;
-  lead_activity_id: string | null;
-  owner_company_id: string | null;
-  owner_retailer_id: string | null;
-  data: any;
-  payload: unknown;
-  seq: string | number;
-}
+type Claimed = ClaimedDelivery & OutboxItem;
 
 /** The worker for an app's schema and context dependencies (started by `buildApp` unless WEBHOOK_WORKER=false). */
 export function createWebhookWorker(orm: MikroORM, deps: ContextDeps, schema: GraphQLSchema, options: WebhookWorkerOptions = {}): WebhookWorker {
