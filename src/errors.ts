@@ -118,11 +118,6 @@ export function invalid(details: ErrorDetail[]): AppError {
   return new AppError('BAD_USER_INPUT', `Validation failed: ${message}`, details);
 }
 
-/** For a parent record a write points at: out of the caller's reach is FORBIDDEN, not NOT_FOUND. */
-export function notFoundAsForbidden(e: unknown): never {
-  throw e instanceof AppError && e.code === 'NOT_FOUND' ? forbidden() : e;
-}
-
 /** PRODUCT.md section 4: a destroy refused while dependent records exist (422 `restrict_dependent_destroy` on `base`). */
 export function destroyHalted(): AppError {
   const message = MESSAGES.restrict_dependent_destroy;

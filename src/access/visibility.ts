@@ -2,8 +2,7 @@ import type DataLoader from 'dataloader';
 import type { EntityClass, EntityManager } from '@mikro-orm/postgresql';
 import type { Loaders } from '../db/loaders';
 import type { Caller } from '../auth/caller';
-import type { ResourcePolicy } from './policy';
-import { forbidden } from '../errors';
+import { AppError, forbidden } from '../errors';
 import { isUuid } from '../search/list';
 import { compileScope } from '../search/where';
 import { query } from '../db/sql';
@@ -17,51 +16,23 @@ export interface AccessContext {
 }
 
 /**
- * One visible object type (PRODUCT.md section 3, docs/roles.md): its entity, its search document and
- * the `Where` of the records a caller sees. Each resource's policy gives its own.
+ * One visible object type (PRODUCT.md section 3, docs/roles.md): its GraphQL type's name, its entity,
+ * its search document and the `Where` of the records a caller sees (its policy's `scope`, the one entry
+ * point both SQL and the search engine read). Roots (lists, shows), nested fields, includes, the
+ * references of writes and counts all ask it, so a record type is visible the same way wherever it is
+ * reached. Each resource declares its own beside its search document (`<resource>.search.ts`).
  */
-export interface VisibilityEntry<T = unknown> {
+export interface VisibleType<T = unknown> {
+  type: string;
   entity: EntityClass<T>;
   doc: SearchDocument;
   scope: (caller: Caller) => Where;
 }
 
-/** Per object type name (e.g. `Company`), how it is visible. */
-export type VisibilityTable = Readonly<Record<string, VisibilityEntry<any>>>;
-
-export type VisibleKind = string;
-
-/** The visibility table of these policies: each policy's `visible` type, seen through its `scope`. */
-export function visibilityTable(policies: readonly ResourcePolicy[]): VisibilityTable {
-  const table: Record<string, VisibilityEntry<any>> = {};
-  for (const p of policies) {
-    if (!p.visible) continue;
-    if (!p.scope) throw new Error(`policy of ${p.visible.type}: a visible type needs a scope`);
-    table[p.visible.type] = { entity: p.visible.entity, doc: p.visible.doc, scope: p.scope };
-  }
-  return table;
-}
-
-/**
- * Roots (lists, shows), nested fields, includes, the references of writes and counts all ask this one
- * table, so a record type is visible the same way wherever it is reached. Built from the modules'
- * policies by the composition (src/modules/visibility.ts), which binds these functions to it.
- */
-export function visibility(table: () => VisibilityTable) {
-  const entry = (kind: VisibleKind): VisibilityEntry<any> => {
-    const found = table()[kind];
-    if (!found) throw new Error(`no visibility entry for ${kind}`);
-    return found;
-  };
-  return {
-    visibleIds: (ctx: AccessContext, kind: VisibleKind, ids: readonly (string | null | undefined)[], also?: Where) => visibleIds(ctx, entry(kind), ids, also),
-    visibleLoader: <T = any>(ctx: AccessContext, kind: VisibleKind) => visibleLoader<T>(ctx, kind, entry(kind)),
-    seenLoader: (ctx: AccessContext, kind: VisibleKind) => seenLoader(ctx, kind, entry(kind)),
-    checkReferences: (ctx: AccessContext, refs: Reference[]) => checkReferences(ctx, refs, entry),
-    visibleCountLoader: (ctx: AccessContext, kind: VisibleKind, field: string) => visibleCountLoader(ctx, kind, field, entry(kind)),
-    visibleSql: (caller: Caller, kind: VisibleKind, idSql: string) => visibleSql(entry(kind), caller, idSql),
-    visibleCountSql: (caller: Caller, kind: VisibleKind, field: string, parentSql: string) => visibleCountSql(entry(kind), caller, field, parentSql),
-  };
+/** `type` made visible through `policy`'s scope. */
+export function visibleType<T>(type: string, entity: EntityClass<T>, doc: SearchDocument, policy: { scope?: (caller: Caller) => Where }): VisibleType<T> {
+  if (!policy.scope) throw new Error(`${type}: a visible type needs its policy's scope`);
+  return { type, entity, doc, scope: policy.scope };
 }
 
 /**
@@ -70,7 +41,7 @@ export function visibility(table: () => VisibilityTable) {
  */
 export async function visibleIds(
   ctx: AccessContext,
-  entry: VisibilityEntry,
+  entry: VisibleType,
   ids: readonly (string | null | undefined)[],
   also?: Where,
 ): Promise<Set<string>> {
@@ -91,8 +62,8 @@ export async function visibleIds(
  * batch). A statement that has evaluated the same scope itself (`visibleSql`) primes it, so the
  * records it embeds are not asked about again.
  */
-export function seenLoader(ctx: AccessContext, kind: VisibleKind, entry: VisibilityEntry): DataLoader<string, boolean> {
-  return ctx.loaders.isVisible(kind, (ids) => visibleIds(ctx, entry, ids));
+export function seenLoader(ctx: AccessContext, entry: VisibleType): DataLoader<string, boolean> {
+  return ctx.loaders.isVisible(entry.type, (ids) => visibleIds(ctx, entry, ids));
 }
 
 /**
@@ -100,9 +71,9 @@ export function seenLoader(ctx: AccessContext, kind: VisibleKind, entry: Visibil
  * include resolving to a record the caller does not see gets null, exactly as for a missing one.
  * Visibility is asked of `seenLoader`, so ids a page statement has already judged cost no statement.
  */
-export function visibleLoader<T>(ctx: AccessContext, kind: VisibleKind, entry: VisibilityEntry): DataLoader<string, T | null> {
-  const seen = seenLoader(ctx, kind, entry);
-  return ctx.loaders.visibleById(kind, entry.entity as any, async (ids) => {
+export function visibleLoader<T>(ctx: AccessContext, entry: VisibleType<T>): DataLoader<string, T | null> {
+  const seen = seenLoader(ctx, entry);
+  return ctx.loaders.visibleById(entry.type, entry.entity as any, async (ids) => {
     const flags = await seen.loadMany(ids);
     return new Set(ids.filter((_, i) => flags[i] === true));
   }) as DataLoader<string, T | null>;
@@ -113,7 +84,7 @@ export function visibleLoader<T>(ctx: AccessContext, kind: VisibleKind, entry: V
  * statement), as SQL: the scope `visibleIds` applies, for a page statement to evaluate per row and
  * prime `seenLoader` with.
  */
-export function visibleSql(entry: VisibilityEntry, caller: Caller, idSql: string): Sql {
+export function visibleSql(caller: Caller, entry: VisibleType, idSql: string): Sql {
   const { doc, scope } = entry;
   const cond = compileScope(doc, scope(caller));
   return {
@@ -129,7 +100,7 @@ export function visibleSql(entry: VisibilityEntry, caller: Caller, idSql: string
  */
 export interface Reference {
   field: string;
-  kind: VisibleKind;
+  kind: VisibleType;
   id: string | null | undefined;
   unseen: 'forbidden' | 'invalid';
   /** A further condition over the kind's search fields for the id to be usable here (e.g. `{ company_id }`). */
@@ -142,14 +113,14 @@ export interface Reference {
  * ones are returned for the service to report as 422 with the message it gives a missing record.
  * Ids left null or undefined are not references.
  */
-export async function checkReferences(ctx: AccessContext, refs: Reference[], entry: (kind: VisibleKind) => VisibilityEntry): Promise<Set<string>> {
+export async function checkReferences(ctx: AccessContext, refs: Reference[]): Promise<Set<string>> {
   const named = refs.filter((r) => r.id !== null && r.id !== undefined);
-  const group = (r: Reference) => `${r.kind}:${JSON.stringify(r.also ?? null)}`;
+  const group = (r: Reference) => `${r.kind.type}:${JSON.stringify(r.also ?? null)}`;
   const groups = new Map<string, Reference[]>();
   for (const r of named) groups.set(group(r), [...(groups.get(group(r)) ?? []), r]);
   const seen = new Map<string, Set<string>>();
   await Promise.all(
-    [...groups].map(async ([key, list]) => seen.set(key, await visibleIds(ctx, entry(list[0].kind), list.map((r) => r.id), list[0].also))),
+    [...groups].map(async ([key, list]) => seen.set(key, await visibleIds(ctx, list[0].kind, list.map((r) => r.id), list[0].also))),
   );
   const unseen = named.filter((r) => !(isUuid(r.id) && seen.get(group(r))!.has(r.id!.toLowerCase())));
   if (unseen.some((r) => r.unseen === 'forbidden')) throw forbidden();
@@ -174,8 +145,8 @@ export function countFrom(doc: SearchDocument, ...sql: string[]): string {
  * (e.g. CRLs by `company_retailer_id`): a count never includes a record the caller could not list.
  * Batched per request, one statement per batch.
  */
-export function visibleCountLoader(ctx: AccessContext, kind: VisibleKind, field: string, entry: VisibilityEntry): DataLoader<string, number> {
-  return ctx.loaders.custom<string, number>(`visibleCount:${kind}.${field}`, async (ids) => {
+export function visibleCountLoader(ctx: AccessContext, entry: VisibleType, field: string): DataLoader<string, number> {
+  return ctx.loaders.custom<string, number>(`visibleCount:${entry.type}.${field}`, async (ids) => {
     const by = entry.doc.fields[field].sql;
     const { sql, bindings } = countScope(entry, ctx.caller);
     const rows = await query<{ id: string; n: number }>(
@@ -193,13 +164,18 @@ export function visibleCountLoader(ctx: AccessContext, kind: VisibleKind, field:
  * SQL: the same scope and from clause, for a page statement to evaluate per row and prime the loader
  * with.
  */
-export function visibleCountSql(entry: VisibilityEntry, caller: Caller, field: string, parentSql: string): Sql {
+export function visibleCountSql(caller: Caller, entry: VisibleType, field: string, parentSql: string): Sql {
   const by = entry.doc.fields[field].sql;
   const { sql, bindings } = countScope(entry, caller);
   return { sql: `(select count(*)::int from ${countFrom(entry.doc, by, sql)} where ${by} = ${parentSql} and (${sql}))`, bindings };
 }
 
 /** The entry's scope for `caller` compiled over its document; nothing without a caller. */
-function countScope(entry: VisibilityEntry, caller: Caller | null | undefined): Sql {
+function countScope(entry: VisibleType, caller: Caller | null | undefined): Sql {
   return caller ? compileScope(entry.doc, entry.scope(caller)) : { sql: 'false', bindings: [] };
+}
+
+/** For a parent record a write points at: out of the caller's reach is FORBIDDEN, not NOT_FOUND. */
+export function notFoundAsForbidden(e: unknown): never {
+  throw e instanceof AppError && e.code === 'NOT_FOUND' ? forbidden() : e;
 }

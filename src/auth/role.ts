@@ -44,3 +44,10 @@ export const RETAILER_ROLES: readonly Role[] = [Role.RetailerAdmin, Role.Retaile
 
 export const isCompanyRole = (role: Role): boolean => COMPANY_ROLES.includes(role);
 export const isRetailerRole = (role: Role): boolean => RETAILER_ROLES.includes(role);
+
+/** The organisation a user of `role` belongs to: a company, a retailer, or neither (the platform operator). */
+export function organisationOf(role: Role): 'company' | 'retailer' | null {
+  if (isCompanyRole(role)) return 'company';
+  if (isRetailerRole(role)) return 'retailer';
+  return null;
+}

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { buildSchemaSync, getMetadataStorage, type NonEmptyArray } from 'type-graphql';
 import { applyMiddleware, type IMiddlewareFieldMap } from 'graphql-middleware';
-import { shield, allow, deny } from 'graphql-shield';
+import { allow } from 'graphql-shield';
 import { isObjectType, lexicographicSortSchema, printSchema, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { checkRootArgs } from '../limits';
-import { forbidden } from '../errors';
+import { shieldOf, shieldRules } from '../access/shield';
+import type { ResourcePolicy } from '../access/policy';
 import { describeRoots, SearchMetaResolver } from './common';
 /**
  * What one feature module gives the GraphQL schema: its resolver classes, its policies' graphql-shield
@@ -13,7 +14,7 @@ import { describeRoots, SearchMetaResolver } from './common';
  */
 export interface GraphqlContribution {
   resolvers?: readonly Function[];
-  policies?: readonly { rules: Readonly<Record<string, any>> }[];
+  policies?: readonly ResourcePolicy<any, any, any>[];
   connections?: Readonly<Record<string, string>>;
 }
 
@@ -46,7 +47,7 @@ export function mergePermissions(maps: Array<Record<string, any>>): Record<strin
  * by cursors: it has the list's rule, and its connection, edge and page-info types are open like a page's.
  */
 export function policies(modules: readonly GraphqlContribution[]): Record<string, any> {
-  const merged = mergePermissions([...modules.flatMap((m) => (m.policies ?? []).map((p) => p.rules)), OWN.rules]);
+  const merged = mergePermissions([shieldRules(modules.flatMap((m) => m.policies ?? [])), OWN.rules]);
   const connections: Record<string, string> = Object.assign({}, ...modules.map((m) => m.connections ?? {}));
   for (const list of Object.keys(connections)) merged.Query[`${list}Connection`] = merged.Query[list];
   const types = ['PageInfo', ...Object.values(connections).flatMap((node) => [`${node}Connection`, `${node}Edge`])];
@@ -124,11 +125,7 @@ export function buildBareSchema(modules: readonly GraphqlContribution[]): GraphQ
 export function buildSchema(modules: readonly GraphqlContribution[]): GraphQLSchema {
   const rules = policies(modules);
   const schema = buildBareSchema(modules);
-  const permissions = shield(rules, {
-    fallbackRule: deny,
-    allowExternalErrors: true,
-    fallbackError: () => forbidden(),
-  });
+  const permissions = shieldOf(rules);
   const bounded = (resolve: any, parent: unknown, args: Record<string, unknown>, ctx: unknown, info: GraphQLResolveInfo) => {
     checkRootArgs(info, args);
     return resolve(parent, args, ctx, info);

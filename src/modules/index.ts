@@ -21,7 +21,6 @@ import { responseTimesModule } from './response-times/response-times.module';
 import type { SearchDocument } from '../search/types';
 import type { RestResource } from '../rest/resource';
 import type { ListDocuments } from '../rest/openapi';
-import { visibilityTable as tableOf, type VisibilityTable } from '../access/visibility';
 
 export type { AppModule } from './module';
 
@@ -61,6 +60,3 @@ export const restResources: RestResource[] = modules.flatMap((m) => m.rest ?? []
 
 /** The REST list endpoints and their search documents (OpenAPI's `opts` fields). */
 export const openApiLists: ListDocuments = Object.assign({}, ...modules.map((m) => m.openApiLists ?? {}));
-
-/** Every visible object type of these modules, from their policies (src/access/visibility.ts). */
-export const visibilityTable: VisibilityTable = tableOf(modules.flatMap((m) => m.policies ?? []));

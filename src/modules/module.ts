@@ -25,8 +25,8 @@ export interface AppModule extends GraphqlContribution, EntityContribution {
   openApiLists?: ListDocuments;
   /** The search documents a search engine keeps a copy of (indexes, outbox triggers, `leadnet reindex`). */
   search?: readonly SearchDocument[];
-  /** One policy per resource (`<name>.policy.ts`): the shield map and the visibility table come from these. */
-  policies?: readonly ResourcePolicy[];
+  /** One policy per resource (`<name>.policy.ts`): the shield map comes from these. */
+  policies?: readonly ResourcePolicy<any, any, any>[];
   /** Its share of the demo network (`<name>.demo.ts`), which `seedDemo` runs after the parts each names. */
   demo?: readonly DemoPart[];
 }

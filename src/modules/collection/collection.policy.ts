@@ -1,22 +1,20 @@
-import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
-import { isAuthenticated } from '../../graphql/rules';
-import { companyOwnedActions, companyOwnedScope } from '../company/company-owned';
-import { Collection } from './collection.entity';
-import { collectionSearch } from './collection.service';
+import type { Action, ResourcePolicy } from '../../access/policy';
+import { anyUser } from '../../access/audience';
+import { companyOwnedActions, companyOwnedDecision, companyOwnedScope, type CompanyOwnedFacts } from '../company/company-owned.policy';
 
-/** Who reaches the collection fields; scope and rights (`companyOwnedActions`) are applied in the service. */
-export const collectionPermissions = {
-  Query: { collections: isAuthenticated, collection: isAuthenticated },
-  Mutation: { createCollection: isAuthenticated, updateCollection: isAuthenticated, deleteCollection: isAuthenticated },
-  Collection: allow,
-  CollectionPage: allow,
-};
-
-/** Who reaches a collection; a company's own record: `companyOwnedActions` and `companyOwnedScope` (src/modules/company/company-owned.ts). */
-export const collectionPolicy: ResourcePolicy = {
-  rules: collectionPermissions,
+/**
+ * Who reaches a collection: any user reaches the fields; a company's own record, written by the operator and the
+ * company's admin (`companyOwnedActions`, src/modules/company/company-owned.policy.ts), seen by the company's users.
+ */
+export const collectionPolicy: ResourcePolicy<Action, CompanyOwnedFacts> = {
+  name: 'collection',
+  graphql: {
+    audience: anyUser,
+    Query: ['collections', 'collection'],
+    Mutation: ['createCollection', 'updateCollection', 'deleteCollection'],
+    types: ['Collection', 'CollectionPage'],
+  },
   actions: companyOwnedActions,
+  decide: companyOwnedDecision,
   scope: companyOwnedScope,
-  visible: { type: 'Collection', entity: Collection, doc: collectionSearch },
 };

@@ -1,12 +1,14 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { visibleLoader } from '../visibility';
+import { visibleLoader } from '../../access/visibility';
+import { companyVisible } from '../company/company.search';
 import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { Collection } from './collection.entity';
 import { CollectionInput } from './collection.input';
-import { collectionService, collectionSearch } from './collection.service';
+import { collectionService } from './collection.service';
+import { collectionSearch } from './collection.search';
 import { listInputs } from '../../search/list-args';
 
 const CollectionLists = listInputs(collectionSearch, 'Collection');
@@ -49,6 +51,6 @@ export class CollectionResolver {
 
   @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() record: Collection, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'Company').load(record.company.id);
+    return visibleLoader(ctx, companyVisible).load(record.company.id);
   }
 }

@@ -1,9 +1,9 @@
 import type { Context } from '../../context';
-import { CompanyOwnedService, companyOwnedSearch } from '../company/company-owned';
+import { CompanyOwnedService } from '../company/company-owned';
+import { collectionPolicy } from './collection.policy';
+import { collectionSearch } from './collection.search';
 import { Collection } from './collection.entity';
 import type { CollectionInput } from './collection.input';
-
-export const collectionSearch = companyOwnedSearch('collections', 'collections');
 
 /** Network management of a company's collections. */
 export function collectionService(ctx: Context) {
@@ -11,6 +11,7 @@ export function collectionService(ctx: Context) {
     entity: Collection,
     typeName: 'Collection',
     search: collectionSearch,
+    policy: collectionPolicy,
     uniqueName: 'collections_company_id_name_unique',
   });
 }

@@ -1,12 +1,9 @@
-import { allow } from 'graphql-shield';
-import { actionTable, ALL, NONE, READ, type ResourcePolicy, type WritableTable } from '../../access/policy';
-import { isNetworkUser } from '../../graphql/rules';
+import { actionTable, ALL, can, NONE, READ, type Action, type ResourcePolicy, type WritableTable } from '../../access/policy';
+import { companyUser, networkUser } from '../../access/audience';
 import { Role } from '../user/role';
 import type { CrlAttribute } from './company-retailer-location.input';
 import type { Caller } from '../../auth/caller';
 import type { Where } from '../../search/types';
-import { CompanyRetailerLocation } from './company-retailer-location.entity';
-import { crlSearch } from './company-retailer-location.search';
 
 const NOTHING: unknown[] = [];
 
@@ -56,19 +53,6 @@ export const crlWritable: WritableTable<CrlAttribute> = {
   [Role.PlatformOperator]: [],
 };
 
-/** Who reaches the CRL fields; record scope and the tables above are applied in the service. */
-export const crlPermissions = {
-  Query: { companyRetailerLocations: isNetworkUser, companyRetailerLocation: isNetworkUser },
-  Mutation: {
-    createCompanyRetailerLocation: isNetworkUser,
-    updateCompanyRetailerLocation: isNetworkUser,
-    deleteCompanyRetailerLocation: isNetworkUser,
-  },
-  CompanyRetailerLocation: allow,
-  CompanyRetailerLocationPage: allow,
-  DeliveryArea: allow,
-};
-
 /**
  * PRODUCT.md section 3: the company retailer locations a caller sees, as a `Where` over a document's
  * CRL fields named `<prefix>id`, `<prefix>company_id`, `<prefix>territory_id`, `<prefix>company_retailer_id`,
@@ -98,11 +82,63 @@ export function crlScope(caller: Caller, prefix = ''): Where {
   }
 }
 
-/** Who reaches a company retailer location, what each role may do and write, and which ones it sees. */
-export const crlPolicy: ResourcePolicy = {
-  rules: crlPermissions,
+/** What a decision about a CRL reads. */
+export interface CrlFacts {
+  /** The company of the CRL (of its company retailer, for a new one). */
+  companyId?: string;
+  /** The company a write names (`company_id`), when it names one: it may not differ from the CRL's. */
+  namedCompanyId?: string | null;
+  /** For `place`: the company retailer a CRL is put under (null: none by that id). */
+  companyRetailer?: { id: string; companyId: string } | null;
+}
+
+/**
+ * Beside the contract's actions: `place`, put a CRL under a company retailer (creating it there, or
+ * moving it there); `readNetworkNames`, read the names of territories and store types (a company's own:
+ * retailer users do not); `seeEveryStore`, see every CRL under the company retailers it sees (a company
+ * admin only: its CRL scope is its company, and a CRL is always of its company retailer's company), so
+ * its count of the CRLs under one is the kept count and only it reads fields over all of them.
+ */
+export type CrlAction = Action | 'place' | 'readNetworkNames' | 'seeEveryStore';
+
+/**
+ * Under a company retailer of the caller's company only; a retailer manager under its assigned ones; a
+ * territory manager only with a territory (its new CRLs are in it).
+ */
+function mayPlace(caller: Caller, cr: CrlFacts['companyRetailer']): boolean {
+  if (!cr || cr.companyId !== caller.companyId) return false;
+  if (caller.role === Role.CompanyRetailerManager) return caller.companyRetailerIds.includes(cr.id);
+  if (caller.role === Role.CompanyTerritoryManager) return !!caller.territoryId;
+  return true;
+}
+
+/** The territory a caller's new CRL is in whatever the input says: a territory manager's own. */
+export function territoryOfNewCrl(caller: Caller): string | null {
+  return caller.role === Role.CompanyTerritoryManager ? caller.territoryId : null;
+}
+
+/** Who reaches a company retailer location (network users), what each role may do and write, and which ones it sees. */
+export const crlPolicy: ResourcePolicy<CrlAction, CrlFacts> = {
+  name: 'company-retailer-location',
+  graphql: {
+    audience: networkUser,
+    Query: ['companyRetailerLocations', 'companyRetailerLocation'],
+    Mutation: ['createCompanyRetailerLocation', 'updateCompanyRetailerLocation', 'deleteCompanyRetailerLocation'],
+    types: ['CompanyRetailerLocation', 'CompanyRetailerLocationPage', 'DeliveryArea'],
+  },
   actions: crlActions,
+  decide: (caller, action, crl) => {
+    if (action === 'place') return mayPlace(caller, crl?.companyRetailer);
+    if (action === 'readNetworkNames') return companyUser(caller);
+    if (action === 'seeEveryStore') return caller.role === Role.CompanyAdmin;
+    return crl?.namedCompanyId == null || crl.namedCompanyId === crl.companyId;
+  },
   writable: crlWritable,
   scope: (caller) => crlScope(caller),
-  visible: { type: 'CompanyRetailerLocation', entity: CompanyRetailerLocation, doc: crlSearch },
 };
+
+/** A search field only callers who may `readNetworkNames` read. */
+export const readsNetworkNames = (caller: Caller): boolean => can(caller, 'readNetworkNames', crlPolicy);
+
+/** Whether the caller sees every CRL under the company retailers it sees (`seeEveryStore`). */
+export const seesEveryStore = (caller: Caller): boolean => can(caller, 'seeEveryStore', crlPolicy);

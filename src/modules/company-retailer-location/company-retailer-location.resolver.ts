@@ -5,7 +5,12 @@ import { selectedFields } from '../../graphql/lookahead';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { PageType, type ListArgs } from '../../graphql/common';
-import { visibleLoader } from '../visibility';
+import { visibleLoader } from '../../access/visibility';
+import { companyVisible } from '../company/company.search';
+import { companyRetailerVisible } from '../company-retailer/company-retailer.search';
+import { companyStoreTypeVisible } from '../company-store-type/company-store-type.search';
+import { retailerLocationVisible } from '../retailer-location/retailer-location.search';
+import { territoryVisible } from '../territory/territory.search';
 import { Company } from '../company/company.entity';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
 import { RetailerLocation } from '../retailer-location/retailer-location.entity';
@@ -129,27 +134,27 @@ export class CompanyRetailerLocationResolver {
   })
   async territory(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
     const id = await this.territoryId(crl, ctx);
-    return id ? visibleLoader(ctx, 'Territory').load(id) : null;
+    return id ? visibleLoader(ctx, territoryVisible).load(id) : null;
   }
 
   @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'Company').load(crl.company.id);
+    return visibleLoader(ctx, companyVisible).load(crl.company.id);
   }
 
   @FieldResolver(() => CompanyRetailer, { nullable: true, description: 'Null when the caller does not see it.' })
   companyRetailer(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'CompanyRetailer').load(crl.companyRetailer.id);
+    return visibleLoader(ctx, companyRetailerVisible).load(crl.companyRetailer.id);
   }
 
   @FieldResolver(() => RetailerLocation, { nullable: true, description: 'Null when it has none or the caller does not see it.' })
   retailerLocation(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
-    return crl.retailerLocation ? visibleLoader(ctx, 'RetailerLocation').load(crl.retailerLocation.id) : null;
+    return crl.retailerLocation ? visibleLoader(ctx, retailerLocationVisible).load(crl.retailerLocation.id) : null;
   }
 
   @FieldResolver(() => CompanyStoreType, { nullable: true, description: 'Null when it has none or the caller does not see it (retailer users).' })
   companyStoreType(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
-    return crl.companyStoreType ? visibleLoader(ctx, 'CompanyStoreType').load(crl.companyStoreType.id) : null;
+    return crl.companyStoreType ? visibleLoader(ctx, companyStoreTypeVisible).load(crl.companyStoreType.id) : null;
   }
 
   @FieldResolver(() => Location, { nullable: true, description: "The retailer location's when linked." })

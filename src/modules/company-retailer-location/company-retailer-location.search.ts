@@ -1,10 +1,9 @@
-import type { Caller } from '../../auth/caller';
-import { isCompanyRole } from '../user/role';
+import { visibleType } from '../../access/visibility';
+import { crlPolicy, readsNetworkNames } from './company-retailer-location.policy';
+import { CompanyRetailerLocation } from './company-retailer-location.entity';
 import type { SearchDocument, SearchField } from '../../search/types';
 
 const scope = crlScopeFields('crl');
-/** Territories and store types are a company's own: retailer users do not see their names. */
-const companyUser = (caller: Caller) => isCompanyRole(caller.role);
 
 /**
  * What a CRL list can search, filter, order and aggregate on. Name, address and territory are read as
@@ -44,9 +43,9 @@ export const crlSearch: SearchDocument = {
     company_name: { sql: 'co.name', type: 'string', text: true },
     company_retailer_name: { sql: 'crl_cr.name', type: 'string', text: true },
     retailer_name: { sql: 'r.name', type: 'string', text: true },
-    territory_name: { sql: 't.name', type: 'string', text: true, readableBy: companyUser },
+    territory_name: { sql: 't.name', type: 'string', text: true, readableBy: readsNetworkNames },
     company_store_type_id: { sql: 'crl.company_store_type_id', type: 'uuid' },
-    store_type: { sql: 'st.name', type: 'string', text: true, readableBy: companyUser },
+    store_type: { sql: 'st.name', type: 'string', text: true, readableBy: readsNetworkNames },
     sending_leads: { sql: 'crl.sending_leads', type: 'boolean' },
     receiving_leads: { sql: 'crl.receiving_leads', type: 'boolean' },
     record_calls: { sql: 'crl.record_calls', type: 'boolean' },
@@ -96,3 +95,6 @@ export function crlScopeFields(
     },
   };
 }
+
+/** Who sees a CompanyRetailerLocation wherever it is reached (src/access/visibility.ts): its policy's scope. */
+export const crlVisible = visibleType('CompanyRetailerLocation', CompanyRetailerLocation, crlSearch, crlPolicy);

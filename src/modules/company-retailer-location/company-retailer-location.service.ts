@@ -3,17 +3,20 @@ import { listConnection, type Connection, type ConnectionArgs, type ConnectionFi
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
-import { destroyHalted, forbidden, Validator } from '../../errors';
+import { destroyHalted, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { MAX_DELIVERY_RADIUS_MILES } from '../../limits';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../access/policy';
+import { about, authorize, writableBy } from '../../access/policy';
 import { permit } from '../../access/permit';
-import { checkReferences } from '../visibility';
+import { checkReferences } from '../../access/visibility';
+import { companyRetailerVisible } from '../company-retailer/company-retailer.search';
+import { companyStoreTypeVisible } from '../company-store-type/company-store-type.search';
+import { retailerLocationVisible } from '../retailer-location/retailer-location.search';
+import { territoryVisible } from '../territory/territory.search';
 import { isTimeZone } from '../../geo/time-zone-name';
 import { findInScope, listPageRows } from '../../search/list';
 import { crlRows } from './company-retailer-location.repository';
-import { Role } from '../user/role';
 import { Territory } from '../territory/territory.entity';
 import { CompanyStoreType } from '../company-store-type/company-store-type.entity';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
@@ -26,8 +29,7 @@ import { ContactWriter, type ContactHolder } from '../contact/contact.writes';
 import { Lead } from '../lead/lead.entity';
 import { CompanyRetailerLocation } from './company-retailer-location.entity';
 import type { CompanyRetailerLocationInput } from './company-retailer-location.input';
-import { crlActions, crlWritable } from './company-retailer-location.policy';
-import { crlScope } from './company-retailer-location.policy';
+import { crlPolicy, crlScope, crlWritable, territoryOfNewCrl } from './company-retailer-location.policy';
 import { crlSearch } from './company-retailer-location.search';
 import { writeDeliveryAreas } from './delivery-areas';
 
@@ -55,26 +57,26 @@ export class CompanyRetailerLocationService {
 
   /** `stamps`: whether the operation asks for an embedded row's timestamps (`crlRows`). */
   list(args: ListArgs, stamps = true): Promise<Page<CompanyRetailerLocation>> {
-    authorize(crlActions, this.caller, 'list');
+    authorize(this.caller, 'list', crlPolicy);
     // Plain rows with their embeds, read by the search's statement (company-retailer-location.repository.ts), not entities.
     return listPageRows(this.ctx, crlSearch, crlScope(this.caller), args, crlRows(stamps)) as unknown as Promise<Page<CompanyRetailerLocation>>;
   }
 
   /** The same list by Relay cursors (keyset). */
   connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<CompanyRetailerLocation>> {
-    authorize(crlActions, this.caller, 'list');
+    authorize(this.caller, 'list', crlPolicy);
     return listConnection(this.ctx, crlSearch, CompanyRetailerLocation, crlScope(this.caller), filter, paging);
   }
 
   async get(id: string): Promise<CompanyRetailerLocation> {
     const crl = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, crlScope(this.caller), id, 'CompanyRetailerLocation');
-    authorize(crlActions, this.caller, 'show');
+    authorize(this.caller, 'show', crlPolicy);
     return crl;
   }
 
   /** A territory manager's new CRL is in its territory; a retailer manager creates under its company retailers only. */
   async create(input: CompanyRetailerLocationInput): Promise<CompanyRetailerLocation> {
-    authorize(crlActions, this.caller, 'create');
+    authorize(this.caller, 'create', crlPolicy);
     const data = this.permitted(input);
     if (!data.companyRetailerId) new Validator().add('company_retailer_id', 'blank').throwIfAny();
     const unseen = await this.checkReferences(data, true);
@@ -83,11 +85,12 @@ export class CompanyRetailerLocationService {
       async (em) => {
         em.setFlushMode(FlushMode.COMMIT);
         const cr = await this.reachableCompanyRetailer(em, data.companyRetailerId!);
-        if (data.companyId != null && data.companyId !== cr.company.id) throw forbidden();
+        authorize(this.caller, 'create', about(crlPolicy, { companyId: cr.company.id, namedCompanyId: data.companyId }));
         const crl = new CompanyRetailerLocation();
         crl.company = cr.company;
         crl.companyRetailer = cr;
-        if (this.caller.role === Role.CompanyTerritoryManager) crl.territory = em.getReference(Territory, this.caller.territoryId!);
+        const territoryId = territoryOfNewCrl(this.caller);
+        if (territoryId) crl.territory = em.getReference(Territory, territoryId);
         await this.assign(em, crl, data, true, unseen);
         em.persist(crl);
         await em.flush();
@@ -99,9 +102,9 @@ export class CompanyRetailerLocationService {
 
   async update(id: string, input: CompanyRetailerLocationInput): Promise<CompanyRetailerLocation> {
     const crl = await this.get(id);
-    authorize(crlActions, this.caller, 'update');
+    authorize(this.caller, 'update', crlPolicy);
     const data = this.permitted(input);
-    if (data.companyId != null && data.companyId !== crl.company.id) throw forbidden();
+    authorize(this.caller, 'update', about(crlPolicy, { companyId: crl.company.id, namedCompanyId: data.companyId }));
     const unseen = await this.checkReferences(data, data.companyRetailerId != null && data.companyRetailerId !== crl.companyRetailer.id);
     return transactional(
       this.ctx.em,
@@ -121,7 +124,7 @@ export class CompanyRetailerLocationService {
   /** Halted (422) while leads are assigned to it. Its own address, email and phone number go with it. */
   async delete(id: string): Promise<void> {
     const crl = await this.get(id);
-    authorize(crlActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', crlPolicy);
     await transactional(this.ctx.em, async (em) => {
       if (await em.count(Lead, { assignee: crl.id })) throw destroyHalted();
       em.remove(crl);
@@ -133,7 +136,7 @@ export class CompanyRetailerLocationService {
   }
 
   private permitted(input: CompanyRetailerLocationInput): Data {
-    return permit(input, crlWritable[this.caller.role], this.ctx.config.strictParams);
+    return permit(input, writableBy(crlWritable, this.caller), this.ctx.config.strictParams);
   }
 
   /**
@@ -143,20 +146,18 @@ export class CompanyRetailerLocationService {
    */
   private checkReferences(data: Data, companyRetailerSent: boolean): Promise<Set<string>> {
     return checkReferences(this.ctx, [
-      { field: 'company_retailer_id', kind: 'CompanyRetailer', id: companyRetailerSent ? data.companyRetailerId : null, unseen: 'forbidden' },
-      { field: 'retailer_location_id', kind: 'RetailerLocation', id: data.retailerLocationId, unseen: 'invalid' },
-      { field: 'territory_id', kind: 'Territory', id: data.territoryId, unseen: 'invalid' },
-      { field: 'company_store_type_id', kind: 'CompanyStoreType', id: data.companyStoreTypeId, unseen: 'invalid' },
+      { field: 'company_retailer_id', kind: companyRetailerVisible, id: companyRetailerSent ? data.companyRetailerId : null, unseen: 'forbidden' },
+      { field: 'retailer_location_id', kind: retailerLocationVisible, id: data.retailerLocationId, unseen: 'invalid' },
+      { field: 'territory_id', kind: territoryVisible, id: data.territoryId, unseen: 'invalid' },
+      { field: 'company_store_type_id', kind: companyStoreTypeVisible, id: data.companyStoreTypeId, unseen: 'invalid' },
     ]);
   }
 
   /** A company retailer of the caller's company, seen by it, that it may put stores under; anything else is 403. */
   private async reachableCompanyRetailer(em: EntityManager, id: string): Promise<CompanyRetailer> {
     const cr = await em.findOne(CompanyRetailer, id);
-    if (!cr || cr.company.id !== this.caller.companyId) throw forbidden();
-    if (this.caller.role === Role.CompanyRetailerManager && !this.caller.companyRetailerIds.includes(cr.id)) throw forbidden();
-    if (this.caller.role === Role.CompanyTerritoryManager && !this.caller.territoryId) throw forbidden();
-    return cr;
+    authorize(this.caller, 'place', about(crlPolicy, { companyRetailer: cr && { id: cr.id, companyId: cr.company.id } }));
+    return cr!;
   }
 
   private async assign(em: EntityManager, crl: CompanyRetailerLocation, data: Data, creating: boolean, unseen: Set<string>): Promise<void> {

@@ -1,13 +1,10 @@
-import { allow } from 'graphql-shield';
-import { actionTable, ALL, NONE, READ, type ResourcePolicy, type WritableTable } from '../../access/policy';
-import { isNetworkUser } from '../../graphql/rules';
+import { actionTable, ALL, NONE, READ, type Action, type ResourcePolicy, type WritableTable } from '../../access/policy';
+import { networkUser } from '../../access/audience';
 import { Role } from '../user/role';
 import type { CompanyRetailerAttribute } from './company-retailer.input';
 import type { Caller } from '../../auth/caller';
 import type { Where } from '../../search/types';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
-import { CompanyRetailer } from './company-retailer.entity';
-import { companyRetailerSearch } from './company-retailer.search';
 
 /** PRODUCT.md section 4: who may do what with a company retailer it sees. */
 export const companyRetailerActions = actionTable(READ, {
@@ -32,19 +29,6 @@ export const companyRetailerWritable: WritableTable<CompanyRetailerAttribute> = 
   [Role.PlatformOperator]: [],
 };
 
-/** Who reaches the company retailer fields; record scope and the tables above are applied in the service. */
-export const companyRetailerPermissions = {
-  Query: { companyRetailers: isNetworkUser, companyRetailer: isNetworkUser },
-  Mutation: {
-    createCompanyRetailer: isNetworkUser,
-    updateCompanyRetailer: isNetworkUser,
-    replaceCompanyRetailer: isNetworkUser,
-    deleteCompanyRetailer: isNetworkUser,
-  },
-  CompanyRetailer: allow,
-  CompanyRetailerPage: allow,
-};
-
 /**
  * PRODUCT.md section 3: its company's admin, its retailer's admin, anyone who sees a CRL under it, and a
  * retailer manager for the company retailers assigned to it.
@@ -62,11 +46,32 @@ export function companyRetailerScope(caller: Caller): Where {
   }
 }
 
-/** Who reaches a company retailer, what each role may do and write, and which ones it sees. */
-export const companyRetailerPolicy: ResourcePolicy = {
-  rules: companyRetailerPermissions,
+/** What a decision about a company retailer reads. */
+export interface CompanyRetailerFacts {
+  /** Its company (for a new one: the one the write names, else the caller's). */
+  companyId: string | null;
+  /** The company an update names (`company_id`), when it names one: it may not differ from its own. */
+  namedCompanyId?: string | null;
+}
+
+/**
+ * Who reaches a company retailer (network users), what each role may do and write, and which ones it
+ * sees. A company admin joins its own company only; no update moves one to another company (403).
+ */
+export const companyRetailerPolicy: ResourcePolicy<Action, CompanyRetailerFacts> = {
+  name: 'company-retailer',
+  graphql: {
+    audience: networkUser,
+    Query: ['companyRetailers', 'companyRetailer'],
+    Mutation: ['createCompanyRetailer', 'updateCompanyRetailer', 'replaceCompanyRetailer', 'deleteCompanyRetailer'],
+    types: ['CompanyRetailer', 'CompanyRetailerPage'],
+  },
   actions: companyRetailerActions,
+  decide: (caller, action, cr) => {
+    if (!cr) return true;
+    if (action === 'create') return !!cr.companyId && cr.companyId === caller.companyId;
+    return cr.namedCompanyId == null || cr.namedCompanyId === cr.companyId;
+  },
   writable: companyRetailerWritable,
   scope: companyRetailerScope,
-  visible: { type: 'CompanyRetailer', entity: CompanyRetailer, doc: companyRetailerSearch },
 };

@@ -5,13 +5,15 @@ import type { RowReader } from '../../search/list';
 import type { Sql } from '../../search/types';
 import { query } from '../../db/sql';
 import { asInstanceOf, BASE_COLUMNS, embedColumn, jsonRow, newInstanceOf, ref, rowEmbeds, selectColumns, withDates, type BaseRow, type ColumnMap } from '../../db/columns';
-import { seenLoader, visibleCountLoader, visibleCountSql, visibleLoader, visibleSql } from '../visibility';
-import { Company } from '../company/company.entity';
-import { Retailer } from '../retailer/retailer.entity';
-import { Territory } from '../territory/territory.entity';
+import { seenLoader, visibleCountLoader, visibleCountSql, visibleLoader, visibleSql, type VisibleType } from '../../access/visibility';
+import { companyVisible } from '../company/company.search';
+import { crlVisible } from '../company-retailer-location/company-retailer-location.search';
+import { retailerVisible } from '../retailer/retailer.search';
+import { territoryVisible } from '../territory/territory.search';
 import { LOCATION, type LocationRow } from '../contact/contact.columns';
 import { CompanyRetailer } from './company-retailer.entity';
-import { keptLocationsCount, seesEveryStore } from './company-retailer.search';
+import { keptLocationsCount } from './company-retailer.search';
+import { seesEveryStore } from '../company-retailer-location/company-retailer-location.policy';
 
 /**
  * The company retailer's SQL (writes keep MikroORM's unit of work). The list's read model: a page of
@@ -94,9 +96,9 @@ const ifVisible = (visible: Sql, record: string): Sql => ({ sql: `case when ${vi
 export function companyRetailerRows(ctx: Context): RowReader<CompanyRetailerRow> {
   const caller = ctx.caller!;
   const embeds: [string, Sql][] = [
-    ['company', ifVisible(visibleSql(caller, 'Company', `${T}.company_id`), jsonRow(NAMED, `companies x where x.id = ${T}.company_id`))],
-    ['retailer', ifVisible(visibleSql(caller, 'Retailer', `${T}.retailer_id`), jsonRow(NAMED, `retailers x where x.id = ${T}.retailer_id`))],
-    ['territory', ifVisible(visibleSql(caller, 'Territory', `${T}.territory_id`), jsonRow(TERRITORY, `territories x where x.id = ${T}.territory_id`))],
+    ['company', ifVisible(visibleSql(caller, companyVisible, `${T}.company_id`), jsonRow(NAMED, `companies x where x.id = ${T}.company_id`))],
+    ['retailer', ifVisible(visibleSql(caller, retailerVisible, `${T}.retailer_id`), jsonRow(NAMED, `retailers x where x.id = ${T}.retailer_id`))],
+    ['territory', ifVisible(visibleSql(caller, territoryVisible, `${T}.territory_id`), jsonRow(TERRITORY, `territories x where x.id = ${T}.territory_id`))],
     ['retailerLocationsCount', locationsCountSql(caller, `${T}.id`, `${T}.company_id`)],
     ['physicalAddress', { sql: jsonRow(LOCATION, `locations x where x.id = ${T}.physical_address_id`), bindings: [] }],
     ['physicalAddressId', { sql: `${T}.physical_address_id`, bindings: [] }],
@@ -121,9 +123,9 @@ export function companyRetailerRows(ctx: Context): RowReader<CompanyRetailerRow>
  */
 function rowBuilder(ctx: Context): (r: Record<string, any>) => CompanyRetailerRow {
   const primers = {
-    company: primer(ctx, 'Company', Company),
-    retailer: primer(ctx, 'Retailer', Retailer),
-    territory: primer(ctx, 'Territory', Territory),
+    company: primer(ctx, companyVisible),
+    retailer: primer(ctx, retailerVisible),
+    territory: primer(ctx, territoryVisible),
   };
   const counts = locationsCountLoader(ctx);
   return (r) => {
@@ -161,9 +163,10 @@ function rowBuilder(ctx: Context): (r: Record<string, any>) => CompanyRetailerRo
  * Primes whether the caller sees an id of `kind` and, when it does, the record as the visible loader
  * would answer it; returns that record (null when not seen). Each id is built once per page.
  */
-function primer(ctx: Context, kind: string, type: { prototype: object }): (id: string, record: Record<string, any> | null) => object | null {
+function primer(ctx: Context, kind: VisibleType<object>): (id: string, record: Record<string, any> | null) => object | null {
   const seen = seenLoader(ctx, kind);
   const visible = visibleLoader(ctx, kind);
+  const type = kind.entity as { prototype: object };
   const built = new Map<string, object | null>();
   return (id, record) => {
     let answer = built.get(id);
@@ -184,7 +187,7 @@ function primer(ctx: Context, kind: string, type: { prototype: object }): (id: s
  * number of stores. Any other role sees some of them: its scoped count (`visibleCountSql`).
  */
 export function locationsCountSql(caller: Caller, idSql: string, companyIdSql: string): Sql {
-  if (!seesEveryStore(caller)) return visibleCountSql(caller, 'CompanyRetailerLocation', 'company_retailer_id', idSql);
+  if (!seesEveryStore(caller)) return visibleCountSql(caller, crlVisible, 'company_retailer_id', idSql);
   return { sql: `case when ${companyIdSql} = ?::uuid then ${keptLocationsCount(idSql)} else 0 end`, bindings: [caller.companyId ?? null] };
 }
 
@@ -194,7 +197,7 @@ export function locationsCountSql(caller: Caller, idSql: string, companyIdSql: s
  */
 export function locationsCountLoader(ctx: Context): DataLoader<string, number> {
   const caller = ctx.caller;
-  if (!caller || !seesEveryStore(caller)) return visibleCountLoader(ctx, 'CompanyRetailerLocation', 'company_retailer_id');
+  if (!caller || !seesEveryStore(caller)) return visibleCountLoader(ctx, crlVisible, 'company_retailer_id');
   return ctx.loaders.custom<string, number>('keptCount:CompanyRetailerLocation.company_retailer_id', async (ids) => {
     const count = locationsCountSql(caller, 'cr.id', 'cr.company_id');
     const rows = await query<{ id: string; n: number }>(

@@ -2,7 +2,10 @@ import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import { PageType, type ListArgs } from '../../graphql/common';
-import { visibleLoader } from '../visibility';
+import { visibleLoader } from '../../access/visibility';
+import { companyVisible } from '../company/company.search';
+import { retailerVisible } from '../retailer/retailer.search';
+import { territoryVisible } from '../territory/territory.search';
 import { Company } from '../company/company.entity';
 import { Retailer } from '../retailer/retailer.entity';
 import { Territory } from '../territory/territory.entity';
@@ -63,20 +66,20 @@ export class CompanyRetailerResolver {
   @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
     const embeds = companyRetailerEmbeds(cr);
-    return embeds ? embeds.company : visibleLoader(ctx, 'Company').load(cr.company.id);
+    return embeds ? embeds.company : visibleLoader(ctx, companyVisible).load(cr.company.id);
   }
 
   @FieldResolver(() => Retailer, { nullable: true, description: 'Null when the caller does not see it.' })
   retailer(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
     const embeds = companyRetailerEmbeds(cr);
-    return embeds ? embeds.retailer : visibleLoader(ctx, 'Retailer').load(cr.retailer.id);
+    return embeds ? embeds.retailer : visibleLoader(ctx, retailerVisible).load(cr.retailer.id);
   }
 
   @FieldResolver(() => Territory, { nullable: true, description: 'Null when it has none or the caller does not see it (retailer users).' })
   territory(@Root() cr: CompanyRetailerRoot, @Ctx() ctx: Context) {
     if (!cr.territory) return null;
     const embeds = companyRetailerEmbeds(cr);
-    return embeds ? embeds.territory : visibleLoader(ctx, 'Territory').load(cr.territory.id);
+    return embeds ? embeds.territory : visibleLoader(ctx, territoryVisible).load(cr.territory.id);
   }
 
   @FieldResolver(() => Location, { nullable: true, description: "The retailer's address as the company knows it; null when none." })

@@ -1,15 +1,11 @@
-import type { Caller } from '../../auth/caller';
+import { visibleType } from '../../access/visibility';
+import { companyRetailerPolicy } from './company-retailer.policy';
+import { CompanyRetailer } from './company-retailer.entity';
 import type { SearchDocument, SearchField } from '../../search/types';
-import { isCompanyRole, Role } from '../user/role';
+import { readsNetworkNames, seesEveryStore } from '../company-retailer-location/company-retailer-location.policy';
 import { crlScopeFields } from '../company-retailer-location/company-retailer-location.search';
 
 const crls = crlScopeFields('x', 'crl_', 'cr');
-/**
- * A company admin sees every CRL under the company retailers it sees (the only role that does: its CRL
- * scope is its company, and a CRL is always of its company retailer's company), so its count of the CRLs
- * under one is the kept count.
- */
-export const seesEveryStore = (caller: Caller) => caller.role === Role.CompanyAdmin;
 
 /**
  * How many CRLs the company retailer `crSql` (a column of an outer statement) has: the sum of its kept
@@ -56,7 +52,7 @@ export const companyRetailerSearch: SearchDocument = {
     retailer_id: { sql: 'cr.retailer_id', type: 'uuid' },
     retailer_name: { sql: 'r.name', type: 'string', text: true },
     territory_id: { sql: 'cr.territory_id', type: 'uuid' },
-    territory_name: { sql: 't.name', type: 'string', text: true, readableBy: (c) => isCompanyRole(c.role) },
+    territory_name: { sql: 't.name', type: 'string', text: true, readableBy: readsNetworkNames },
     sending_leads: { sql: 'cr.sending_leads', type: 'boolean' },
     receiving_leads: { sql: 'cr.receiving_leads', type: 'boolean' },
     is_cc: { sql: 'cr.is_cc', type: 'boolean' },
@@ -83,3 +79,6 @@ export const companyRetailerSearch: SearchDocument = {
   },
 };
 
+
+/** Who sees a CompanyRetailer wherever it is reached (src/access/visibility.ts): its policy's scope. */
+export const companyRetailerVisible = visibleType('CompanyRetailer', CompanyRetailer, companyRetailerSearch, companyRetailerPolicy);

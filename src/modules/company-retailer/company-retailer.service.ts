@@ -3,12 +3,13 @@ import { listConnection, type Connection, type ConnectionArgs, type ConnectionFi
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
-import { destroyHalted, forbidden, Validator } from '../../errors';
+import { destroyHalted, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../access/policy';
+import { about, authorize, writableBy } from '../../access/policy';
 import { permit } from '../../access/permit';
-import { checkReferences } from '../visibility';
+import { checkReferences } from '../../access/visibility';
+import { territoryVisible } from '../territory/territory.search';
 import { findInScope, listPageRows } from '../../search/list';
 import { companyRetailerRows } from './company-retailer.repository';
 import { Company } from '../company/company.entity';
@@ -19,9 +20,8 @@ import { ContactWriter } from '../contact/contact.writes';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { CompanyRetailer } from './company-retailer.entity';
 import type { CompanyRetailerInput } from './company-retailer.input';
-import { companyRetailerActions, companyRetailerWritable } from './company-retailer.policy';
 import { companyRetailerSearch } from './company-retailer.search';
-import { companyRetailerScope } from './company-retailer.policy';
+import { companyRetailerPolicy, companyRetailerScope, companyRetailerWritable } from './company-retailer.policy';
 
 const UNIQUE = { company_retailers_company_id_retailer_id_unique: 'retailer_id' };
 
@@ -43,7 +43,7 @@ export class CompanyRetailerService {
   }
 
   list(args: ListArgs): Promise<Page<CompanyRetailer>> {
-    authorize(companyRetailerActions, this.caller, 'list');
+    authorize(this.caller, 'list', companyRetailerPolicy);
     // Plain rows with their embeds, read by the search's statement (company-retailer.repository.ts), not entities.
     return listPageRows(this.ctx, companyRetailerSearch, companyRetailerScope(this.caller), args, companyRetailerRows(this.ctx)) as unknown as Promise<
       Page<CompanyRetailer>
@@ -52,28 +52,28 @@ export class CompanyRetailerService {
 
   /** The same list by Relay cursors (keyset). */
   connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<CompanyRetailer>> {
-    authorize(companyRetailerActions, this.caller, 'list');
+    authorize(this.caller, 'list', companyRetailerPolicy);
     return listConnection(this.ctx, companyRetailerSearch, CompanyRetailer, companyRetailerScope(this.caller), filter, paging);
   }
 
   async get(id: string): Promise<CompanyRetailer> {
     const cr = await findInScope(this.ctx, companyRetailerSearch, CompanyRetailer, companyRetailerScope(this.caller), id, 'CompanyRetailer');
-    authorize(companyRetailerActions, this.caller, 'show');
+    authorize(this.caller, 'show', companyRetailerPolicy);
     return cr;
   }
 
   /** Joins a company (the caller's) to a retailer; the pair is unique. */
   async create(input: CompanyRetailerInput): Promise<CompanyRetailer> {
-    authorize(companyRetailerActions, this.caller, 'create');
+    authorize(this.caller, 'create', companyRetailerPolicy);
     const data = this.permitted(input);
     const companyId = data.companyId ?? this.caller.companyId;
-    if (!companyId || companyId !== this.caller.companyId) throw forbidden();
+    authorize(this.caller, 'create', about(companyRetailerPolicy, { companyId }));
     return transactional(
       this.ctx.em,
       async (em) => {
         em.setFlushMode(FlushMode.COMMIT);
         const cr = new CompanyRetailer();
-        cr.company = em.getReference(Company, companyId);
+        cr.company = em.getReference(Company, companyId!);
         await this.assign(em, cr, data, true);
         em.persist(cr);
         await em.flush();
@@ -86,9 +86,9 @@ export class CompanyRetailerService {
   /** PATCH; with `replace` (PUT) the writable attributes the body leaves out return to their defaults. */
   async update(id: string, input: CompanyRetailerInput, replace = false): Promise<CompanyRetailer> {
     const cr = await this.get(id);
-    authorize(companyRetailerActions, this.caller, 'update');
+    authorize(this.caller, 'update', companyRetailerPolicy);
     const sent = this.permitted(input);
-    if (sent.companyId != null && sent.companyId !== cr.company.id) throw forbidden();
+    authorize(this.caller, 'update', about(companyRetailerPolicy, { companyId: cr.company.id, namedCompanyId: sent.companyId }));
     const data = replace ? this.withDefaults(sent) : sent;
     return transactional(
       this.ctx.em,
@@ -105,7 +105,7 @@ export class CompanyRetailerService {
   /** Halted (422) while company retailer locations exist under it. */
   async delete(id: string): Promise<void> {
     const cr = await this.get(id);
-    authorize(companyRetailerActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', companyRetailerPolicy);
     await transactional(this.ctx.em, async (em) => {
       if (await em.count(CompanyRetailerLocation, { companyRetailer: cr.id })) throw destroyHalted();
       em.remove(cr);
@@ -115,18 +115,18 @@ export class CompanyRetailerService {
   }
 
   private permitted(input: CompanyRetailerInput): Partial<CompanyRetailerInput> {
-    return permit(input, companyRetailerWritable[this.caller.role], this.ctx.config.strictParams);
+    return permit(input, writableBy(companyRetailerWritable, this.caller), this.ctx.config.strictParams);
   }
 
   private withDefaults(sent: Partial<CompanyRetailerInput>): Partial<CompanyRetailerInput> {
-    const allowed = companyRetailerWritable[this.caller.role];
+    const allowed = writableBy(companyRetailerWritable, this.caller);
     const defaults = Object.fromEntries(Object.entries(REPLACED_DEFAULTS).filter(([k]) => allowed.includes(k as any)));
     return { ...defaults, ...sent };
   }
 
   private async assign(em: EntityManager, cr: CompanyRetailer, data: Partial<CompanyRetailerInput>, creating: boolean): Promise<void> {
     // The reference check (src/access/visibility.ts); `retailer_id` names any retailer: joining one is what a create is for.
-    const unseen = await checkReferences(this.ctx, [{ field: 'territory_id', kind: 'Territory', id: data.territoryId, unseen: 'invalid' }]);
+    const unseen = await checkReferences(this.ctx, [{ field: 'territory_id', kind: territoryVisible, id: data.territoryId, unseen: 'invalid' }]);
     const v = new Validator();
     const set = new Assign(cr, v);
     if (creating || (data.retailerId !== undefined && data.retailerId !== cr.retailer?.id)) {

@@ -1,22 +1,20 @@
-import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
-import { isAuthenticated } from '../../graphql/rules';
-import { companyOwnedActions, companyOwnedScope } from '../company/company-owned';
-import { CompanyStoreType } from './company-store-type.entity';
-import { companyStoreTypeSearch } from './company-store-type.service';
+import type { Action, ResourcePolicy } from '../../access/policy';
+import { anyUser } from '../../access/audience';
+import { companyOwnedActions, companyOwnedDecision, companyOwnedScope, type CompanyOwnedFacts } from '../company/company-owned.policy';
 
-/** Who reaches the store type fields; scope and rights (`companyOwnedActions`) are applied in the service. */
-export const companyStoreTypePermissions = {
-  Query: { companyStoreTypes: isAuthenticated, companyStoreType: isAuthenticated },
-  Mutation: { createCompanyStoreType: isAuthenticated, updateCompanyStoreType: isAuthenticated, deleteCompanyStoreType: isAuthenticated },
-  CompanyStoreType: allow,
-  CompanyStoreTypePage: allow,
-};
-
-/** Who reaches a company store type; a company's own record: `companyOwnedActions` and `companyOwnedScope` (src/modules/company/company-owned.ts). */
-export const companyStoreTypePolicy: ResourcePolicy = {
-  rules: companyStoreTypePermissions,
+/**
+ * Who reaches a company store type: any user reaches the fields; a company's own record, written by the operator and the
+ * company's admin (`companyOwnedActions`, src/modules/company/company-owned.policy.ts), seen by the company's users.
+ */
+export const companyStoreTypePolicy: ResourcePolicy<Action, CompanyOwnedFacts> = {
+  name: 'company-store-type',
+  graphql: {
+    audience: anyUser,
+    Query: ['companyStoreTypes', 'companyStoreType'],
+    Mutation: ['createCompanyStoreType', 'updateCompanyStoreType', 'deleteCompanyStoreType'],
+    types: ['CompanyStoreType', 'CompanyStoreTypePage'],
+  },
   actions: companyOwnedActions,
+  decide: companyOwnedDecision,
   scope: companyOwnedScope,
-  visible: { type: 'CompanyStoreType', entity: CompanyStoreType, doc: companyStoreTypeSearch },
 };

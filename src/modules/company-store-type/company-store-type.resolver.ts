@@ -1,12 +1,14 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { visibleLoader } from '../visibility';
+import { visibleLoader } from '../../access/visibility';
+import { companyVisible } from '../company/company.search';
 import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { CompanyStoreType } from './company-store-type.entity';
 import { CompanyStoreTypeInput } from './company-store-type.input';
-import { companyStoreTypeService, companyStoreTypeSearch } from './company-store-type.service';
+import { companyStoreTypeService } from './company-store-type.service';
+import { companyStoreTypeSearch } from './company-store-type.search';
 import { listInputs } from '../../search/list-args';
 
 const CompanyStoreTypeLists = listInputs(companyStoreTypeSearch, 'CompanyStoreType');
@@ -49,6 +51,6 @@ export class CompanyStoreTypeResolver {
 
   @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() record: CompanyStoreType, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'Company').load(record.company.id);
+    return visibleLoader(ctx, companyVisible).load(record.company.id);
   }
 }

@@ -4,24 +4,14 @@ import type { EntityClass, EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
-import { forbidden, Validator } from '../../errors';
+import { Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { actionTable, ALL, authorize, READ } from '../../access/policy';
+import { about, authorize, type Action, type ResourcePolicy } from '../../access/policy';
 import { findInScope, listPage } from '../../search/list';
 import type { SearchDocument, Where } from '../../search/types';
-import { isCompanyRole, Role } from '../user/role';
+import type { CompanyOwnedFacts } from './company-owned.policy';
 import { Company } from './company.entity';
-
-/** Territories, store types and collections: the operator and the company's admin write; the company's users read. */
-export const companyOwnedActions = actionTable(READ, { [Role.PlatformOperator]: ALL, [Role.CompanyAdmin]: ALL });
-
-/** The operator sees all; company users their company's; retailer users none. */
-export function companyOwnedScope(caller: Caller): Where {
-  if (caller.role === Role.PlatformOperator) return {};
-  if (isCompanyRole(caller.role)) return { company_id: caller.companyId ?? [] };
-  return { id: [] };
-}
 
 /** The search document of a company-owned named table. */
 export function companyOwnedSearch(name: string, table: string): SearchDocument {
@@ -61,6 +51,7 @@ export class CompanyOwnedService<T extends CompanyOwned, I extends CompanyOwnedI
       entity: EntityClass<T> & (new () => T);
       typeName: string;
       search: SearchDocument;
+      policy: ResourcePolicy<Action, CompanyOwnedFacts>;
       uniqueName: string;
       extra?: (record: T, input: I, v: Validator) => void;
     },
@@ -71,23 +62,22 @@ export class CompanyOwnedService<T extends CompanyOwned, I extends CompanyOwnedI
   }
 
   list(args: ListArgs): Promise<Page<T>> {
-    return listPage(this.ctx, this.kind.search, this.kind.entity, companyOwnedScope(this.caller), args);
+    return listPage(this.ctx, this.kind.search, this.kind.entity, this.kind.policy.scope!(this.caller), args);
   }
 
   /** The same list by Relay cursors (keyset). */
   connection(filter: ConnectionFilterArgs, paging: ConnectionArgs): Promise<Connection<T>> {
-    return listConnection(this.ctx, this.kind.search, this.kind.entity, companyOwnedScope(this.caller), filter, paging);
+    return listConnection(this.ctx, this.kind.search, this.kind.entity, this.kind.policy.scope!(this.caller), filter, paging);
   }
 
   get(id: string): Promise<T> {
-    return findInScope(this.ctx, this.kind.search, this.kind.entity, companyOwnedScope(this.caller), id, this.kind.typeName);
+    return findInScope(this.ctx, this.kind.search, this.kind.entity, this.kind.policy.scope!(this.caller), id, this.kind.typeName);
   }
 
   /** The operator names the company; a company admin writes for its own (another company is 403). */
   async create(input: I): Promise<T> {
-    authorize(companyOwnedActions, this.caller, 'create');
     const companyId = input.companyId ?? this.caller.companyId;
-    if (this.caller.role !== Role.PlatformOperator && companyId !== this.caller.companyId) throw forbidden();
+    authorize(this.caller, 'create', about(this.kind.policy, { companyId }));
     return this.write(async (em, v) => {
       const company = companyId ? await em.findOne(Company, companyId) : null;
       if (!company) v.add('company_id', companyId ? 'invalid' : 'blank');
@@ -102,7 +92,7 @@ export class CompanyOwnedService<T extends CompanyOwned, I extends CompanyOwnedI
 
   async update(id: string, input: I): Promise<T> {
     const record = await this.get(id);
-    authorize(companyOwnedActions, this.caller, 'update');
+    authorize(this.caller, 'update', this.kind.policy);
     return this.write(async (_em, v) => {
       if (input.companyId !== undefined && input.companyId !== record.company.id) v.add('company_id', 'invalid', 'cannot change');
       this.assign(record, input, v);
@@ -112,7 +102,7 @@ export class CompanyOwnedService<T extends CompanyOwned, I extends CompanyOwnedI
 
   async delete(id: string): Promise<void> {
     const record = await this.get(id);
-    authorize(companyOwnedActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', this.kind.policy);
     await transactional(this.ctx.em, async (em) => {
       em.remove(record);
       await flushDestroy(em);

@@ -1,3 +1,6 @@
+import { visibleType } from '../../access/visibility';
+import { companyPolicy } from './company.policy';
+import { Company } from './company.entity';
 import type { SearchDocument } from '../../search/types';
 
 export const companySearch: SearchDocument = {
@@ -13,3 +16,6 @@ export const companySearch: SearchDocument = {
   },
 };
 
+
+/** Who sees a Company wherever it is reached (src/access/visibility.ts): its policy's scope. */
+export const companyVisible = visibleType('Company', Company, companySearch, companyPolicy);

@@ -9,7 +9,7 @@ import { findInScope, listPage } from '../../search/list';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
 import { Company } from './company.entity';
 import type { CompanyInput } from './company.input';
-import { companyActions } from './company.policy';
+import { companyPolicy } from './company.policy';
 import { companySearch } from './company.search';
 import { companyScope } from './company.policy';
 
@@ -35,7 +35,7 @@ export class CompanyService {
   }
 
   async create(input: CompanyInput): Promise<Company> {
-    authorize(companyActions, this.caller, 'create');
+    authorize(this.caller, 'create', companyPolicy);
     const company = new Company();
     this.assign(company, input, true);
     return transactional(this.ctx.em, async (em) => {
@@ -47,7 +47,7 @@ export class CompanyService {
 
   async update(id: string, input: CompanyInput): Promise<Company> {
     const company = await this.get(id);
-    authorize(companyActions, this.caller, 'update');
+    authorize(this.caller, 'update', companyPolicy);
     this.assign(company, input, false);
     return transactional(this.ctx.em, async (em) => {
       await em.flush();
@@ -58,7 +58,7 @@ export class CompanyService {
   /** Halted while the company works with retailers: its network goes first. */
   async delete(id: string): Promise<void> {
     const company = await this.get(id);
-    authorize(companyActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', companyPolicy);
     await transactional(this.ctx.em, async (em) => {
       if (await em.count(CompanyRetailer, { company: company.id })) throw destroyHalted();
       em.remove(company);

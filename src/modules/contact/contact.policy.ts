@@ -1,14 +1,8 @@
 import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
+import { anyUser } from '../../access/audience';
 
-/** Contact objects are only reached through a record the caller may see. */
-export const contactPermissions = {
-  Location: allow,
-  Email: allow,
-  PhoneNumber: allow,
-};
-
-/** Contact objects are reached only through a record the caller may see. */
+/** Contact objects (addresses, e-mails, phone numbers) are reached only through a record the caller may see. */
 export const contactPolicy: ResourcePolicy = {
-  rules: contactPermissions,
+  name: 'contact',
+  graphql: { audience: anyUser, types: ['Location', 'Email', 'PhoneNumber'] },
 };

@@ -1,15 +1,18 @@
 import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
-import { isAuthenticated } from '../../graphql/rules';
+import { anyUser, oneOf, platformOperator } from '../../access/audience';
+import { Role } from '../user/role';
 
-/** Imports: any caller may ask; the resolver admits the platform operator and the company's admins (404/403 otherwise). */
-export const importPermissions = {
-  Mutation: { importLocations: isAuthenticated, importProducts: isAuthenticated },
-  ImportReport: allow,
-  ImportRowError: allow,
-};
+/** What an import decision reads: the company whose stores or products it writes. */
+export interface ImportFacts {
+  companyId: string;
+}
 
-/** Who reaches the imports (the resolver admits the operator and the company's admins). */
-export const importPolicy: ResourcePolicy = {
-  rules: importPermissions,
+/**
+ * Imports: any caller reaches the mutations; the platform operator imports for any company, a company's
+ * admin for its own (another company it sees is 403; one it does not see is 404 before this is asked).
+ */
+export const importPolicy: ResourcePolicy<'import', ImportFacts> = {
+  name: 'import',
+  graphql: { audience: anyUser, Mutation: ['importLocations', 'importProducts'], types: ['ImportReport', 'ImportRowError'] },
+  decide: (caller, _action, target) => platformOperator(caller) || (oneOf(Role.CompanyAdmin)(caller) && caller.companyId === target?.companyId),
 };

@@ -1,7 +1,8 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
-import { AppError, forbidden } from '../../errors';
-import { Role } from '../user/role';
+import { AppError } from '../../errors';
+import { about, authorize } from '../../access/policy';
+import { importPolicy } from './import.policy';
 import { CompanyService } from '../company/company.service';
 import { importProducts } from './product-import';
 import { importLocations } from './location-import';
@@ -43,8 +44,7 @@ export class ImportResolver {
 
 async function run(ctx: Context, companyId: string, importer: () => Promise<Report>): Promise<ImportReport> {
   await new CompanyService(ctx).get(companyId);
-  const caller = ctx.caller!;
-  if (caller.role !== Role.PlatformOperator && !(caller.role === Role.CompanyAdmin && caller.companyId === companyId)) throw forbidden();
+  authorize(ctx.caller, 'import', about(importPolicy, { companyId }));
   try {
     const report = await importer();
     return { ...report, dryRun: report.dry_run, errorsOmitted: report.errors_omitted, ignoredColumns: report.ignored_columns };

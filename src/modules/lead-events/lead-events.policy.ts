@@ -1,14 +1,11 @@
 import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
-import { isNetworkUser } from '../../graphql/rules';
+import { networkUser } from '../../access/audience';
 
-/** Network users subscribe; each event is checked against the lead scope before it is sent. */
-export const leadEventPermissions = {
-  Subscription: { leadEvents: isNetworkUser },
-  LeadEvent: allow,
-};
-
-/** Who subscribes to lead events (each event is checked against the lead scope). */
+/**
+ * Network users subscribe to lead events; the subscription asks the lead policy whether the caller
+ * lists leads at all, and each event is checked against the lead scope before it is sent.
+ */
 export const leadEventPolicy: ResourcePolicy = {
-  rules: leadEventPermissions,
+  name: 'lead-events',
+  graphql: { audience: networkUser, Subscription: ['leadEvents'], types: ['LeadEvent'] },
 };

@@ -1,8 +1,8 @@
-import { may } from '../../access/policy';
-import { leadActions } from '../lead/lead.policy';
+import { authorize } from '../../access/policy';
+import { leadPolicy } from '../lead/lead.policy';
 import { Arg, Ctx, FieldResolver, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
 import type { Context } from '../../context';
-import { AppError, badRequest, forbidden, invalid, unauthenticated, validationDetail } from '../../errors';
+import { AppError, badRequest, invalid, unauthenticated, validationDetail } from '../../errors';
 import { Lead } from '../lead/lead.entity';
 import { LeadActivity } from '../lead/lead-activity.entity';
 import { LeadService } from '../lead/lead.service';
@@ -66,9 +66,9 @@ function leadEvents(context: Context, types: string[] | null): AsyncIterableIter
   if (!live) throw badRequest(OVER_WEBSOCKET);
   // graphql-shield's rule (lead-events.policy.ts) guards each event's resolve; graphql-middleware
   // does not wrap `subscribe` when a field has both, so it is checked here before listening: a role
-  // that lists no leads (leadActions, the lead policy) hears none of their events.
+  // that lists no leads (the lead policy) hears none of their events.
   if (!context.caller) throw unauthenticated();
-  if (!may(leadActions, context.caller, 'list')) throw forbidden();
+  authorize(context.caller, 'list', leadPolicy);
   const unknown = (types ?? []).filter((t) => !(LEAD_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length) throw invalid([validationDetail('types', 'inclusion', `has unknown event types: ${unknown.join(', ')}`)]);
   const wanted = types?.length ? new Set(types) : null;

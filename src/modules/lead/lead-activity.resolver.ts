@@ -3,7 +3,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { selectedFields } from '../../graphql/lookahead';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { seenLoader } from '../visibility';
+import { seenLoader } from '../../access/visibility';
+import { leadVisible } from './lead.search';
 import type { ListArgs } from '../../graphql/common';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
@@ -64,7 +65,7 @@ export class LeadActivityResolver {
   @FieldResolver(() => Lead, { nullable: true, description: 'Null when the caller does not see it.' })
   async lead(@Root() activity: LeadActivity | LeadActivityRow, @Ctx() ctx: Context) {
     const leadId = activity instanceof LeadActivity ? activity.lead.id : activity.leadId;
-    const visible = await seenLoader(ctx, 'Lead').load(leadId);
+    const visible = await seenLoader(ctx, leadVisible).load(leadId);
     return visible ? leadReads(ctx).lead.load(leadId) : null;
   }
 }

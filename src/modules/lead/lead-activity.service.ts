@@ -6,20 +6,20 @@ import { notFound, Validator } from '../../errors';
 import { recordActor, transactional } from '../../db/write';
 import { reloadAfterWrite } from './lead.reload';
 import { findInScope, listPageRows } from '../../search/list';
-import { checkReferences, seenLoader } from '../visibility';
+import { checkReferences, seenLoader } from '../../access/visibility';
+import { leadVisible } from './lead.search';
 import { leadActivityRows, type LeadActivityRow } from './lead.repository';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import type { LeadActivityInput } from './lead.input';
 import { leadActivitySearch } from './lead.search';
-import { leadScope } from './lead.policy';
-import { ACTIVITY_LEAD_ACTION, leadActions } from './lead.policy';
+import { leadActivityPolicy, leadScope } from './lead.policy';
 import { authorize } from '../../access/policy';
 import { checkActivityData, checkActivityType, checkFreeFormObject, optionalString } from './lead.rules';
 
 /**
  * Lead activities (SPEC 2.2). Authorization is the parent lead's: show follows its visibility, create
- * and update its update right, destroy its destroy right (`leadActions` through `ACTIVITY_LEAD_ACTION`).
+ * and update its update right, destroy its destroy right (`leadActivityPolicy`).
  */
 export class LeadActivityService {
   constructor(private readonly ctx: Context) {}
@@ -36,7 +36,7 @@ export class LeadActivityService {
    */
   async list(args: ListArgs, leadFields: ReadonlySet<string> = new Set()): Promise<Page<LeadActivityRow>> {
     const page = await listPageRows(this.ctx, leadActivitySearch, leadScope(this.caller), args, leadActivityRows(this.ctx, leadFields));
-    const seen = seenLoader(this.ctx, 'Lead');
+    const seen = seenLoader(this.ctx, leadVisible);
     for (const a of page.nodes) seen.prime(a.leadId, true);
     return page;
   }
@@ -51,7 +51,7 @@ export class LeadActivityService {
   }
 
   async create(input: LeadActivityInput): Promise<LeadActivity> {
-    authorize(leadActions, this.caller, ACTIVITY_LEAD_ACTION.create);
+    authorize(this.caller, 'create', leadActivityPolicy);
     const v = new Validator();
     const leadId = await this.visibleLead(input.leadId, v);
     const type = checkActivityType(input.type, v);
@@ -78,7 +78,7 @@ export class LeadActivityService {
    */
   async update(id: string, input: LeadActivityInput, replace: boolean): Promise<LeadActivity> {
     const activity = await this.get(id);
-    authorize(leadActions, this.caller, ACTIVITY_LEAD_ACTION.update);
+    authorize(this.caller, 'update', leadActivityPolicy);
     const v = new Validator();
     const leadId = input.leadId !== undefined && input.leadId !== activity.lead.id ? await this.visibleLead(input.leadId, v) : undefined;
     const type = input.type !== undefined ? checkActivityType(input.type, v) : activity.type;
@@ -101,7 +101,7 @@ export class LeadActivityService {
 
   async delete(id: string): Promise<void> {
     await this.get(id);
-    authorize(leadActions, this.caller, ACTIVITY_LEAD_ACTION.destroy);
+    authorize(this.caller, 'destroy', leadActivityPolicy);
     await transactional(this.ctx.em, (tx) => tx.nativeDelete(LeadActivity, { id }), {}, { rerun: true });
   }
 
@@ -134,7 +134,7 @@ export class LeadActivityService {
       v.add('lead_id', 'blank');
       return undefined;
     }
-    const unseen = await checkReferences(this.ctx, [{ field: 'lead_id', kind: 'Lead', id: leadId, unseen: 'invalid' }]);
+    const unseen = await checkReferences(this.ctx, [{ field: 'lead_id', kind: leadVisible, id: leadId, unseen: 'invalid' }]);
     if (unseen.size) {
       v.add('lead_id', 'invalid', 'does not refer to a lead');
       return undefined;

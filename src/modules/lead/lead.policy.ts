@@ -1,13 +1,11 @@
-import { allow } from 'graphql-shield';
-import { actionTable, ALL, may, NONE, READ, type Action, type ResourcePolicy } from '../../access/policy';
-import { isNetworkUser } from '../../graphql/rules';
+import { actionTable, ALL, can, NONE, READ, type Action, type ResourcePolicy } from '../../access/policy';
+import { companyUser, networkUser, retailerUser } from '../../access/audience';
 import { forbidden } from '../../errors';
-import { isCompanyRole, isRetailerRole, Role } from '../user/role';
+import { Role } from '../user/role';
 import type { Caller } from '../../auth/caller';
 import type { Where } from '../../search/types';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
-import { Lead } from './lead.entity';
-import { leadSearch } from './lead.search';
+import { isBlank } from './lead.rules';
 
 /** PRODUCT.md section 4: every network user creates leads and updates those it sees; admins destroy them. */
 export const leadActions = actionTable([...READ, 'create', 'update'], {
@@ -18,8 +16,8 @@ export const leadActions = actionTable([...READ, 'create', 'update'], {
 
 /** SPEC 4.3: a new lead's owner is its creator's company or retailer; a user with neither may not create one. */
 export function leadOwner(caller: Caller): { company: string } | { retailer: string } {
-  if (isCompanyRole(caller.role) && caller.companyId) return { company: caller.companyId };
-  if (isRetailerRole(caller.role) && caller.retailerId) return { retailer: caller.retailerId };
+  if (companyUser(caller) && caller.companyId) return { company: caller.companyId };
+  if (retailerUser(caller) && caller.retailerId) return { retailer: caller.retailerId };
   throw forbidden();
 }
 
@@ -32,39 +30,12 @@ export const ACTIVITY_LEAD_ACTION: Readonly<Record<Action, Action>> = {
   destroy: 'destroy',
 };
 
-/** Who reaches the lead fields; record scope and `leadActions` are applied in LeadService / LeadActivityService. */
-export const leadPermissions = {
-  Query: {
-    leads: isNetworkUser,
-    lead: isNetworkUser,
-    leadTimeline: isNetworkUser,
-    leadActivities: isNetworkUser,
-    leadActivity: isNetworkUser,
-  },
-  Mutation: {
-    createLead: isNetworkUser,
-    updateLead: isNetworkUser,
-    replaceLead: isNetworkUser,
-    deleteLead: isNetworkUser,
-    createLeadActivity: isNetworkUser,
-    updateLeadActivity: isNetworkUser,
-    replaceLeadActivity: isNetworkUser,
-    deleteLeadActivity: isNetworkUser,
-  },
-  Lead: allow,
-  LeadPage: allow,
-  LeadAssignee: allow,
-  LeadMerge: allow,
-  LeadActivity: allow,
-  LeadActivityPage: allow,
-};
-
 /**
  * PRODUCT.md section 3: a lead is visible when its assignee is a CRL the caller sees, when the caller
  * is an admin of the lead's owner, or when the caller created it. Activities use it through their lead.
  */
 export function leadScope(caller: Caller): Where {
-  if (!may(leadActions, caller, 'list')) return { id: [] }; // a role that lists no leads sees none
+  if (!can(caller, 'list', leadPolicy)) return { id: [] }; // a role that lists no leads sees none
   const mine = { created_by_id: caller.userId };
   // An admin's own leads first, then those assigned to its organisation beyond them: the same set as
   // crlScope's "assignee of ours" or "owned by us", in branches that do not overlap.
@@ -78,13 +49,82 @@ export function leadScope(caller: Caller): Where {
 }
 
 /**
- * Who reaches a lead (and its activities, through their lead), what each role may do with one it sees,
- * and which ones it sees. The platform operator's "no leads" is `leadActions` alone: the scope and the
- * `leadEvents` subscription ask it.
+ * The stores a lead may be assigned to by the caller (SPEC 2.1, 4.3 rules 2-3, PRODUCT.md section 4), as
+ * a `Where` over a lead document's assignee fields: CRLs it sees and, for a lead a company owns, of that
+ * company: a retailer user sees the stores of every company it sells for, yet never routes one company's
+ * lead to another.
  */
-export const leadPolicy: ResourcePolicy = {
-  rules: leadPermissions,
+export function assignableScope(caller: Caller, ownerCompanyId: string | null): Where {
+  const scope = crlScope(caller, 'assignee_');
+  return ownerCompanyId ? { _and: [scope, { assignee_company_id: ownerCompanyId }] } : scope;
+}
+
+/** The only assignee type (SPEC 2.1). */
+export const ASSIGNEE_TYPE = 'CompanyRetailerLocation';
+
+/** What a decision about a lead reads: for `assign`, the assignee a write names. */
+export interface LeadFacts {
+  assignee?: {
+    /** `assignee_type` as sent (undefined or blank: not sent). */
+    type?: string | null;
+    /** `assignee_id` as sent. */
+    id?: string | null;
+    /** Whether it is a store of `assignableScope` (unknown until looked up). */
+    assignable?: boolean;
+  };
+}
+
+/** Beside the contract's actions: `assign`, name a lead's assignee in a write. */
+export type LeadAction = Action | 'assign';
+
+/** The territory of a lead its creator makes: a territory manager's own (routing prefers its stores). */
+export function creatorTerritory(creator: Caller): string | null {
+  return creator.role === Role.CompanyTerritoryManager ? creator.territoryId : null;
+}
+
+/**
+ * `creatorTerritory` in SQL, for a lead already stored: its creator's territory when a territory manager
+ * of the lead's company created it (`user` and `lead` are the aliases of its user and lead rows).
+ */
+export function creatorTerritorySql(user: string, lead: string): string {
+  return `case when ${user}.role = '${Role.CompanyTerritoryManager}' and ${user}.company_id = ${lead}.owner_company_id then ${user}.territory_id end`;
+}
+
+/**
+ * Who reaches a lead (network users; its activities through their lead), what each role may do with one
+ * it sees, and which ones it sees. The platform operator's "no leads" is `leadActions` alone: the scope
+ * and the `leadEvents` subscription ask it. An assignee other than a CRL (when an id is sent), or one
+ * outside `assignableScope`, is 403.
+ */
+export const leadPolicy: ResourcePolicy<LeadAction, LeadFacts> = {
+  name: 'lead',
+  graphql: {
+    audience: networkUser,
+    Query: ['leads', 'lead', 'leadTimeline', 'leadActivities', 'leadActivity'],
+    Mutation: [
+      'createLead',
+      'updateLead',
+      'replaceLead',
+      'deleteLead',
+      'createLeadActivity',
+      'updateLeadActivity',
+      'replaceLeadActivity',
+      'deleteLeadActivity',
+    ],
+    types: ['Lead', 'LeadPage', 'LeadAssignee', 'LeadMerge', 'LeadActivity', 'LeadActivityPage'],
+  },
   actions: leadActions,
+  decide: (_caller, action, lead) => {
+    if (action !== 'assign' || !lead?.assignee) return true;
+    const { type, id, assignable } = lead.assignee;
+    if (!isBlank(type) && type !== ASSIGNEE_TYPE && id !== null) return false;
+    return assignable !== false;
+  },
   scope: leadScope,
-  visible: { type: 'Lead', entity: Lead, doc: leadSearch },
+};
+
+/** SPEC 2.2: what a caller may do with a lead's activity is what `ACTIVITY_LEAD_ACTION` says of its lead. */
+export const leadActivityPolicy: ResourcePolicy = {
+  name: 'lead-activity',
+  decide: (caller, action) => can(caller, ACTIVITY_LEAD_ACTION[action], leadPolicy),
 };

@@ -48,7 +48,8 @@ export interface LeadAssigneeRow {
   retailerLocationId: string | null;
 }
 
-export const ASSIGNEE_TYPE = 'CompanyRetailerLocation';
+export { ASSIGNEE_TYPE } from './lead.policy';
+import { ASSIGNEE_TYPE } from './lead.policy';
 
 /** The lead's one column map: each `LeadRow` field over the `leads` row. */
 const LEAD: ColumnMap<LeadRow> = {

@@ -1,3 +1,6 @@
+import { visibleType } from '../../access/visibility';
+import { leadPolicy } from './lead.policy';
+import { Lead } from './lead.entity';
 import type { SearchDocument, SearchField } from '../../search/types';
 import { crlScopeFields } from '../company-retailer-location/company-retailer-location.search';
 
@@ -161,3 +164,6 @@ export const assigneeSearch: SearchDocument = {
   fields: ASSIGNEE.fields,
 };
 
+
+/** Who sees a Lead wherever it is reached (src/access/visibility.ts): its policy's scope. */
+export const leadVisible = visibleType('Lead', Lead, leadSearch, leadPolicy);

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
-import { forbidden, notFound, Validator } from '../../errors';
+import { notFound, Validator } from '../../errors';
 import { recordActor, transactional } from '../../db/write';
 import { Loaders } from '../../db/loaders';
 import { connectionOf, connectionPage, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
@@ -14,12 +14,11 @@ import { Location } from '../contact/location.entity';
 import { Lead } from './lead.entity';
 import type { LeadInput } from './lead.input';
 import { leadSearch } from './lead.search';
-import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
 import { recordLeadEvent } from '../lead-events/lead-events.record';
-import { leadActions, leadOwner, leadScope } from './lead.policy';
-import { authorize, may } from '../../access/policy';
-import { duplicateKeys, isBlank, MAX_STATUS, optionalString, requiredString } from './lead.rules';
-import { ASSIGNEE_TYPE, LeadRepository, leadReads, type LeadActivityRow, type LeadRow } from './lead.repository';
+import { assignableScope, leadOwner, leadPolicy, leadScope } from './lead.policy';
+import { about, authorize } from '../../access/policy';
+import { duplicateKeys, MAX_STATUS, optionalString, requiredString } from './lead.rules';
+import { LeadRepository, leadReads, type LeadActivityRow, type LeadRow } from './lead.repository';
 import { merges, mergeSubmission, type Submission } from './lead.merge';
 import {
   applyChildren,
@@ -91,7 +90,7 @@ export class LeadService {
    * concurrent creates of the same person end in one lead.
    */
   async create(input: LeadInput): Promise<LeadRow> {
-    authorize(leadActions, this.caller, 'create');
+    authorize(this.caller, 'create', leadPolicy);
     const owner = leadOwner(this.caller);
     const assignee = await this.assigneeRequest(input, 'company' in owner ? owner.company : null);
     const v = new Validator();
@@ -159,10 +158,10 @@ export class LeadService {
    */
   async update(id: string, input: LeadInput, replace: boolean): Promise<LeadRow> {
     const current = await this.leads.entity(id, leadScope(this.caller));
-    authorize(leadActions, this.caller, 'update');
+    authorize(this.caller, 'update', leadPolicy);
     const assignee = await this.assigneeRequest(input, current.ownerCompany?.id ?? null);
     // SPEC 2.2: removing an activity is destroying it.
-    if (input.leadActivities?.some((a) => a.id && a._destroy) && !may(leadActions, this.caller, 'destroy')) throw forbidden();
+    if (input.leadActivities?.some((a) => a.id && a._destroy)) authorize(this.caller, 'destroy', leadPolicy);
 
     await transactional(this.ctx.em, async (tx) => {
       await recordActor(tx, this.ctx.caller?.userId);
@@ -206,7 +205,7 @@ export class LeadService {
   /** PRODUCT.md section 4: company and retailer admins destroy the leads they see. */
   async delete(id: string): Promise<void> {
     const lead = await this.leads.entity(id, leadScope(this.caller));
-    authorize(leadActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', leadPolicy);
     const locationId = lead.location?.id;
     await transactional(this.ctx.em, async (tx) => {
       await recordActor(tx, this.ctx.caller?.userId);
@@ -222,12 +221,11 @@ export class LeadService {
    * other type or id is 403.
    */
   private async assigneeRequest(input: LeadInput, ownerCompanyId: string | null): Promise<AssigneeRequest> {
-    const typeSent = !isBlank(input.assigneeType);
-    if (typeSent && input.assigneeType !== ASSIGNEE_TYPE && input.assigneeId !== null) throw forbidden();
+    const named = { type: input.assigneeType, id: input.assigneeId };
+    authorize(this.caller, 'assign', about(leadPolicy, { assignee: named }));
     if (input.assigneeId === undefined || input.assigneeId === null) return input.assigneeId;
-    const scope = crlScope(this.caller, 'assignee_');
-    const found = await this.leads.assignee(input.assigneeId, ownerCompanyId ? { _and: [scope, { assignee_company_id: ownerCompanyId }] } : scope);
-    if (!found) throw forbidden();
+    const found = await this.leads.assignee(input.assigneeId, assignableScope(this.caller, ownerCompanyId));
+    authorize(this.caller, 'assign', about(leadPolicy, { assignee: { ...named, assignable: found !== null } }));
     return found;
   }
 

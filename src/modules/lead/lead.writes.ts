@@ -8,7 +8,7 @@ import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
 import { Location } from '../contact/location.entity';
 import type { Caller } from '../../auth/caller';
-import { Role } from '../user/role';
+import { creatorTerritory } from './lead.policy';
 import { routeNewLead, type LeadAddress } from '../routing/routing.service';
 import type { Lead } from './lead.entity';
 import { LeadActivity, type LeadActivityType } from './lead-activity.entity';
@@ -59,7 +59,7 @@ export async function routedAssignment(
   address: LeadAddress | null,
   creator: Caller,
 ): Promise<{ assigneeId: string; activity: NewActivity } | null> {
-  const territoryId = creator.role === Role.CompanyTerritoryManager ? creator.territoryId : null;
+  const territoryId = creatorTerritory(creator);
   const choice = await routeNewLead(tx, companyId, address, territoryId);
   if (!choice) return null;
   return {

@@ -1,15 +1,13 @@
 import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
-import { isNetworkUser } from '../../graphql/rules';
+import { networkUser } from '../../access/audience';
 
-/** Notification settings: every company and retailer user has its own; the platform operator gets none (403). */
-export const notificationPermissions = {
-  Query: { notificationPreferences: isNetworkUser },
-  Mutation: { updateNotificationPreferences: isNetworkUser },
-  NotificationPreferences: allow,
-};
-
-/** Who reaches the notification settings (each user reads and writes only its own). */
+/** Notification settings: every company and retailer user has its own (it reads and writes only those); the operator none (403). */
 export const notificationPolicy: ResourcePolicy = {
-  rules: notificationPermissions,
+  name: 'notifications',
+  graphql: {
+    audience: networkUser,
+    Query: ['notificationPreferences'],
+    Mutation: ['updateNotificationPreferences'],
+    types: ['NotificationPreferences'],
+  },
 };

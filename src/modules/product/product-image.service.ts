@@ -1,6 +1,7 @@
 import { FlushMode } from '@mikro-orm/core';
 import type { Context } from '../../context';
-import { notFoundAsForbidden, Validator } from '../../errors';
+import { Validator } from '../../errors';
+import { notFoundAsForbidden } from '../../access/visibility';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
 import { authorize } from '../../access/policy';
@@ -9,7 +10,7 @@ import type { SearchDocument } from '../../search/types';
 import { Product } from './product.entity';
 import { ProductImage } from './product-image.entity';
 import type { ProductImageInput } from './product-image.input';
-import { productImageActions, productImagePolicy } from './product-image.policy';
+import { productImagePolicy } from './product-image.policy';
 import { productSearch } from './product.search';
 
 const imageSearch: SearchDocument = {
@@ -52,7 +53,7 @@ export class ProductImageService {
 
   /** The product must be one the caller may change (its company's for a company admin): anything else is 403. */
   async create(input: ProductImageInput): Promise<ProductImage> {
-    authorize(productImageActions, this.caller, 'create');
+    authorize(this.caller, 'create', productImagePolicy);
     if (!input.productId) new Validator().add('product_id', 'blank').throwIfAny();
     const product = await findInScope(this.ctx, productSearch, Product, productImagePolicy.scope(this.caller), input.productId!, 'Product')
       .catch(notFoundAsForbidden);
@@ -63,13 +64,13 @@ export class ProductImageService {
 
   async update(id: string, input: ProductImageInput): Promise<ProductImage> {
     const image = await this.get(id);
-    authorize(productImageActions, this.caller, 'update');
+    authorize(this.caller, 'update', productImagePolicy);
     return this.write(image, input, false);
   }
 
   async delete(id: string): Promise<void> {
     const image = await this.get(id);
-    authorize(productImageActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', productImagePolicy);
     await transactional(this.ctx.em, async (em) => {
       em.remove(image);
       await flushDestroy(em);

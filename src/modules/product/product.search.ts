@@ -1,3 +1,6 @@
+import { visibleType } from '../../access/visibility';
+import { productPolicy } from './product.policy';
+import { Product } from './product.entity';
 import type { SearchDocument } from '../../search/types';
 
 /** What a product list can search, filter, order and aggregate on. */
@@ -22,3 +25,6 @@ export const productSearch: SearchDocument = {
   },
 };
 
+
+/** Who sees a Product wherever it is reached (src/access/visibility.ts): its policy's scope. */
+export const productVisible = visibleType('Product', Product, productSearch, productPolicy);

@@ -1,20 +1,20 @@
 import type { Context } from '../../context';
 import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { ListArgs, Page } from '../../graphql/common';
-import { forbidden, Validator } from '../../errors';
+import { Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
 import { findInScope, listPageRows } from '../../search/list';
 import { Company } from '../company/company.entity';
 import { Collection } from '../collection/collection.entity';
-import { authorize } from '../../access/policy';
-import { checkReferences } from '../visibility';
-import { productActions } from './product.policy';
+import { about, authorize } from '../../access/policy';
+import { checkReferences } from '../../access/visibility';
+import { collectionVisible } from '../collection/collection.search';
 import { Product } from './product.entity';
 import type { ProductInput } from './product.input';
 import { productSearch } from './product.search';
 import { productRows } from './product.reader';
-import { productScope } from './product.policy';
+import { productPolicy, productScope } from './product.policy';
 
 const UNIQUE = { products_company_id_sku_unique: 'sku' };
 
@@ -44,9 +44,8 @@ export class ProductService {
   }
 
   async create(input: ProductInput): Promise<Product> {
-    authorize(productActions, this.caller, 'create');
     const companyId = input.companyId ?? this.caller.companyId;
-    if (companyId !== this.caller.companyId) throw forbidden();
+    authorize(this.caller, 'create', about(productPolicy, { companyId }));
     return transactional(
       this.ctx.em,
       async (em) => {
@@ -61,8 +60,7 @@ export class ProductService {
 
   async update(id: string, input: ProductInput): Promise<Product> {
     const product = await this.get(id);
-    authorize(productActions, this.caller, 'update');
-    if (input.companyId !== undefined && input.companyId !== this.caller.companyId) throw forbidden();
+    authorize(this.caller, 'update', about(productPolicy, { companyId: input.companyId }));
     return transactional(
       this.ctx.em,
       async (em) => {
@@ -76,7 +74,7 @@ export class ProductService {
 
   async delete(id: string): Promise<void> {
     const product = await this.get(id);
-    authorize(productActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', productPolicy);
     await transactional(this.ctx.em, async (em) => em.remove(product).flush());
   }
 
@@ -92,7 +90,7 @@ export class ProductService {
     set.text('externalId', input.externalId, 'external_id');
     if (input.collectionId === null) draft.collection = null;
     else if (input.collectionId !== undefined) {
-      const unseen = await checkReferences(this.ctx, [{ field: 'collection_id', kind: 'Collection', id: input.collectionId, unseen: 'invalid' }]);
+      const unseen = await checkReferences(this.ctx, [{ field: 'collection_id', kind: collectionVisible, id: input.collectionId, unseen: 'invalid' }]);
       const collection = unseen.size ? null : await this.ctx.em.findOne(Collection, { id: input.collectionId, company: product.company.id });
       if (collection) draft.collection = collection;
       else v.add('collection_id', 'invalid', 'is not a collection of the company');

@@ -1,20 +1,20 @@
 import { FlushMode } from '@mikro-orm/core';
 import type { Context } from '../../context';
-import { notFoundAsForbidden, Validator } from '../../errors';
+import { Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
 import { authorize } from '../../access/policy';
-import { checkReferences } from '../visibility';
+import { checkReferences, notFoundAsForbidden, visibleType } from '../../access/visibility';
+import { productSearch } from './product.search';
 import { findInScope } from '../../search/list';
 import type { SearchDocument } from '../../search/types';
-import { Role } from '../user/role';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { crlScopeFields } from '../company-retailer-location/company-retailer-location.search';
 import { crlSearch } from '../company-retailer-location/company-retailer-location.search';
 import { Product } from './product.entity';
 import { Stock } from './stock.entity';
 import type { StockInput } from './stock.input';
-import { stockActions, stockPolicy } from './stock.policy';
+import { stockPolicy, stockProductScope } from './stock.policy';
 
 /** A stock level's document: its store's fields (`crlScopeFields`, as `crlSearch` names them), so the store's scope reads it. */
 const crl = crlScopeFields('crl');
@@ -26,6 +26,9 @@ const stockSearch: SearchDocument = {
 };
 
 /** Network management of stock per (CRL, product). */
+/** The products a stock write may name (`stockProductScope`). */
+const stockProducts = visibleType('Product', Product, productSearch, { scope: stockProductScope });
+
 export class StockService {
   constructor(private readonly ctx: Context) {}
 
@@ -40,7 +43,7 @@ export class StockService {
 
   /** Creates or changes the stock record of a store and a product; a store the caller may not change is 403. */
   async set(input: StockInput): Promise<Stock> {
-    authorize(stockActions, this.caller, 'create');
+    authorize(this.caller, 'create', stockPolicy);
     const store = await findInScope(this.ctx, crlSearch, CompanyRetailerLocation, stockPolicy.scope(this.caller), input.companyRetailerLocationId, 'CompanyRetailerLocation')
       .catch(notFoundAsForbidden);
     return transactional(
@@ -49,10 +52,7 @@ export class StockService {
         em.setFlushMode(FlushMode.COMMIT);
         const v = new Validator();
         // Products follow their own visibility (the operator, who sees none through productScope, names any).
-        const unseen =
-          this.caller.role === Role.PlatformOperator
-            ? new Set<string>()
-            : await checkReferences(this.ctx, [{ field: 'product_id', kind: 'Product', id: input.productId, unseen: 'invalid' }]);
+        const unseen = await checkReferences(this.ctx, [{ field: 'product_id', kind: stockProducts, id: input.productId, unseen: 'invalid' }]);
         const product = unseen.size ? null : await em.findOne(Product, { id: input.productId, company: store.company.id });
         if (!product) v.add('product_id', 'invalid', "is not a product of the location's company");
         v.throwIfAny();
@@ -72,7 +72,7 @@ export class StockService {
 
   async delete(id: string): Promise<void> {
     const stock = await findInScope(this.ctx, stockSearch, Stock, stockPolicy.scope(this.caller), id, 'Stock');
-    authorize(stockActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', stockPolicy);
     await transactional(this.ctx.em, async (em) => {
       em.remove(stock);
       await flushDestroy(em);

@@ -1,16 +1,19 @@
 import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
-import { isNetworkUser } from '../../graphql/rules';
+import { networkUser, oneOf } from '../../access/audience';
+import { Role } from '../user/role';
 
-/** First-response settings: network users may ask; the service admits company admins (403 otherwise). */
-export const responseTimePermissions = {
-  Query: { responseTimeSettings: isNetworkUser, leadResponseStats: isNetworkUser },
-  Mutation: { updateResponseTimeSettings: isNetworkUser },
-  ResponseTimeSettings: allow,
-  LeadResponseStatsRow: allow,
-};
-
-/** Who reaches the first-response settings and stats (the service scopes the stats as the lead list). */
-export const responseTimePolicy: ResourcePolicy = {
-  rules: responseTimePermissions,
+/**
+ * First-response settings and stats: network users reach them; `configure` (read and change a
+ * company's first-response time) is a company admin's, for its company (403 otherwise). The stats are
+ * scoped as the lead list.
+ */
+export const responseTimePolicy: ResourcePolicy<'configure'> = {
+  name: 'response-times',
+  graphql: {
+    audience: networkUser,
+    Query: ['responseTimeSettings', 'leadResponseStats'],
+    Mutation: ['updateResponseTimeSettings'],
+    types: ['ResponseTimeSettings', 'LeadResponseStatsRow'],
+  },
+  decide: (caller) => oneOf(Role.CompanyAdmin)(caller) && !!caller.companyId,
 };

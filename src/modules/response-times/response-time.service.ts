@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import { query } from '../../db/sql';
-import { forbidden, Validator } from '../../errors';
-import { Role } from '../user/role';
+import { Validator } from '../../errors';
+import { authorize } from '../../access/policy';
+import { responseTimePolicy } from './response-time.policy';
 import { ResponseTimeSettings, type ResponseTimeSettingsInput } from './response-time.types';
 import { RESPONSE_TIME_LOCK } from './response-time.worker';
 
@@ -56,8 +57,8 @@ export class ResponseTimeService {
 
   private companyId(): string {
     const c = this.ctx.caller!;
-    if (c.role !== Role.CompanyAdmin || !c.companyId) throw forbidden();
-    return c.companyId;
+    authorize(c, 'configure', responseTimePolicy);
+    return c.companyId!;
   }
 
   async get(): Promise<ResponseTimeSettings> {

@@ -1,23 +1,11 @@
-import { allow } from 'graphql-shield';
-import { actionTable, ALL, READ, type ResourcePolicy } from '../../access/policy';
-import { isAuthenticated } from '../../graphql/rules';
+import { actionTable, ALL, READ, type Action, type ResourcePolicy } from '../../access/policy';
+import { anyUser, companyUser, platformOperator } from '../../access/audience';
 import { Role } from '../user/role';
 import type { Caller } from '../../auth/caller';
 import type { Where } from '../../search/types';
-import { isCompanyRole } from '../user/role';
-import { RetailerLocation } from './retailer-location.entity';
-import { retailerLocationSearch } from './retailer-location.search';
 
 /** The platform operator manages every store, a retailer admin its retailer's; the rest read what they see. */
 export const retailerLocationActions = actionTable(READ, { [Role.PlatformOperator]: ALL, [Role.RetailerAdmin]: ALL });
-
-export const retailerLocationPermissions = {
-  Query: { retailerLocations: isAuthenticated, retailerLocation: isAuthenticated },
-  Mutation: { createRetailerLocation: isAuthenticated, updateRetailerLocation: isAuthenticated, deleteRetailerLocation: isAuthenticated },
-  RetailerLocation: allow,
-  RetailerLocationPage: allow,
-  Hour: allow,
-};
 
 /**
  * The operator sees every store; a retailer admin its retailer's; a store manager its assigned ones;
@@ -32,14 +20,28 @@ export function retailerLocationScope(caller: Caller): Where {
     case Role.RetailerStoreManager:
       return { id: caller.retailerLocationIds };
     default:
-      return isCompanyRole(caller.role) ? { company_ids: caller.companyId ?? [] } : { id: [] };
+      return companyUser(caller) ? { company_ids: caller.companyId ?? [] } : { id: [] };
   }
 }
 
-/** Who reaches a retailer location, what each role may do with one it sees, and which ones it sees. */
-export const retailerLocationPolicy: ResourcePolicy = {
-  rules: retailerLocationPermissions,
+/** What a decision about a retailer location reads: the retailer it is (to be) made for. */
+export interface RetailerLocationFacts {
+  retailerId: string | null | undefined;
+}
+
+/**
+ * Who reaches a retailer location, what each role may do with one it sees, and which ones it sees. The
+ * operator creates one for any retailer, a retailer admin for its own only (another retailer is 403).
+ */
+export const retailerLocationPolicy: ResourcePolicy<Action, RetailerLocationFacts> = {
+  name: 'retailer-location',
+  graphql: {
+    audience: anyUser,
+    Query: ['retailerLocations', 'retailerLocation'],
+    Mutation: ['createRetailerLocation', 'updateRetailerLocation', 'deleteRetailerLocation'],
+    types: ['RetailerLocation', 'RetailerLocationPage', 'Hour'],
+  },
   actions: retailerLocationActions,
+  decide: (caller, action, store) => action !== 'create' || !store || platformOperator(caller) || store.retailerId === caller.retailerId,
   scope: retailerLocationScope,
-  visible: { type: 'RetailerLocation', entity: RetailerLocation, doc: retailerLocationSearch },
 };

@@ -1,7 +1,8 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { visibleLoader } from '../visibility';
+import { visibleLoader } from '../../access/visibility';
+import { retailerVisible } from '../retailer/retailer.search';
 import { PageType, type ListArgs } from '../../graphql/common';
 import { Retailer } from '../retailer/retailer.entity';
 import { Location } from '../contact/location.entity';
@@ -55,7 +56,7 @@ export class RetailerLocationResolver {
 
   @FieldResolver(() => Retailer, { nullable: true, description: 'Null when the caller does not see it.' })
   retailer(@Root() rl: RetailerLocation, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'Retailer').load(rl.retailer.id);
+    return visibleLoader(ctx, retailerVisible).load(rl.retailer.id);
   }
 
   @FieldResolver(() => Location, { nullable: true, description: "The store's address; null when none." })

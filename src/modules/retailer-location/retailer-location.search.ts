@@ -1,3 +1,6 @@
+import { visibleType } from '../../access/visibility';
+import { retailerLocationPolicy } from './retailer-location.policy';
+import { RetailerLocation } from './retailer-location.entity';
 import type { SearchDocument } from '../../search/types';
 
 export const retailerLocationSearch: SearchDocument = {
@@ -24,3 +27,6 @@ export const retailerLocationSearch: SearchDocument = {
   },
 };
 
+
+/** Who sees a RetailerLocation wherever it is reached (src/access/visibility.ts): its policy's scope. */
+export const retailerLocationVisible = visibleType('RetailerLocation', RetailerLocation, retailerLocationSearch, retailerLocationPolicy);

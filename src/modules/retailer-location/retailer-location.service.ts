@@ -3,13 +3,12 @@ import { listConnection, type Connection, type ConnectionArgs, type ConnectionFi
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
-import { destroyHalted, forbidden, Validator } from '../../errors';
+import { destroyHalted, Validator } from '../../errors';
 import { flushDestroy, transactional } from '../../db/write';
 import { Assign } from '../../db/assign';
-import { authorize } from '../../access/policy';
+import { about, authorize } from '../../access/policy';
 import { isTimeZone } from '../../geo/time-zone-name';
 import { findInScope, listPage } from '../../search/list';
-import { Role } from '../user/role';
 import { Retailer } from '../retailer/retailer.entity';
 import { Location } from '../contact/location.entity';
 import { Email } from '../contact/email.entity';
@@ -18,9 +17,8 @@ import { ContactWriter } from '../contact/contact.writes';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { RetailerLocation } from './retailer-location.entity';
 import type { RetailerLocationInput } from './retailer-location.input';
-import { retailerLocationActions } from './retailer-location.policy';
 import { retailerLocationSearch } from './retailer-location.search';
-import { retailerLocationScope } from './retailer-location.policy';
+import { retailerLocationPolicy, retailerLocationScope } from './retailer-location.policy';
 import { writeHours } from './hours';
 
 const UNIQUE = { hours_retailer_location_day_unique: 'hours.day' };
@@ -47,9 +45,10 @@ export class RetailerLocationService {
   }
 
   async create(input: RetailerLocationInput): Promise<RetailerLocation> {
-    authorize(retailerLocationActions, this.caller, 'create');
-    const retailerId = input.retailerId ?? (this.caller.role === Role.RetailerAdmin ? this.caller.retailerId : null);
-    if (this.caller.role !== Role.PlatformOperator && retailerId !== this.caller.retailerId) throw forbidden();
+    authorize(this.caller, 'create', retailerLocationPolicy);
+    // A retailer admin's own retailer by default (the operator has none: it names one).
+    const retailerId = input.retailerId ?? this.caller.retailerId;
+    authorize(this.caller, 'create', about(retailerLocationPolicy, { retailerId }));
     return transactional(
       this.ctx.em,
       async (em) => {
@@ -71,7 +70,7 @@ export class RetailerLocationService {
 
   async update(id: string, input: RetailerLocationInput): Promise<RetailerLocation> {
     const rl = await this.get(id);
-    authorize(retailerLocationActions, this.caller, 'update');
+    authorize(this.caller, 'update', retailerLocationPolicy);
     return transactional(
       this.ctx.em,
       async (em) => {
@@ -89,7 +88,7 @@ export class RetailerLocationService {
   /** Halted while company retailer locations link it. */
   async delete(id: string): Promise<void> {
     const rl = await this.get(id);
-    authorize(retailerLocationActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', retailerLocationPolicy);
     await transactional(this.ctx.em, async (em) => {
       if (await em.count(CompanyRetailerLocation, { retailerLocation: rl.id })) throw destroyHalted();
       em.remove(rl);

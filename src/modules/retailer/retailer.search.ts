@@ -1,3 +1,6 @@
+import { visibleType } from '../../access/visibility';
+import { retailerPolicy } from './retailer.policy';
+import { Retailer } from './retailer.entity';
 import type { SearchDocument } from '../../search/types';
 
 export const retailerSearch: SearchDocument = {
@@ -13,3 +16,6 @@ export const retailerSearch: SearchDocument = {
   },
 };
 
+
+/** Who sees a Retailer wherever it is reached (src/access/visibility.ts): its policy's scope. */
+export const retailerVisible = visibleType('Retailer', Retailer, retailerSearch, retailerPolicy);

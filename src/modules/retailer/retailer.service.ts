@@ -9,7 +9,7 @@ import { findInScope, listPage } from '../../search/list';
 import { CompanyRetailer } from '../company-retailer/company-retailer.entity';
 import { Retailer } from './retailer.entity';
 import type { RetailerInput } from './retailer.input';
-import { retailerActions } from './retailer.policy';
+import { retailerPolicy } from './retailer.policy';
 import { retailerSearch } from './retailer.search';
 import { retailerScope } from './retailer.policy';
 
@@ -35,7 +35,7 @@ export class RetailerService {
   }
 
   async create(input: RetailerInput): Promise<Retailer> {
-    authorize(retailerActions, this.caller, 'create');
+    authorize(this.caller, 'create', retailerPolicy);
     const retailer = new Retailer();
     this.assign(retailer, input, true);
     return transactional(this.ctx.em, async (em) => {
@@ -47,7 +47,7 @@ export class RetailerService {
 
   async update(id: string, input: RetailerInput): Promise<Retailer> {
     const retailer = await this.get(id);
-    authorize(retailerActions, this.caller, 'update');
+    authorize(this.caller, 'update', retailerPolicy);
     this.assign(retailer, input, false);
     return transactional(this.ctx.em, async (em) => {
       await em.flush();
@@ -58,7 +58,7 @@ export class RetailerService {
   /** Halted while the retailer works with companies: its company retailers go first. */
   async delete(id: string): Promise<void> {
     const retailer = await this.get(id);
-    authorize(retailerActions, this.caller, 'destroy');
+    authorize(this.caller, 'destroy', retailerPolicy);
     await transactional(this.ctx.em, async (em) => {
       if (await em.count(CompanyRetailer, { retailer: retailer.id })) throw destroyHalted();
       em.remove(retailer);

@@ -1,22 +1,20 @@
-import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
-import { isAuthenticated } from '../../graphql/rules';
-import { companyOwnedActions, companyOwnedScope } from '../company/company-owned';
-import { Territory } from './territory.entity';
-import { territorySearch } from './territory.service';
+import type { Action, ResourcePolicy } from '../../access/policy';
+import { anyUser } from '../../access/audience';
+import { companyOwnedActions, companyOwnedDecision, companyOwnedScope, type CompanyOwnedFacts } from '../company/company-owned.policy';
 
-/** Who reaches the territory fields; scope and rights (`companyOwnedActions`) are applied in the service. */
-export const territoryPermissions = {
-  Query: { territories: isAuthenticated, territory: isAuthenticated },
-  Mutation: { createTerritory: isAuthenticated, updateTerritory: isAuthenticated, deleteTerritory: isAuthenticated },
-  Territory: allow,
-  TerritoryPage: allow,
-};
-
-/** Who reaches a territory; a company's own record: `companyOwnedActions` and `companyOwnedScope` (src/modules/company/company-owned.ts). */
-export const territoryPolicy: ResourcePolicy = {
-  rules: territoryPermissions,
+/**
+ * Who reaches a territory: any user reaches the fields; a company's own record, written by the operator and the
+ * company's admin (`companyOwnedActions`, src/modules/company/company-owned.policy.ts), seen by the company's users.
+ */
+export const territoryPolicy: ResourcePolicy<Action, CompanyOwnedFacts> = {
+  name: 'territory',
+  graphql: {
+    audience: anyUser,
+    Query: ['territories', 'territory'],
+    Mutation: ['createTerritory', 'updateTerritory', 'deleteTerritory'],
+    types: ['Territory', 'TerritoryPage'],
+  },
   actions: companyOwnedActions,
+  decide: companyOwnedDecision,
   scope: companyOwnedScope,
-  visible: { type: 'Territory', entity: Territory, doc: territorySearch },
 };

@@ -1,12 +1,14 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ConnectionArgs, ConnectionType, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
-import { visibleLoader } from '../visibility';
+import { visibleLoader } from '../../access/visibility';
+import { companyVisible } from '../company/company.search';
 import { PageType, type ListArgs } from '../../graphql/common';
 import { Company } from '../company/company.entity';
 import { Territory } from './territory.entity';
 import { TerritoryInput } from './territory.input';
-import { territoryService, territorySearch } from './territory.service';
+import { territoryService } from './territory.service';
+import { territorySearch } from './territory.search';
 import { listInputs } from '../../search/list-args';
 
 const TerritoryLists = listInputs(territorySearch, 'Territory');
@@ -49,6 +51,6 @@ export class TerritoryResolver {
 
   @FieldResolver(() => Company, { nullable: true, description: 'Null when the caller does not see it.' })
   company(@Root() record: Territory, @Ctx() ctx: Context) {
-    return visibleLoader(ctx, 'Company').load(record.company.id);
+    return visibleLoader(ctx, companyVisible).load(record.company.id);
   }
 }

@@ -1,9 +1,9 @@
 import type { Context } from '../../context';
-import { CompanyOwnedService, companyOwnedSearch } from '../company/company-owned';
+import { CompanyOwnedService } from '../company/company-owned';
+import { territoryPolicy } from './territory.policy';
+import { territorySearch } from './territory.search';
 import { Territory } from './territory.entity';
 import type { TerritoryInput } from './territory.input';
-
-export const territorySearch = companyOwnedSearch('territories', 'territories');
 
 /** Network management of a company's territorys. */
 export function territoryService(ctx: Context) {
@@ -11,6 +11,7 @@ export function territoryService(ctx: Context) {
     entity: Territory,
     typeName: 'Territory',
     search: territorySearch,
+    policy: territoryPolicy,
     uniqueName: 'territories_company_id_name_unique',
   });
 }

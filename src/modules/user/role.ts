@@ -1,1 +1,1 @@
-export { Role, RoleEnum, COMPANY_ROLES, RETAILER_ROLES, isCompanyRole, isRetailerRole } from '../../auth/role';
+export { Role, RoleEnum, COMPANY_ROLES, RETAILER_ROLES, isCompanyRole, isRetailerRole, organisationOf } from '../../auth/role';

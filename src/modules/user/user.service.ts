@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { listConnection, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import type { Context } from '../../context';
 import type { ListArgs, Page } from '../../graphql/common';
-import { AppError, forbidden, invalid, notFound, validationDetail, Validator } from '../../errors';
+import { AppError, invalid, notFound, validationDetail, Validator } from '../../errors';
 import { transactional } from '../../db/write';
 import { findInScope, isUuid, listPage } from '../../search/list';
 import { generatePlainKey, hashKey, keyPrefix } from '../../auth/api-keys';
@@ -16,9 +16,10 @@ import { ApiKey } from './api-key.entity';
 import type { GeneratedApiKey } from './api-key.output';
 import { User } from './user.entity';
 import type { CreateUserInput, UpdateUserInput } from './user.input';
-import { Role, isCompanyRole, isRetailerRole } from './role';
+import { organisationOf, Role } from './role';
+import { about, authorize } from '../../access/policy';
 import { userSearch, type UserManager } from './user.search';
-import { USER_MANAGER_ROLES, userPolicy } from './user.policy';
+import { isOperatorRole, userPolicy } from './user.policy';
 
 const UNIQUE = { users_email_unique: 'email' };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -97,7 +98,7 @@ export class UserService {
     private readonly ctx: Context,
     private readonly manager: UserManager,
   ) {
-    if (!USER_MANAGER_ROLES.includes(manager.role)) throw forbidden();
+    authorize(manager, 'manage', userPolicy);
   }
 
   list(args: ListArgs): Promise<Page<User>> {
@@ -171,10 +172,10 @@ export class UserService {
 
   /** The user with this email, created as a platform operator when missing (`leadnet bootstrap`). */
   async ensurePlatformOperator(email: string, name?: string | null): Promise<{ user: User; created: boolean }> {
-    if (this.manager.role !== Role.PlatformOperator) throw forbidden();
+    authorize(this.manager, 'bootstrap', userPolicy);
     const existing = await this.ctx.em.findOne(User, { email: email.trim().toLowerCase() });
     if (existing) {
-      if (existing.role !== Role.PlatformOperator) {
+      if (!isOperatorRole(existing.role)) {
         throw invalid([validationDetail('email', 'taken', `belongs to a ${existing.role} user, not a platform operator`)]);
       }
       return { user: existing, created: false };
@@ -255,8 +256,9 @@ export class UserService {
 
   /** Whether a role suits the user's membership (a company, a retailer, or neither). */
   private fits(role: Role, user: User): boolean {
-    if (isCompanyRole(role)) return !!user.company;
-    if (isRetailerRole(role)) return !!user.retailer;
+    const organisation = organisationOf(role);
+    if (organisation === 'company') return !!user.company;
+    if (organisation === 'retailer') return !!user.retailer;
     return !user.company && !user.retailer;
   }
 
@@ -266,10 +268,11 @@ export class UserService {
    */
   private membership(role: Role, input: CreateUserInput, v: Validator): { companyId: string | null; retailerId: string | null } {
     const m = this.manager;
-    if (m.role === Role.CompanyAdmin && (!isCompanyRole(role) || (input.companyId && input.companyId !== m.companyId) || input.retailerId)) throw forbidden();
-    if (m.role === Role.RetailerAdmin && (!isRetailerRole(role) || (input.retailerId && input.retailerId !== m.retailerId) || input.companyId)) throw forbidden();
-    const companyId = input.companyId || (m.role === Role.CompanyAdmin ? m.companyId : null);
-    const retailerId = input.retailerId || (m.role === Role.RetailerAdmin ? m.retailerId : null);
+    authorize(m, 'grant', about(userPolicy, { role, companyId: input.companyId, retailerId: input.retailerId }));
+    // An admin's own organisation by default (the operator belongs to none: it names one).
+    const companyId = input.companyId || m.companyId;
+    const retailerId = input.retailerId || m.retailerId;
+    const organisation = organisationOf(role);
     const check = (field: string, id: string | null, wanted: boolean, kind: string) => {
       if (wanted && !id) v.add(field, 'blank');
       else if (!wanted && id) v.add(field, 'invalid', `must be empty for the role ${role}${kind}`);
@@ -278,8 +281,8 @@ export class UserService {
       return null;
     };
     return {
-      companyId: check('company_id', companyId, isCompanyRole(role), isRetailerRole(role) ? ' (a retailer role)' : ''),
-      retailerId: check('retailer_id', retailerId, isRetailerRole(role), isCompanyRole(role) ? ' (a company role)' : ''),
+      companyId: check('company_id', companyId, organisation === 'company', organisation === 'retailer' ? ' (a retailer role)' : ''),
+      retailerId: check('retailer_id', retailerId, organisation === 'retailer', organisation === 'company' ? ' (a company role)' : ''),
     };
   }
 

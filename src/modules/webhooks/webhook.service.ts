@@ -2,9 +2,9 @@ import { refusedHost } from './webhook.address';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
-import { forbidden, notFound, Validator } from '../../errors';
+import { notFound, Validator } from '../../errors';
 import { isUuid } from '../../search/list';
-import { Role } from '../user/role';
+import { webhookOwner } from './webhook.policy';
 import { generateSecret, sealSecret } from './webhook.signature';
 import {
   deliveryAttempts,
@@ -92,11 +92,9 @@ export class WebhookService {
     return this.ctx.em;
   }
 
+  /** The caller's organisation, whose endpoints it manages (`webhookPolicy`); 403 for any other role. */
   private owner(): Owner {
-    const c = this.caller;
-    if (c.role === Role.CompanyAdmin && c.companyId) return { column: 'owner_company_id', id: c.companyId };
-    if (c.role === Role.RetailerAdmin && c.retailerId) return { column: 'owner_retailer_id', id: c.retailerId };
-    throw forbidden();
+    return webhookOwner(this.caller);
   }
 
   async list(): Promise<WebhookEndpoint[]> {
