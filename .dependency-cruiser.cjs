@@ -7,7 +7,7 @@
  */
 const LOWER =
   '^src/(access|auth|db|graphql|rest|search|http|geo|observability|graphiql|home|locator-widget|outbox|types)/' +
-  '|^src/(context|config|errors|limits|logger|safe-error|lifecycle|request-context)\\.ts$';
+  '|^src/(context|config|errors|limits|logger|safe-error|lifecycle|request-context|runtime)\\.ts$';
 const TOP = '^src/(app|main|server|search-indexer)\\.ts$|^src/cli/|^mikro-orm\\.config\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

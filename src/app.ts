@@ -17,10 +17,7 @@ import { openApiRouter } from './rest/openapi';
 import { createSearchBackend } from './search/factory';
 import { createGeocoder } from './geo/factory';
 import { modules, openApiLists, restResources, searchDocuments } from './modules';
-import { findDemoCompany } from './modules/demo/demo-seed';
 import { graphiqlRouter } from './graphiql/graphiql.router';
-import { LeadEventHub } from './modules/lead-events/lead-events.hub';
-import { serveSubscriptions } from './modules/lead-events/lead-events.ws';
 import type { Server } from 'node:http';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { createRateLimits } from './http/rate-limit';
@@ -31,8 +28,6 @@ import { edgeErrorHandler } from './http/errors';
 import { costPlugin, costValidationRules, graphqlDocumentLimits, graphqlGate } from './graphql/cost';
 import { authenticate } from './auth/api-keys';
 import { CallerCache } from './auth/caller-cache';
-import { createWebhookWorker, WEBHOOK_WORKER_LEADER } from './modules/webhooks/webhook.worker';
-import { leaderLocked } from './db/leader';
 import { isDatabaseUnavailable } from './db/outage';
 import { databaseReady } from './db/readiness';
 import { contextUnavailable, formatUnavailable, serviceUnavailablePlugin } from './graphql/outage';
@@ -44,16 +39,14 @@ import { Metrics } from './observability/metrics';
 import { locatorWidgetRouter } from './locator-widget/locator-widget.router';
 import { baseHeaders } from './http/page-headers';
 import { homeRouter } from './home/home.router';
-import { notificationRouter } from './modules/notifications/notification.router';
-import { startNotifications } from './modules/notifications/notification.start';
-import { startResponseTimes } from './modules/response-times/response-time.start';
+import { startModules } from './runtime';
 import { FairShare, fairSharePlugin } from './http/fair-share';
 
 export interface App {
   app: Express;
   /** Serves GraphQL subscriptions (WebSocket, graphql-ws) on the listening server; returns their stop. */
   attach(server: Server): () => Promise<void>;
-  /** Stops subscriptions, the webhook worker, Apollo and the search backend (its indexer); the caller closes the ORM. */
+  /** Stops subscriptions, what the modules started (in list order), Apollo and the search backend (its indexer); the caller closes the ORM. */
   stop(): Promise<void>;
   /** GraphQL subscriptions registered now (they hear events from then on): what a caller may wait for. */
   subscriptions(): number;
@@ -117,14 +110,11 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   });
   await apollo.start();
   Object.assign(deps, overrides);
-  const hub = new LeadEventHub(orm.config.get('clientUrl')!);
-  await hub.start();
+  // What the modules run beside the requests (listeners, workers), in list order; their jobs under
+  // leader locks, like the search indexer: one process at a time runs each, a standby takes over.
+  const runtime = { deps, schema };
+  const running = await startModules(modules, runtime);
   const closers: Array<() => Promise<void>> = [];
-  // Like the search indexer: one process at a time delivers, a standby takes over when it dies.
-  const webhooks = leaderLocked(orm, WEBHOOK_WORKER_LEADER, createWebhookWorker(orm, deps, schema), 'webhook-worker', config.workerLockRetryMs);
-  if (config.webhooks.worker) webhooks.start();
-  const notifications = startNotifications(orm, config);
-  const responseTimes = startResponseTimes(orm, config);
 
   const app = express();
   app.disable('x-powered-by');
@@ -141,7 +131,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.use(
     '/graphql',
     inTurn(graphqlCors(config.http.graphqlCorsOrigins), ...limits.api, ...body),
-    graphiqlRouter(),
+    graphiqlRouter(schema),
     graphqlGate((header) => authenticate(orm.em.fork() as EntityManager, header, callers)),
     graphqlDocumentLimits(graphqlLimits),
     expressMiddleware(apollo, {
@@ -159,8 +149,8 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
     if (await databaseReady(orm)) res.json({ status: 'ok', database: 'up' });
     else res.status(503).json({ status: 'unavailable', database: 'down' });
   });
-  app.use(homeRouter(orm, findDemoCompany));
-  app.use(notificationRouter(orm, config));
+  app.use(homeRouter(orm, modules));
+  for (const m of modules) if (m.routes) app.use(m.routes(runtime));
   app.use(locatorWidgetRouter(deps));
   app.use((req, res) => {
     res.status(404).json({ status: 404, error: 'Not Found', message: `No route matches ${req.method} ${req.path}` });
@@ -169,18 +159,15 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   return {
     app,
     search,
-    subscriptions: () => hub.listenerCount,
+    subscriptions: () => running.subscriptions(),
     attach(server) {
-      const close = once(serveSubscriptions(server, schema, deps, hub));
+      const close = once(running.serve(server));
       closers.push(close);
       return close;
     },
     async stop() {
       await Promise.all(closers.map((close) => close()));
-      await hub.stop();
-      await webhooks.stop();
-      await notifications.stop();
-      await responseTimes.stop();
+      await running.stop();
       await apollo.stop();
       await callers.stop();
       await search.stop?.();

@@ -22,17 +22,27 @@ const LINKS: Array<{ key: string; href: string; title: string; note: string }> =
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** Finds the demo network's company while it exists (null when it is gone). */
+export type DemoCompanyLookup = (em: EntityManager) => Promise<{ id: string; name: string } | null>;
+
+/** What a module gives the start page: the lookup of the demo company whose store finder it links. */
+export interface HomeContribution {
+  home?: { demoCompany?: DemoCompanyLookup };
+}
+
 /**
  * `GET /`: where to go from here, for a person or a program. Browsers (HTML preferred in `Accept`) get a
  * page of links; anything else (`application/json`, `*\/*`, no `Accept`) gets the same links as JSON.
- * The demo company's store finder (`findDemoCompany`, src/modules/demo) is linked while that company
- * exists. docs/operations.md describes it.
+ * The demo company's store finder (found by the first `home.demoCompany` of `modules`, the company
+ * module's) is linked while that company exists. docs/operations.md describes it.
  */
-export function homeRouter(orm: MikroORM, findDemoCompany: (em: EntityManager) => Promise<{ id: string; name: string } | null>): Router {
+export function homeRouter(orm: MikroORM, modules: readonly HomeContribution[]): Router {
   const router = Router();
+  const findDemoCompany = modules.find((m) => m.home?.demoCompany)?.home?.demoCompany;
   let demo: { at: number; value: Promise<Home['demo_company']> } | undefined;
 
   const demoCompany = (): Promise<Home['demo_company']> => {
+    if (!findDemoCompany) return Promise.resolve(null);
     if (!demo || Date.now() - demo.at > DEMO_TTL_MS) {
       const value = findDemoCompany(orm.em.fork() as EntityManager).then(
         (c) => (c ? { id: c.id, name: c.name, store_finder: `/locator/${c.id}` } : null),

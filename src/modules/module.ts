@@ -6,6 +6,8 @@ import type { RestResource } from '../rest/resource';
 import type { ListDocuments } from '../rest/openapi';
 import type { SearchDocument } from '../search/types';
 import type { ResourcePolicy } from '../access/policy';
+import type { RuntimeContribution } from '../runtime';
+import type { HomeContribution } from '../home/home.router';
 import type { DemoPart } from './demo/demo-part';
 
 /**
@@ -14,7 +16,7 @@ import type { DemoPart } from './demo/demo-part';
  * (`GraphqlContribution`, `EntityContribution`, ...) and is handed the list at the top (src/app.ts,
  * mikro-orm.config.ts, the CLI): no lower folder imports a module. See docs/architecture.md.
  */
-export interface AppModule extends GraphqlContribution, EntityContribution {
+export interface AppModule extends GraphqlContribution, EntityContribution, RuntimeContribution, HomeContribution {
   /** The folder's name, e.g. `lead`. */
   name: string;
   /** Its /v1 resources (SPEC 4.2), each a set of `.rest.graphql` operations. */

@@ -3,6 +3,7 @@ import { Company } from './company.entity';
 import { CompanyResolver } from './company.resolver';
 import { companyPolicy } from './company.policy';
 import { companyDemo } from './company.demo';
+import { findDemoCompany } from '../demo/demo-seed';
 
 export const companyModule: AppModule = {
   name: 'company',
@@ -11,4 +12,6 @@ export const companyModule: AppModule = {
   policies: [companyPolicy],
   connections: { companies: 'Company' },
   demo: [companyDemo],
+  // The start page links the demo company's store finder while it exists.
+  home: { demoCompany: findDemoCompany },
 };
