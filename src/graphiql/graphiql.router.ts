@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Router, type Request } from 'express';
+import { parse, validate, type GraphQLSchema } from 'graphql';
 import { exampleTabs } from './examples';
 import { toolPageHeaders } from '../http/page-headers';
 
@@ -34,9 +35,9 @@ export function wantsIde(req: Request): boolean {
 const json = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function idePage(endpoint: string): string {
+function idePage(endpoint: string, tabs: typeof exampleTabs): string {
   const assets = escapeHtml(`${endpoint}/ide`);
-  const config = json({ endpoint, tabs: exampleTabs });
+  const config = json({ endpoint, tabs });
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -68,10 +69,12 @@ function idePage(endpoint: string): string {
 
 /**
  * `GET /graphql` from a browser (Accept: text/html, no `query` parameter) answers the IDE page, and
- * `GET /graphql/ide/<asset>` its scripts and styles. Everything else falls through to Apollo.
+ * `GET /graphql/ide/<asset>` its scripts and styles. Everything else falls through to Apollo. The page
+ * opens the example tabs `schema` answers: an app built without a module leaves that module's out.
  */
-export function graphiqlRouter(): Router {
+export function graphiqlRouter(schema: GraphQLSchema): Router {
   const router = Router();
+  const tabs = exampleTabs.filter((tab) => validate(schema, parse(tab.query)).length === 0);
   router.get('/ide/:asset', (req, res) => {
     const asset = Object.hasOwn(ASSETS, req.params.asset) ? ASSETS[req.params.asset] : undefined;
     if (asset) res.sendFile(asset.file, { maxAge: asset.maxAge });
@@ -79,7 +82,7 @@ export function graphiqlRouter(): Router {
   });
   router.get('/', (req, res, next) => {
     if (!wantsIde(req)) return next();
-    toolPageHeaders(res).type('html').send(idePage(req.baseUrl));
+    toolPageHeaders(res).type('html').send(idePage(req.baseUrl, tabs));
   });
   return router;
 }
