@@ -16,9 +16,9 @@ import { Pool, type PoolClient } from 'pg';
 import zipcodes from 'zipcodes';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initAppOrm } from '../mikro-orm.config';
-import { routingSql } from '../src/modules/routing/routing.sql';
+import { routingSql } from '../src/modules/routing/routing.repository';
 import { countrySpellings } from '../src/modules/routing/routing.service';
-import { RoutingRule } from '../src/modules/routing/routing.sql';
+import { RoutingRule } from '../src/modules/routing/routing.repository';
 import type { Sql } from '../src/search/types';
 
 const STORES = Number(process.env.BENCH_STORES ?? 100_000);

@@ -1,4 +1,4 @@
-import { postalKey, routingSql, RoutingRule } from '../../src/modules/routing/routing.sql';
+import { postalKey, routingSql, RoutingRule } from '../../src/modules/routing/routing.repository';
 import { countrySpellings } from '../../src/modules/routing/routing.service';
 
 const options = { strategies: [RoutingRule.DeliveryArea, RoutingRule.DeliveryRadius, RoutingRule.Nearest], nearestMaxDistanceMiles: 10, nearestInTerritory: true, roundRobin: false };

@@ -8,10 +8,20 @@ import { flushTiny } from '../../limits';
 import type { LatLng } from '../../geo/distance';
 import { countryCode } from '../../geo/offline-geocoder';
 import { CompanyService } from '../company/company.service';
-import { pgArray } from '../../db/sql';
 import { toDate } from '../webhooks/webhook.service';
 import { Role } from '../user/role';
-import { METRES_PER_MILE, postalKey, routingSql, type RoutingTarget } from './routing.sql';
+import {
+  lockRoundRobin,
+  METRES_PER_MILE,
+  postalKey,
+  readRoutingSettings,
+  recordRoundRobinTurn,
+  rerouteLeadRow,
+  routedStore,
+  saveRoutingSettings,
+  type RoutingSettingsRow,
+  type RoutingTarget,
+} from './routing.repository';
 import {
   ALL_RULES,
   DEFAULT_RULES,
@@ -42,7 +52,7 @@ export interface LeadAddress {
 
 /** A company's settings; a company that never saved any has routing off. */
 export async function loadRoutingSettings(em: Sqlish, companyId: string): Promise<RoutingSettings> {
-  const [row] = await em.execute(`select * from company_routing_settings where company_id = ?`, [companyId]);
+  const row = await readRoutingSettings(em, companyId);
   return row ? settingsOf(row) : defaults(companyId);
 }
 
@@ -67,13 +77,7 @@ export async function routeNewLead(tx: Sqlish, companyId: string, address: LeadA
  * manager of the company created it (as when it was created). Null when no store is eligible.
  */
 export async function rerouteLead(tx: Sqlish, companyId: string, leadId: string, exclude: readonly string[]): Promise<RoutingChoice | null> {
-  const [lead] = await tx.execute(
-    `select loc.postal_code, loc.country, loc.latitude, loc.longitude,
-            case when u.role = 'company_territory_manager' and u.company_id = l.owner_company_id then u.territory_id end as territory_id
-       from leads l left join locations loc on loc.id = l.location_id left join users u on u.id = l.created_by_id
-      where l.id = ? and l.owner_company_id = ?`,
-    [leadId, companyId],
-  );
+  const lead = await rerouteLeadRow(tx, companyId, leadId);
   if (!lead) return null; // only a company's own leads are routed
   const settings = await loadRoutingSettings(tx, companyId);
   const address: LeadAddress = {
@@ -89,22 +93,14 @@ export async function rerouteLead(tx: Sqlish, companyId: string, leadId: string,
 export const routingLockKey = (companyId: string) => `routing:${companyId}`;
 
 async function route(tx: Sqlish, settings: RoutingSettings, target: RoutingTarget): Promise<RoutingChoice | null> {
-  if (settings.roundRobin) await tx.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [routingLockKey(target.companyId)]);
+  if (settings.roundRobin) await lockRoundRobin(tx, routingLockKey(target.companyId));
   const choice = await decide(tx, settings, target);
-  if (choice && settings.roundRobin) {
-    await tx.execute(
-      `insert into routing_round_robin (crl_id, last_assigned_at) values (?, clock_timestamp())
-       on conflict (crl_id) do update set last_assigned_at = excluded.last_assigned_at`,
-      [choice.crlId],
-    );
-  }
+  if (choice && settings.roundRobin) await recordRoundRobinTurn(tx, choice.crlId);
   return choice;
 }
 
 async function decide(em: Sqlish, settings: RoutingSettings, target: RoutingTarget): Promise<RoutingChoice | null> {
-  const statement = routingSql(target, settings);
-  if (!statement) return null;
-  const [row] = await em.execute(statement.sql, statement.bindings as any[]);
+  const row = await routedStore(em, target, settings);
   if (!row) return null;
   const distance = row.distance === null ? null : Number(row.distance);
   return { crlId: row.id, rule: row.rule as RoutingRule, distanceMiles: distance === null ? null : Math.round((distance / METRES_PER_MILE) * 100) / 100 };
@@ -148,7 +144,7 @@ function defaults(companyId: string): RoutingSettings {
   });
 }
 
-function settingsOf(row: Record<string, any>): RoutingSettings {
+function settingsOf(row: RoutingSettingsRow): RoutingSettings {
   return Object.assign(new RoutingSettings(), {
     companyId: row.company_id,
     enabled: row.enabled,
@@ -205,16 +201,7 @@ export class RoutingService {
       v.add('nearest_max_distance_miles', 'blank', "can't be blank when the nearest rule is on");
     }
     v.throwIfAny();
-    const [row] = await this.ctx.em.execute(
-      `insert into company_routing_settings (company_id, enabled, strategies, nearest_max_distance_miles, nearest_in_territory, round_robin)
-       values (?, ?, ?::text[], ?, ?, ?)
-       on conflict (company_id) do update set enabled = excluded.enabled, strategies = excluded.strategies,
-         nearest_max_distance_miles = excluded.nearest_max_distance_miles, nearest_in_territory = excluded.nearest_in_territory,
-         round_robin = excluded.round_robin, updated_at = now()
-       returning *`,
-      [id, next.enabled, pgArray(next.strategies), next.nearestMaxDistanceMiles, next.nearestInTerritory, next.roundRobin],
-    );
-    return settingsOf(row);
+    return settingsOf(await saveRoutingSettings(this.ctx.em, id, next));
   }
 
   /** Where a lead at `address` would go under the company's current rules (whether routing is on or not). */

@@ -1,7 +1,7 @@
 import { AddressInput } from '../contact/contact.input';
 import { Field, Float, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 
-import { RoutingRule } from './routing.sql';
+import { RoutingRule } from './routing.repository';
 
 export { RoutingRule };
 registerEnumType(RoutingRule, {

@@ -1,6 +1,11 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { creatorTerritorySql } from '../lead/lead.policy';
 import { EARTH_RADIUS_M, type LatLng } from '../../geo/distance';
 import type { Sql } from '../../search/types';
 import { pgArray } from '../../db/sql';
+
+/** Routing's statements run in the caller's transaction, when it has one. */
+type Sqlish = Pick<EntityManager, 'execute'>;
 
 export const METRES_PER_MILE = 1609.344;
 
@@ -140,4 +145,91 @@ export function routingSql(target: RoutingTarget, options: RoutingOptions): Sql 
            limit 1`,
     bindings: parts.flatMap((p) => p.bindings),
   };
+}
+
+/** The store `routingSql` chose: its id, the rule that matched and its distance in metres (null unplaced). */
+export interface RoutedStoreRow {
+  id: string;
+  rule: RoutingRule;
+  distance: string | number | null;
+}
+
+/** The store the target is routed to under `options` (`routingSql`); null when no rule can apply or none matched. */
+export async function routedStore(em: Sqlish, target: RoutingTarget, options: RoutingOptions): Promise<RoutedStoreRow | null> {
+  const statement = routingSql(target, options);
+  if (!statement) return null;
+  const [row] = await em.execute<RoutedStoreRow[]>(statement.sql, statement.bindings as any[]);
+  return row ?? null;
+}
+
+/** A `company_routing_settings` row. */
+export interface RoutingSettingsRow {
+  company_id: string;
+  enabled: boolean;
+  strategies: string[];
+  nearest_max_distance_miles: string | number | null;
+  nearest_in_territory: boolean;
+  round_robin: boolean;
+  updated_at: Date | string;
+}
+
+/** The company's saved settings, if it ever saved any. */
+export async function readRoutingSettings(em: Sqlish, companyId: string): Promise<RoutingSettingsRow | undefined> {
+  const [row] = await em.execute<RoutingSettingsRow[]>(`select * from company_routing_settings where company_id = ?`, [companyId]);
+  return row;
+}
+
+/** Saves the company's settings (created or replaced). */
+export async function saveRoutingSettings(
+  em: Sqlish,
+  companyId: string,
+  settings: { enabled: boolean; strategies: readonly RoutingRule[]; nearestMaxDistanceMiles: number | null; nearestInTerritory: boolean; roundRobin: boolean },
+): Promise<RoutingSettingsRow> {
+  const [row] = await em.execute<RoutingSettingsRow[]>(
+      `insert into company_routing_settings (company_id, enabled, strategies, nearest_max_distance_miles, nearest_in_territory, round_robin)
+       values (?, ?, ?::text[], ?, ?, ?)
+       on conflict (company_id) do update set enabled = excluded.enabled, strategies = excluded.strategies,
+         nearest_max_distance_miles = excluded.nearest_max_distance_miles, nearest_in_territory = excluded.nearest_in_territory,
+         round_robin = excluded.round_robin, updated_at = now()
+       returning *`,
+    [companyId, settings.enabled, pgArray(settings.strategies), settings.nearestMaxDistanceMiles, settings.nearestInTerritory, settings.roundRobin],
+  );
+  return row;
+}
+
+/**
+ * What rerouting reads of a company's own lead: its stored location, and its creator's territory when a
+ * territory manager of the company created it. Undefined for another company's lead.
+ */
+export interface RerouteLeadRow {
+  postal_code: string | null;
+  country: string | null;
+  latitude: string | number | null;
+  longitude: string | number | null;
+  territory_id: string | null;
+}
+
+export async function rerouteLeadRow(em: Sqlish, companyId: string, leadId: string): Promise<RerouteLeadRow | undefined> {
+  const [lead] = await em.execute<RerouteLeadRow[]>(
+    `select loc.postal_code, loc.country, loc.latitude, loc.longitude,
+            ${creatorTerritorySql('u', 'l')} as territory_id
+       from leads l left join locations loc on loc.id = l.location_id left join users u on u.id = l.created_by_id
+      where l.id = ? and l.owner_company_id = ?`,
+    [leadId, companyId],
+  );
+  return lead;
+}
+
+/** Waits for the transaction-scoped advisory lock `key` (round-robin turns are taken under it). */
+export async function lockRoundRobin(em: Sqlish, key: string): Promise<void> {
+  await em.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [key]);
+}
+
+/** The store's round-robin turn is now. */
+export async function recordRoundRobinTurn(em: Sqlish, crlId: string): Promise<void> {
+  await em.execute(
+      `insert into routing_round_robin (crl_id, last_assigned_at) values (?, clock_timestamp())
+       on conflict (crl_id) do update set last_assigned_at = excluded.last_assigned_at`,
+    [crlId],
+  );
 }
