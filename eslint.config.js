@@ -1,3 +1,4 @@
+// Also the permission rule of docs/roles.md ("One way in") over src/**/*.ts: test/architecture/permissions.test.ts.
 // Lints schema/schema.graphql (the emitted SDL; `npm run schema:emit`) with @graphql-eslint's schema
 // rules. test/graphql/schema-lint.test.ts runs it in `npm test`; `npx eslint schema/schema.graphql`
 // prints the same report. Why each rule is kept, changed or off: docs/graphql.md, "Linting".
@@ -10,7 +11,38 @@ const RESERVED_INPUTS = '^_(and|or|not|destroy)$';
 // The recommended naming options, with enum values handled per enum below.
 const { EnumValueDefinition: _enumValues, ...RECOMMENDED_NAMES } = graphql.configs['flat/schema-recommended'].rules['@graphql-eslint/naming-convention'][1];
 
+/**
+ * "May X do Y?" is asked of a policy (`can` / `authorize`, src/access/policy.ts), never answered in place:
+ * outside the policies (`*.policy.ts`, src/access/) and the roles themselves (src/auth/), nothing throws
+ * or returns `forbidden()`, compares a caller's role, or looks a table up by role.
+ */
+const ROLE_MEMBER = "MemberExpression[property.name='role']";
+const ROLE_VALUE = "MemberExpression[object.name='Role']";
+const PERMISSION_SYNTAX = [
+  { selector: "CallExpression[callee.name='forbidden']", message: 'Only policies refuse: ask `authorize(caller, action, target)` (src/access/policy.ts).' },
+  {
+    selector: `BinaryExpression[operator=/^[!=]==?$/]:matches(:has(> ${ROLE_VALUE}), :has(> ${ROLE_MEMBER}):not(:has(> Identifier[name='undefined'])):not(:has(> Literal[raw='null'])))`,
+    message: 'Compare roles in a policy: ask `can(caller, action, target)`.',
+  },
+  { selector: `SwitchStatement > ${ROLE_MEMBER}.discriminant`, message: 'Switch on roles in a policy: ask `can(caller, action, target)`.' },
+  { selector: `MemberExpression[computed=true] > ${ROLE_MEMBER}.property`, message: "Look tables up by role in a policy (or `writableBy`)." },
+  { selector: "CallExpression[callee.property.name='includes'] > MemberExpression[property.name='role'].arguments", message: 'Test role membership in a policy.' },
+  { selector: "CallExpression[callee.name=/^is(Company|Retailer)Role$/]", message: 'Role groups are read by policies (src/access/audience.ts).' },
+  { selector: "Literal[value=/\\b\\w+\\.role\\s*(=|<>|!=|in\\s*\\()/]", message: 'SQL that picks users by role belongs to a policy.' },
+  { selector: "TemplateElement[value.raw=/\\b\\w+\\.role\\s*(=|<>|!=|in\\s*\\()/]", message: 'SQL that picks users by role belongs to a policy.' },
+];
+
 module.exports = [
+  {
+    files: ['src/**/*.ts'],
+    // The demo network's data names its people by role (src/modules/demo/, `*.demo.ts`): no decision there.
+    ignores: ['src/**/*.policy.ts', 'src/access/**', 'src/auth/**', 'src/modules/demo/**', 'src/**/*.demo.ts', 'src/locator-widget/client/**'],
+    languageOptions: { parser: require('@typescript-eslint/parser') },
+    rules: {
+      'no-restricted-syntax': ['error', ...PERMISSION_SYNTAX],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/access/audience'], message: 'Role groups are read by policies only.' }] }],
+    },
+  },
   {
     files: ['schema/**/*.graphql'],
     // Schema-aware rules (unreachable types, Relay shapes) read the same file as the schema.

@@ -1,21 +1,9 @@
-import { Role } from '../user/role';
+export { defaultFrequency, FREQUENCY_SQL, STORE_ROLES } from './notification.policy';
+import type { Frequency } from './notification.policy';
 
 /** How a user hears about leads assigned to its stores. */
-export const FREQUENCIES = ['immediate', 'daily_digest', 'off'] as const;
-export type Frequency = (typeof FREQUENCIES)[number];
-
-/**
- * The roles whose scope names stores one by one: their users are the stores' own staff and hear about
- * new leads by default (`immediate`); every other role opts in.
- */
-export const STORE_ROLES: readonly Role[] = [Role.CompanyLocationUser, Role.CompanySalesAssociate, Role.RetailerStoreManager];
-
-export function defaultFrequency(role: Role): Frequency {
-  return STORE_ROLES.includes(role) ? 'immediate' : 'off';
-}
-
-/** `defaultFrequency` in SQL over a `users` row `u` and its `notification_preferences` row `p` (left joined). */
-export const FREQUENCY_SQL = `coalesce(p.lead_assigned, case when u.role in (${STORE_ROLES.map((r) => `'${r}'`).join(', ')}) then 'immediate' else 'off' end)`;
+export const FREQUENCIES = ['immediate', 'daily_digest', 'off'] as const satisfies readonly Frequency[];
+export type { Frequency };
 
 /** Breaches of the first-response time go to company admins and the store's territory manager, on by default. */
 export const SLA_FREQUENCY_SQL = `coalesce(p.sla_breached, 'immediate')`;

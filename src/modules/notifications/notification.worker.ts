@@ -11,6 +11,7 @@ import { leadScope } from '../lead/lead.policy';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
 import type { Role } from '../user/role';
 import { FREQUENCY_SQL, SLA_FREQUENCY_SQL } from './notification.defaults';
+import { slaRecipientSql } from './notification.policy';
 import { digestMail, leadAssignedMail, slaBreachedMail, oneLine, productsOf, type LeadSummary, type Locale, type Mail } from './notification.mail';
 import { unsubscribeToken } from './notification.token';
 import { withXactLock } from '../../db/leader';
@@ -244,7 +245,7 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
                  from company_retailer_locations a
                  left join company_retailers cr on cr.id = a.company_retailer_id
                  join users u on u.company_id = a.company_id
-                  and (u.role = 'company_admin' or (u.role = 'company_territory_manager' and u.territory_id = coalesce(a.territory_id, cr.territory_id)))
+                  and ${slaRecipientSql('u', 'a', 'cr')}
                  left join notification_preferences p on p.user_id = u.id
                 where a.id = ?) c
                 where c.frequency <> 'off' order by c.id limit ?`,

@@ -1,16 +1,24 @@
 import type { ResourcePolicy } from '../../access/policy';
-import { allow } from 'graphql-shield';
-import { isAuthenticated } from '../../graphql/rules';
+import { anyUser, oneOf, platformOperator } from '../../access/audience';
+import { Role } from '../user/role';
 
-/** Routing: any caller may ask; the service admits the operator and the company's admins (404/403 otherwise). */
-export const routingPermissions = {
-  Query: { routingSettings: isAuthenticated, routeAddress: isAuthenticated },
-  Mutation: { updateRoutingSettings: isAuthenticated },
-  RoutingSettings: allow,
-  RoutingDecision: allow,
-};
+/** What a routing decision reads: the company whose routing it is. */
+export interface RoutingFacts {
+  companyId: string;
+}
 
-/** Who reaches routing (the service admits the operator and the company's admins). */
-export const routingPolicy: ResourcePolicy = {
-  rules: routingPermissions,
+/**
+ * Routing: any caller reaches the fields; `configure` (read or change a company's routing, route an
+ * address for it) is the platform operator's for any company and a company admin's for its own (403;
+ * a company the caller does not see is 404 before this is asked).
+ */
+export const routingPolicy: ResourcePolicy<'configure', RoutingFacts> = {
+  name: 'routing',
+  graphql: {
+    audience: anyUser,
+    Query: ['routingSettings', 'routeAddress'],
+    Mutation: ['updateRoutingSettings'],
+    types: ['RoutingSettings', 'RoutingDecision'],
+  },
+  decide: (caller, _action, company) => platformOperator(caller) || (oneOf(Role.CompanyAdmin)(caller) && caller.companyId === company?.companyId),
 };

@@ -2,14 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import countries from 'i18n-iso-countries';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
-import { forbidden, Validator } from '../../errors';
+import { Validator } from '../../errors';
+import { about, authorize } from '../../access/policy';
+import { routingPolicy } from './routing.policy';
 import { logger } from '../../logger';
 import { flushTiny } from '../../limits';
 import type { LatLng } from '../../geo/distance';
 import { countryCode } from '../../geo/offline-geocoder';
 import { CompanyService } from '../company/company.service';
 import { toDate } from '../webhooks/webhook.service';
-import { Role } from '../user/role';
 import {
   lockRoundRobin,
   METRES_PER_MILE,
@@ -242,8 +243,7 @@ export class RoutingService {
       v.throwIfAny();
     }
     await new CompanyService(this.ctx).get(id!);
-    const c = this.caller;
-    if (c.role === Role.PlatformOperator || (c.role === Role.CompanyAdmin && c.companyId === id)) return id!;
-    throw forbidden();
+    authorize(this.caller, 'configure', about(routingPolicy, { companyId: id! }));
+    return id!;
   }
 }
