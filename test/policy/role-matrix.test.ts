@@ -12,11 +12,11 @@ import { Email } from '../../src/modules/contact/email.entity';
 import { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
 import { CompanyStoreType } from '../../src/modules/company-store-type/company-store-type.entity';
 import { Company } from '../../src/modules/company/company.entity';
-import type { ActionTable, Action as PolicyAction } from '../../src/access/policy';
-import { ACTIVITY_LEAD_ACTION, leadActions } from '../../src/modules/lead/lead.policy';
-import { companyRetailerActions } from '../../src/modules/company-retailer/company-retailer.policy';
-import { crlActions } from '../../src/modules/company-retailer-location/company-retailer-location.policy';
-import { productActions } from '../../src/modules/product/product.policy';
+import { can, type Action as PolicyAction, type ResourcePolicy } from '../../src/access/policy';
+import { leadActivityPolicy, leadPolicy } from '../../src/modules/lead/lead.policy';
+import { companyRetailerPolicy } from '../../src/modules/company-retailer/company-retailer.policy';
+import { crlPolicy } from '../../src/modules/company-retailer-location/company-retailer-location.policy';
+import { productPolicy } from '../../src/modules/product/product.policy';
 
 /**
  * Walks the status matrix of docs/roles.md over HTTP. The expected statuses come from the document; this
@@ -232,23 +232,22 @@ test('the matrix covers every role for every resource and action it names, once,
   expect(Object.keys(scenarios).sort()).toEqual([...new Set(rows.map((r) => r.resource))].sort());
 });
 
-/** Each resource's action table and, for activities, the lead action that answers each of theirs (SPEC 2.2). */
-const TABLES: Record<string, { table: ActionTable; via?: Readonly<Record<PolicyAction, PolicyAction>> }> = {
-  leads: { table: leadActions },
-  lead_activities: { table: leadActions, via: ACTIVITY_LEAD_ACTION },
-  company_retailers: { table: companyRetailerActions },
-  company_retailer_locations: { table: crlActions },
-  products: { table: productActions },
+/** Each resource's policy: the matrix is checked against what it answers (`can`, src/access/policy.ts). */
+const POLICIES: Record<string, ResourcePolicy<any, any>> = {
+  leads: leadPolicy,
+  lead_activities: leadActivityPolicy,
+  company_retailers: companyRetailerPolicy,
+  company_retailer_locations: crlPolicy,
+  products: productPolicy,
 };
 
-test('for a record in scope, the matrix allows exactly what the action tables allow', () => {
+test('for a record in scope, the matrix allows exactly what the policies answer', () => {
   for (const row of rows) {
-    const { table, via } = TABLES[row.resource];
-    const own: PolicyAction = row.action === 'replace' ? 'update' : row.action;
-    const asked = via ? via[own] : own;
+    const asked: PolicyAction = row.action === 'replace' ? 'update' : row.action;
     for (const role of Object.values(Role)) {
       const cell = `${row.resource} ${row.action} ${role}`;
-      expect({ cell, allowed: (row.cells[role].inScope ?? 0) < 300 }).toEqual({ cell, allowed: table[role].includes(asked) });
+      const caller = { userId: 'u', role, companyId: null, retailerId: null, territoryId: null, companyRetailerIds: [], companyRetailerLocationIds: [], retailerLocationIds: [] };
+      expect({ cell, allowed: (row.cells[role].inScope ?? 0) < 300 }).toEqual({ cell, allowed: can(caller, asked, POLICIES[row.resource]) });
     }
   }
 });
