@@ -18,7 +18,7 @@ import { seesEveryStore } from '../company-retailer-location/company-retailer-lo
 /**
  * The company retailer's SQL (writes keep MikroORM's unit of work). The list's read model: a page of
  * company retailers as plain rows in the shape of the `CompanyRetailer` type, read by the search's own
- * statement with its address (a JSON column) and what the visibility table (src/modules/visibility.ts)
+ * statement with its address (a JSON column) and what the visible types (src/access/visibility.ts)
  * answers about what it embeds: its company, retailer and territory when the caller sees them
  * (`visibleSql`, the scope the loaders apply) and how many locations under it the caller sees
  * (`locationsCountSql`: the kept count for a company admin, else `visibleCountSql`). Those answers prime the request's visibility loaders, so the field resolvers read
