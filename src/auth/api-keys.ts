@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from './caller';
 import type { Role } from './role';
-import { query } from '../db/sql';
+import { keyCallerRow } from './api-key.repository';
 import type { CallerCache } from './caller-cache';
 
 const KEY_PREFIX = 'lnk_';
@@ -41,22 +41,7 @@ export async function authenticate(em: EntityManager, header: string | undefined
 }
 
 async function readCaller(em: EntityManager, hash: string): Promise<Caller | null> {
-  const rows = await query<any>(
-    em,
-    `with k as (
-       select id, user_id, key_hash from api_keys where key_hash = ? and revoked_at is null
-     ), touch as (
-       update api_keys set last_used_at = now()
-        where id in (select id from k) and (last_used_at is null or last_used_at < now() - interval '60 seconds')
-     )
-     select k.key_hash, u.id, u.role, u.company_id, u.retailer_id, u.territory_id,
-            array(select company_retailer_id from user_company_retailers where user_id = u.id) as cr_ids,
-            array(select company_retailer_location_id from user_company_retailer_locations where user_id = u.id) as crl_ids,
-            array(select retailer_location_id from user_retailer_locations where user_id = u.id) as rl_ids
-       from k join users u on u.id = k.user_id`,
-    [hash],
-  );
-  const row = rows[0];
+  const row = await keyCallerRow(em, hash);
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
   return {
     userId: row.id,

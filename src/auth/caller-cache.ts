@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { listen } from '../db/listen';
 import { BudgetedCache, stringBytes } from '../memory';
 import type { Caller } from './caller';
 import { logger } from '../logger';
@@ -85,7 +86,7 @@ export class CallerCache {
     client.on('notification', () => this.invalidate());
     try {
       await client.connect();
-      await client.query(`listen ${AUTH_CHANGES_CHANNEL}`);
+      await listen(client, AUTH_CHANGES_CHANNEL);
       if (this.stopped) {
         await client.end().catch(() => undefined);
         return;

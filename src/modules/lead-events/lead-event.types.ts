@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import type { LeadEventRow } from './lead-events.hub';
+import type { LeadEventRow } from './lead-event.repository';
 import type { LeadEventType } from './lead-events.record';
 
 /** A lead event as a subscriber receives it (PRODUCT.md 11); `lead` and `leadActivity` are read for it. */

@@ -1,25 +1,13 @@
 import { Client } from 'pg';
+import { listen } from '../../db/listen';
 import { logger } from '../../logger';
-import type { LeadEventType } from './lead-events.record';
-
-/** One row of `lead_events` (Migration20261123141000_webhooks), as subscriptions read it. */
-export interface LeadEventRow {
-  id: string;
-  seq: string;
-  type: LeadEventType;
-  leadId: string;
-  leadActivityId: string | null;
-  ownerCompanyId: string | null;
-  ownerRetailerId: string | null;
-  occurredAt: Date;
-}
+import { lastLeadEventSeq, readLeadEvents, type LeadEventRow } from './lead-event.repository';
 
 type Listener = (event: LeadEventRow) => void;
 
 const CHANNEL = 'leadnet_lead_events';
 const BATCH = 500;
 const RECONNECT_MS = 1000;
-const LAST_SEQ = 'select coalesce(max(seq), 0)::text as seq from lead_events';
 
 /**
  * Hears of committed lead events in this process, wherever they were written: a dedicated connection
@@ -64,7 +52,7 @@ export class LeadEventHub {
     this.listeners.add(listener);
     // Without listeners notified events are not read (`readEvents`), so where to catch up from after a
     // lost connection is known again from the first subscriber on.
-    if (this.lastSeq === null) this.client?.query(LAST_SEQ).then(({ rows }) => (this.lastSeq ??= rows[0].seq), () => undefined);
+    if (this.lastSeq === null && this.client) lastLeadEventSeq(this.client).then((seq) => (this.lastSeq ??= seq), () => undefined);
     return () => void this.listeners.delete(listener);
   }
 
@@ -78,11 +66,8 @@ export class LeadEventHub {
     });
     try {
       await client.connect();
-      await client.query(`listen ${CHANNEL}`);
-      if (this.lastSeq === null) {
-        const { rows } = await client.query(LAST_SEQ);
-        this.lastSeq = rows[0].seq;
-      }
+      await listen(client, CHANNEL);
+      if (this.lastSeq === null) this.lastSeq = await lastLeadEventSeq(client);
     } catch (err) {
       await client.end().catch(() => undefined);
       throw err;
@@ -140,14 +125,9 @@ export class LeadEventHub {
     const catchUp = this.catchUp;
     const ids = this.pending.splice(0, BATCH);
     this.catchUp = false;
-    const { rows } = await client.query(
-      `select id, seq::text as seq, type, lead_id as "leadId", lead_activity_id as "leadActivityId",
-              owner_company_id as "ownerCompanyId", owner_retailer_id as "ownerRetailerId", occurred_at as "occurredAt"
-         from lead_events where id = any($1::uuid[]) or ($2 and seq > $3::bigint) order by seq`,
-      [ids, catchUp, this.lastSeq],
-    );
+    const rows = await readLeadEvents(client, ids, catchUp, this.lastSeq);
     const delivered = new Set<string>();
-    for (const row of rows as LeadEventRow[]) {
+    for (const row of rows) {
       if (delivered.has(row.id)) continue;
       delivered.add(row.id);
       if (BigInt(row.seq) > BigInt(this.lastSeq ?? '0')) this.lastSeq = row.seq;

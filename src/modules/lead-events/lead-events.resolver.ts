@@ -7,7 +7,8 @@ import { Lead } from '../lead/lead.entity';
 import { LeadActivity } from '../lead/lead-activity.entity';
 import { LeadService } from '../lead/lead.service';
 import type { LeadRow } from '../lead/lead.repository';
-import type { LeadEventHub, LeadEventRow } from './lead-events.hub';
+import type { LeadEventHub } from './lead-events.hub';
+import type { LeadEventRow } from './lead-event.repository';
 import { LEAD_EVENT_TYPES } from './lead-events.record';
 import { LeadEvent, leadEventOf } from './lead-event.types';
 

@@ -5,7 +5,7 @@ import { CompanyRetailerLocation } from '../company-retailer-location/company-re
 import { Email } from '../contact/email.entity';
 import { PhoneNumber } from '../contact/phone-number.entity';
 import { Location } from '../contact/location.entity';
-import { recordLeadEvent } from '../lead-events/lead-events.record';
+import { recordLeadEvent } from '../lead-events/lead-event.repository';
 import type { LeadAddress } from '../routing/routing.service';
 import { Lead } from './lead.entity';
 import type { LeadMerge } from './lead.types';

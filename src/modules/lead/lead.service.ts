@@ -14,7 +14,7 @@ import { Location } from '../contact/location.entity';
 import { Lead } from './lead.entity';
 import type { LeadInput } from './lead.input';
 import { leadSearch } from './lead.search';
-import { recordLeadEvent } from '../lead-events/lead-events.record';
+import { recordLeadEvent } from '../lead-events/lead-event.repository';
 import { assignableScope, leadOwner, leadPolicy, leadScope } from './lead.policy';
 import { about, authorize } from '../../access/policy';
 import { duplicateKeys, MAX_STATUS, optionalString, requiredString } from './lead.rules';

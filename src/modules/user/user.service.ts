@@ -19,6 +19,7 @@ import type { CreateUserInput, UpdateUserInput } from './user.input';
 import { organisationOf, Role } from './role';
 import { about, authorize } from '../../access/policy';
 import { userSearch, type UserManager } from './user.search';
+import { assignmentRows } from './user.repository';
 import { isOperatorRole, userPolicy } from './user.policy';
 
 const UNIQUE = { users_email_unique: 'email' };
@@ -60,19 +61,7 @@ export interface UserAssignments {
 /** The set-valued scope assignments of many users, in one statement. */
 export async function loadAssignments(em: EntityManager, userIds: readonly string[]): Promise<UserAssignments[]> {
   const ids = userIds.filter(isUuid);
-  // A PostgreSQL array literal: the connection would spread a JS array into a list.
-  const list = `{${ids.join(',')}}`;
-  const rows: Array<{ kind: 'cr' | 'crl' | 'rl'; user_id: string; id: string }> = ids.length
-    ? await em.getConnection().execute(
-        `select 'cr' as kind, user_id, company_retailer_id as id from user_company_retailers where user_id = any(?::uuid[])
-         union all
-         select 'crl', user_id, company_retailer_location_id from user_company_retailer_locations where user_id = any(?::uuid[])
-         union all
-         select 'rl', user_id, retailer_location_id from user_retailer_locations where user_id = any(?::uuid[])
-         order by 3`,
-        [list, list, list],
-      )
-    : [];
+  const rows = await assignmentRows(em, ids);
   const byUser = new Map<string, UserAssignments>(
     ids.map((id) => [id, { companyRetailerIds: [], companyRetailerLocationIds: [], retailerLocationIds: [] }]),
   );
