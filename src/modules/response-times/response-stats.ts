@@ -2,7 +2,7 @@ import { ArgsType, Field, Float, ID, Int, ObjectType, registerEnumType, type Cla
 import { getMetadataStorage } from 'type-graphql';
 import type { Context } from '../../context';
 import { AppError } from '../../errors';
-import { query } from '../../db/sql';
+import { statsRows } from './response-time.repository';
 import { listInputs, ListOptions } from '../../search/list-args';
 import { coerce, compileScope, compileWhere } from '../../search/where';
 import { hiddenFields } from '../../search/list';
@@ -387,7 +387,7 @@ async function computeStats(ctx: Context, args: LeadResponseStatsArgs): Promise<
            coalesce(sum(breaches), 0)::int as breaches, coalesce(sum(won), 0)::int as won, coalesce(sum(lost), 0)::int as lost
       from u ${grouped} limit ${MAX_ROWS}`);
   }
-  const rows = await query<any>(ctx.em, statement.sql, statement.bindings, { prepare: false });
+  const rows = await statsRows(ctx.em, statement);
   return rows.map((r) => ({
       storeId: r.store_id ?? null,
       territoryId: r.territory_id ?? null,
@@ -443,7 +443,7 @@ async function storeWeeksStats(ctx: Context, p: {
       .add(anyOf(p.factArms.map((a) => compileScope(leadSearch, a))))
       .add(`, false)) l on l.id = f.lead_id group by ${byKeys('f')}, f.bucket`);
   }
-  const rows = await query<any>(ctx.em, statement.sql, statement.bindings, { prepare: false });
+  const rows = await statsRows(ctx.em, statement);
   const tallies = new Map<string, Tally>();
   for (const r of rows) {
     const groupKeys = p.columns.map((c) => (r[c.fact] ?? null) as string | null);
@@ -515,7 +515,7 @@ async function storeByStoreStats(ctx: Context, p: { factArms: Where[]; leadArms:
                                   from (`).add(facts('f.assignee_id = s.id')).add(`) u group by u.assigned_week) g
             order by s.id, g.week limit ${MAX_ROWS})
      union all (select null, to_char(u.assigned_week, 'YYYY-MM-DD'), ${figures} from (`).add(facts('f.assignee_id is null')).add(') u group by u.assigned_week)');
-  const rows = await query<any>(ctx.em, statement.sql, statement.bindings, { prepare: false });
+  const rows = await statsRows(ctx.em, statement);
   return rows
     .sort((a, b) => compareKeys([a.store_id, a.week], [b.store_id, b.week]))
     .slice(0, MAX_ROWS)

@@ -1,10 +1,20 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { logger } from '../../logger';
-import { query } from '../../db/sql';
 import { withXactLock } from '../../db/leader';
-import { resolveZone, type HourRow } from '../store-locator/store-locator.hours';
+import { resolveZone } from '../store-locator/store-locator.hours';
 import { rerouteLead, routingLockKey, type RoutingChoice } from '../routing/routing.service';
 import { addBusinessMinutes } from './business-time';
+import {
+  assignedStoreIds,
+  lockDueTimers,
+  lockUncomputedTimers,
+  markBreached,
+  reassignLead,
+  recordBreachEvent,
+  setDueAt,
+  storeHours,
+  tryNamedLock,
+} from './response-time.repository';
 
 /** Advisory lock of one step of the response-time worker (transaction-scoped). */
 export const RESPONSE_TIME_LOCK = 7_312_040;
@@ -79,35 +89,19 @@ export class ResponseTimeWorker {
   }
 
   private async computeDueTimes(em: EntityManager): Promise<number> {
-    const timers = await query<any>(
-      em,
-      `select t.lead_id, t.store_id, coalesce(t.counted_from, t.assigned_at) as counts_from, s.first_response_minutes, coalesce(s.business_hours, true) as business_hours,
-              a.retailer_location_id, a.timezone as crl_zone, rl.timezone as rl_zone, loc.latitude, loc.longitude
-         from lead_response_timers t
-         join company_retailer_locations a on a.id = t.store_id
-         left join retailer_locations rl on rl.id = a.retailer_location_id
-         left join locations loc on loc.id = coalesce(rl.physical_address_id, a.physical_address_id)
-         left join company_response_settings s on s.company_id = a.company_id
-        where not t.computed order by t.assigned_at limit ? for update of t skip locked`,
-      [BATCH],
-    );
+    const timers = await lockUncomputedTimers(em, BATCH);
     for (const t of timers) {
       let due: Date | null = null;
       if (t.first_response_minutes) {
         const start = new Date(t.counts_from);
         if (!t.business_hours) due = new Date(start.getTime() + t.first_response_minutes * 60_000);
         else {
-          const hours = await query<HourRow>(
-            em,
-            `select day, open, open_at_hour, open_at_minute, close_at_hour, close_at_minute from hours
-              where (?::uuid is not null and retailer_location_id = ?::uuid) or (?::uuid is null and company_retailer_location_id = ?::uuid)`,
-            [t.retailer_location_id, t.retailer_location_id, t.retailer_location_id, t.store_id],
-          );
+          const hours = await storeHours(em, t.retailer_location_id, t.store_id);
           const point = t.latitude === null || t.longitude === null ? null : { latitude: Number(t.latitude), longitude: Number(t.longitude) };
           due = addBusinessMinutes(start, t.first_response_minutes, hours, resolveZone([t.crl_zone, t.rl_zone], point));
         }
       }
-      await query(em, `update lead_response_timers set computed = true, due_at = ? where lead_id = ?`, [due, t.lead_id]);
+      await setDueAt(em, t.lead_id, due);
     }
     return timers.length;
   }
@@ -116,27 +110,14 @@ export class ResponseTimeWorker {
     const now = this.clock();
     // The lead is locked with its timer (skip locked: the worker never waits for a writer, so it can take no
     // part in a deadlock); a lead whose store changed meanwhile has a restarted timer and is not here.
-    const due = await query<any>(
-      em,
-      `select t.lead_id, t.store_id, t.assigned_at, t.due_at, s.first_response_minutes, coalesce(s.reassign, false) as reassign, a.company_id
-         from lead_response_timers t
-         join leads l on l.id = t.lead_id and l.assignee_id = t.store_id
-         join company_retailer_locations a on a.id = t.store_id
-         left join company_response_settings s on s.company_id = a.company_id
-        where t.due_at <= ? and t.answered_at is null and t.breached_at is null and s.first_response_minutes is not null
-        order by t.due_at limit ? for update of t, l skip locked`,
-      [now, BATCH],
-    );
+    const due = await lockDueTimers(em, now, BATCH);
     for (const t of due) {
       if (t.reassign) {
         // Routing's round-robin lock, without waiting (the worker holds lead locks): a create taking its
         // turn now leaves this breach to the next round.
-        const [{ locked }] = await query<{ locked: boolean }>(em, `select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked`, [
-          routingLockKey(t.company_id),
-        ]);
-        if (!locked) continue;
+        if (!(await tryNamedLock(em, routingLockKey(t.company_id)))) continue;
       }
-      await query(em, `update lead_response_timers set breached_at = ? where lead_id = ?`, [now, t.lead_id]);
+      await markBreached(em, t.lead_id, now);
       const next = t.reassign ? await rerouteLead(em, t.company_id, t.lead_id, await this.storesHad(em, t.lead_id, t.store_id)) : null;
       const data = {
         store_id: t.store_id,
@@ -148,12 +129,7 @@ export class ResponseTimeWorker {
         reassigned_to_id: next?.crlId ?? null,
       };
       // The breach is recorded before the reassignment it causes, so the outbox tells them in that order.
-      await query(
-        em,
-        `insert into lead_events (type, lead_id, owner_company_id, owner_retailer_id, occurred_at, data)
-         select 'lead.sla_breached', l.id, l.owner_company_id, l.owner_retailer_id, ?, ?::jsonb from leads l where l.id = ?`,
-        [now, JSON.stringify(data), t.lead_id],
-      );
+      await recordBreachEvent(em, t.lead_id, now, data);
       if (next) await this.reassign(em, t.lead_id, t.store_id, next);
     }
     return due.length;
@@ -161,16 +137,7 @@ export class ResponseTimeWorker {
 
   /** Every store the lead was assigned to (its timeline's assignments, the outbox's, and the one it is at). */
   private async storesHad(em: EntityManager, leadId: string, current: string): Promise<string[]> {
-    const rows = await query<{ id: string }>(
-      em,
-      `select distinct id from (
-         select la.data->>'from_id' as id from lead_activities la where la.lead_id = ? and la.type = 'LeadActivity::Assignment'
-         union all select la.data->>'to_id' from lead_activities la where la.lead_id = ? and la.type = 'LeadActivity::Assignment'
-         union all select e.data->>'to_id' from lead_events e where e.lead_id = ? and e.type = 'lead.assigned') s
-        where id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'`,
-      [leadId, leadId, leadId],
-    );
-    return [...new Set([current, ...rows.map((r) => r.id)])];
+    return [...new Set([current, ...(await assignedStoreIds(em, leadId))])];
   }
 
   /**
@@ -178,10 +145,6 @@ export class ResponseTimeWorker {
    * the distance; the assignment is an ordinary one (a `lead.assigned` event, mails, a new timer there).
    */
   private async reassign(em: EntityManager, leadId: string, fromId: string, next: RoutingChoice): Promise<void> {
-    await query(em, `update leads set assignee_id = ?, updated_at = now() where id = ?`, [next.crlId, leadId]);
-    await query(em, `insert into lead_activities (lead_id, type, data) values (?, 'LeadActivity::Assignment', ?::jsonb)`, [
-      leadId,
-      JSON.stringify({ from_id: fromId, to_id: next.crlId, reason: 'sla_breached', rule: next.rule, distance_miles: next.distanceMiles }),
-    ]);
+    await reassignLead(em, leadId, next.crlId, { from_id: fromId, to_id: next.crlId, reason: 'sla_breached', rule: next.rule, distance_miles: next.distanceMiles });
   }
 }
