@@ -9,13 +9,13 @@ import type { ImportOptions, ImportReport } from '../../modules/import/transacti
 import { exportLeads } from '../../modules/import/lead-export';
 import { CSV_ENCODINGS, csvEncoding, ImportError, type CsvEncoding } from '../../modules/import/csv';
 import { importLocations, LOCATION_COLUMNS } from '../../modules/import/location-import';
+import { companyExists } from '../../modules/import/import.queries';
 import { createGeocoder } from '../../geo/factory';
 import { progressBar } from '../progress';
 
 async function company(session: Session, id: string): Promise<EntityManager> {
   const em = (await session.orm()).em.fork() as EntityManager;
-  const rows = await em.execute(`select 1 from companies where id = ?`, [id]);
-  if (!rows.length) throw new CliError(`No company with id ${id}.`, 'NOT_FOUND');
+  if (!(await companyExists(em, id))) throw new CliError(`No company with id ${id}.`, 'NOT_FOUND');
   return em;
 }
 

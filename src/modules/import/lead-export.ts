@@ -4,11 +4,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { stringify } from 'csv-stringify';
 import { organisationAdmin } from '../../auth/caller';
 import { compileScope } from '../../search/where';
-import { fromClause } from '../../search/types';
-import { query } from '../../db/sql';
 import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { toDate } from '../webhooks/webhook.service';
+import { exportPage } from './import.queries';
 
 export const LEAD_EXPORT_COLUMNS = [
   'id', 'name', 'status', 'owner_type', 'owner_id', 'assignee_id', 'emails', 'phone_numbers', 'street_line_one', 'street_line_two',
@@ -56,20 +55,7 @@ export async function exportLeads(
   // The cursor keeps the timestamp as PostgreSQL wrote it (microseconds; a JS Date has milliseconds).
   let after: { at: string; id: string } | null = null;
   for (;;) {
-    const rows: any[] = await query(
-      em,
-      `select l.id, l.name, l.status, case when l.owner_company_id is not null then 'Company' else 'Retailer' end as owner_type,
-              coalesce(l.owner_company_id, l.owner_retailer_id) as owner_id, l.assignee_id,
-              array_to_string(array(select e.email from emails e where e.lead_id = l.id order by e.created_at, e.seq), ';') as emails,
-              array_to_string(array(select p.phone_number from phone_numbers p where p.lead_id = l.id order by p.created_at, p.seq), ';') as phone_numbers,
-              loc.street_line_one, loc.street_line_two, loc.postal_code, loc.city, loc.province, loc.country, loc.latitude, loc.longitude,
-              l.source_type, l.source_id, l.created_at, l.updated_at, l.created_at::text as cursor_at
-         from ${fromClause(leadSearch)}
-        where (${cond.sql}) and (?::timestamptz is null or l.created_at >= ?::timestamptz)
-          and (?::timestamptz is null or (l.created_at, l.id) > (?::timestamptz, ?::uuid))
-        order by l.created_at, l.id limit ${PAGE}`,
-      [...cond.bindings, options.since ?? null, options.since ?? null, after?.at ?? null, after?.at ?? null, after?.id ?? null],
-    );
+    const rows = await exportPage(em, cond, { since: options.since, after, limit: PAGE });
     for (const { cursor_at: _cursor, ...r } of rows) {
       const record = { ...r, created_at: toDate(r.created_at)!.toISOString(), updated_at: toDate(r.updated_at)!.toISOString() };
       if (csv) {

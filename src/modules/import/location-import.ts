@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Geocoder } from '../../geo/geocoder';
 import { flushTiny } from '../../limits';
-import { formatPhone } from '../contact/phone';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { normalizeEmail, parsePhone } from '../lead/lead.rules';
 import { WEEKDAYS } from '../retailer-location/hour.entity';
@@ -18,6 +17,17 @@ import {
   type ImportOptions,
   type ImportReport,
 } from './transaction';
+import {
+  companyRetailersByName,
+  idsByName,
+  insertRetailers,
+  storedStores,
+  writeStores,
+  type Hour,
+  type Store,
+  type Stored,
+  type StoreWrite,
+} from './import.queries';
 
 export const LOCATION_COLUMNS = [
   'external_id',
@@ -45,72 +55,6 @@ export const LOCATION_COLUMNS = [
 const REQUIRED = ['external_id', 'retailer', 'name'] as const;
 const MAX_TEXT = 255;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-interface Hour {
-  day: string;
-  open: boolean;
-  open_at_hour: number | null;
-  open_at_minute: number | null;
-  close_at_hour: number | null;
-  close_at_minute: number | null;
-}
-
-/** One store as the CSV row gives it, validated and normalized: what the database should hold. */
-interface Store {
-  line: number;
-  external_id: string;
-  retailer: string;
-  name: string;
-  address: {
-    street_line_one: string | null;
-    street_line_two: string | null;
-    city: string | null;
-    province: string | null;
-    postal_code: string | null;
-    country: string | null;
-    latitude: number | null;
-    longitude: number | null;
-    coordinates_source: 'explicit' | 'geocoder' | null;
-  } | null;
-  phone: { phone_number: string; country_code: string } | null;
-  email: string | null;
-  website: string | null;
-  store_type_id: string | null;
-  territory_id: string | null;
-  hours: Hour[];
-  sending_leads: boolean;
-  receiving_leads: boolean;
-  delivery_radius: number | null;
-  delivery_areas: Array<{ postal_code: string; country: string | null }>;
-}
-
-/** What is stored for a CRL the import manages (its external id), in the shape of `Store` for comparison. */
-const STORED_SQL = `
-  select crl.external_id, crl.id as crl_id, crl.retailer_location_id as rl_id, coalesce(nullif(btrim(cr.name), ''), r.name) as retailer_name,
-         rl.physical_address_id as location_id, rl.general_email_id as email_id, rl.general_phone_number_id as phone_id,
-         json_build_object(
-           'retailer', lower(coalesce(nullif(btrim(cr.name), ''), r.name)), 'name', rl.name,
-           'address', case when l.id is null then null else json_build_object('street_line_one', l.street_line_one, 'street_line_two', l.street_line_two,
-             'city', l.city, 'province', l.province, 'postal_code', l.postal_code, 'country', l.country, 'latitude', l.latitude,
-             'longitude', l.longitude, 'coordinates_source', l.coordinates_source) end,
-           'phone', case when p.id is null then null else json_build_object('phone_number', p.phone_number, 'country_code', p.country_code) end,
-           'email', e.email, 'website', rl.website, 'store_type_id', crl.company_store_type_id, 'territory_id', crl.territory_id,
-           'hours', (select coalesce(json_agg(json_build_object('day', h.day, 'open', h.open, 'open_at_hour', h.open_at_hour,
-                      'open_at_minute', h.open_at_minute, 'close_at_hour', h.close_at_hour, 'close_at_minute', h.close_at_minute)
-                      order by array_position(array['monday','tuesday','wednesday','thursday','friday','saturday','sunday']::text[], h.day::text)), '[]')
-                     from hours h where h.retailer_location_id = rl.id),
-           'sending_leads', crl.sending_leads, 'receiving_leads', crl.receiving_leads, 'delivery_radius', crl.delivery_radius,
-           'delivery_areas', (select coalesce(json_agg(json_build_object('postal_code', d.postal_code, 'country', d.country)), '[]')
-                               from delivery_areas d where d.company_retailer_location_id = crl.id)
-         ) as stored
-    from company_retailer_locations crl
-    join company_retailers cr on cr.id = crl.company_retailer_id
-    join retailers r on r.id = cr.retailer_id
-    left join retailer_locations rl on rl.id = crl.retailer_location_id
-    left join locations l on l.id = rl.physical_address_id
-    left join emails e on e.id = rl.general_email_id
-    left join phone_numbers p on p.id = rl.general_phone_number_id
-   where crl.company_id = ? and crl.external_id = any(?::text[])`;
 
 const byArea = (a: { postal_code: string; country: string | null }, b: { postal_code: string; country: string | null }) =>
   a.postal_code < b.postal_code ? -1 : a.postal_code > b.postal_code ? 1 : String(a.country) < String(b.country) ? -1 : String(a.country) > String(b.country) ? 1 : 0;
@@ -162,10 +106,8 @@ export async function importLocations(
 
 async function run(em: EntityManager, geocoder: Geocoder, companyId: string, input: ImportInput, options: ImportOptions): Promise<ImportReport> {
   const report = newReport(options.dryRun);
-  const byName = async (table: string) =>
-    new Map<string, string>((await em.execute(`select id, name from ${table} where company_id = ?`, [companyId])).map((r: any) => [r.name.toLowerCase(), r.id]));
-  const storeTypes = await byName('company_store_types');
-  const territories = await byName('territories');
+  const storeTypes = await idsByName(em, 'company_store_types', companyId);
+  const territories = await idsByName(em, 'territories', companyId);
   const seen = new Map<string, number>();
   const geocoded = new Map<string, { latitude: number; longitude: number } | null>();
   let batch: Store[] = [];
@@ -355,27 +297,12 @@ export function parseHours(text: string | null, fail: (reason: string) => void):
   return [...hours.entries()].sort(([a], [b]) => a - b).map(([, h]) => h);
 }
 
-interface Stored {
-  external_id: string;
-  retailer_name: string;
-  crl_id: string;
-  rl_id: string | null;
-  location_id: string | null;
-  email_id: string | null;
-  phone_id: string | null;
-  stored: unknown;
-}
-
 /**
  * Compares a batch with what is stored and, unless a dry run, writes the new and changed stores (in the
  * import's transaction). A store whose row names another retailer is a row error, not a move.
  */
 async function writeBatch(sql: EntityManager, companyId: string, batch: Store[], dryRun: boolean): Promise<{ counts: { created: number; updated: number; unchanged: number }; errors: RowError[] }> {
-  const stored = new Map<string, Stored>(
-    (await sql.execute(STORED_SQL, [companyId, `{${batch.map((s) => `"${s.external_id.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`])).map(
-      (r: any) => [r.external_id, r],
-    ),
-  );
+  const stored = new Map<string, Stored>((await storedStores(sql, companyId, batch.map((s) => s.external_id))).map((r) => [r.external_id, r]));
   const errors: RowError[] = [];
   const stores = batch.filter((s) => {
     const old = stored.get(s.external_id);
@@ -394,7 +321,7 @@ async function writeBatch(sql: EntityManager, companyId: string, batch: Store[],
 
   const retailers = await ensureRetailers(sql, companyId, [...created, ...changed]);
   // Every written store gets fresh address, email and phone rows; a changed store's old ones go last.
-  const rows = [...created, ...changed].map((s) => {
+  const rows = [...created, ...changed].map((s): StoreWrite => {
     const old = stored.get(s.external_id);
     return {
       s,
@@ -407,109 +334,20 @@ async function writeBatch(sql: EntityManager, companyId: string, batch: Store[],
       retailer: retailers.get(s.retailer.toLowerCase())!,
     };
   });
-  const json = (items: unknown[]) => JSON.stringify(items);
-  await sql.execute(
-    `insert into locations (id, street_line_one, street_line_two, city, province, postal_code, country, latitude, longitude, coordinates_source)
-     select r.id, r.street_line_one, r.street_line_two, r.city, r.province, r.postal_code, r.country, r.latitude, r.longitude, r.coordinates_source
-       from json_to_recordset(?::json) as r(id uuid, street_line_one text, street_line_two text, city text, province text, postal_code text,
-                                            country text, latitude float8, longitude float8, coordinates_source text)`,
-    [json(rows.filter((r) => r.location_id).map((r) => ({ id: r.location_id, ...r.s.address })))],
-  );
-  await sql.execute(`insert into emails (id, email) select r.id, r.email from json_to_recordset(?::json) as r(id uuid, email text)`, [
-    json(rows.filter((r) => r.email_id).map((r) => ({ id: r.email_id, email: r.s.email }))),
-  ]);
-  await sql.execute(
-    `insert into phone_numbers (id, phone_number, country_code, formatted_international)
-     select r.id, r.phone_number, r.country_code, r.formatted from json_to_recordset(?::json) as r(id uuid, phone_number text, country_code text, formatted text)`,
-    [json(rows.filter((r) => r.phone_id).map((r) => ({ id: r.phone_id, ...r.s.phone, formatted: formatPhone(r.s.phone!.phone_number, r.s.phone!.country_code) })))],
-  );
-  const rl = rows.map((r) => ({
-    id: r.rl_id,
-    retailer_id: r.retailer.retailer_id,
-    name: r.s.name,
-    website: r.s.website,
-    physical_address_id: r.location_id,
-    general_email_id: r.email_id,
-    general_phone_number_id: r.phone_id,
-  }));
-  const RL_RECORD = `json_to_recordset(?::json) as r(id uuid, retailer_id uuid, name text, website text, physical_address_id uuid, general_email_id uuid, general_phone_number_id uuid)`;
-  await sql.execute(
-    `insert into retailer_locations (id, retailer_id, name, website, physical_address_id, general_email_id, general_phone_number_id)
-     select r.id, r.retailer_id, r.name, r.website, r.physical_address_id, r.general_email_id, r.general_phone_number_id from ${RL_RECORD}
-     on conflict (id) do update set name = excluded.name, website = excluded.website,
-       physical_address_id = excluded.physical_address_id, general_email_id = excluded.general_email_id,
-       general_phone_number_id = excluded.general_phone_number_id, updated_at = now()`,
-    [json(rl)],
-  );
-  const crl = rows.map((r) => ({
-    id: r.crl_id,
-    company_retailer_id: r.retailer.company_retailer_id,
-    retailer_location_id: r.rl_id,
-    external_id: r.s.external_id,
-    sending_leads: r.s.sending_leads,
-    receiving_leads: r.s.receiving_leads,
-    delivery_radius: r.s.delivery_radius,
-    territory_id: r.s.territory_id,
-    company_store_type_id: r.s.store_type_id,
-  }));
-  await sql.execute(
-    `insert into company_retailer_locations (id, company_id, company_retailer_id, retailer_location_id, external_id, sending_leads, receiving_leads,
-                                             delivery_radius, territory_id, company_store_type_id)
-     select r.id, ?, r.company_retailer_id, r.retailer_location_id, r.external_id, r.sending_leads, r.receiving_leads, r.delivery_radius,
-            r.territory_id, r.company_store_type_id
-       from json_to_recordset(?::json) as r(id uuid, company_retailer_id uuid, retailer_location_id uuid, external_id text, sending_leads boolean,
-                                            receiving_leads boolean, delivery_radius float8, territory_id uuid, company_store_type_id uuid)
-     on conflict (id) do update set company_retailer_id = excluded.company_retailer_id, retailer_location_id = excluded.retailer_location_id,
-       sending_leads = excluded.sending_leads, receiving_leads = excluded.receiving_leads, delivery_radius = excluded.delivery_radius,
-       territory_id = excluded.territory_id, company_store_type_id = excluded.company_store_type_id, updated_at = now()`,
-    [companyId, json(crl)],
-  );
-  const rlIds = `{${rows.map((r) => r.rl_id).join(',')}}`;
-  const crlIds = `{${rows.map((r) => r.crl_id).join(',')}}`;
-  await sql.execute(`delete from hours where retailer_location_id = any(?::uuid[])`, [rlIds]);
-  await sql.execute(
-    `insert into hours (retailer_location_id, day, open, open_at_hour, open_at_minute, close_at_hour, close_at_minute)
-     select r.rl, r.day, r.open, r.open_at_hour, r.open_at_minute, r.close_at_hour, r.close_at_minute
-       from json_to_recordset(?::json) as r(rl uuid, day text, open boolean, open_at_hour int, open_at_minute int, close_at_hour int, close_at_minute int)`,
-    [json(rows.flatMap((r) => r.s.hours.map((h) => ({ rl: r.rl_id, ...h }))))],
-  );
-  await sql.execute(`delete from delivery_areas where company_retailer_location_id = any(?::uuid[])`, [crlIds]);
-  await sql.execute(
-    `insert into delivery_areas (company_retailer_location_id, postal_code, country)
-     select r.crl, r.postal_code, r.country from json_to_recordset(?::json) as r(crl uuid, postal_code text, country text)`,
-    [json(rows.flatMap((r) => r.s.delivery_areas.map((a) => ({ crl: r.crl_id, ...a }))))],
-  );
-  const replaced = (key: 'location_id' | 'email_id' | 'phone_id') => `{${rows.flatMap((r) => (r.old?.[key] ? [r.old[key]] : [])).join(',')}}`;
-  await sql.execute(`delete from locations where id = any(?::uuid[])`, [replaced('location_id')]);
-  await sql.execute(`delete from emails where id = any(?::uuid[])`, [replaced('email_id')]);
-  await sql.execute(`delete from phone_numbers where id = any(?::uuid[])`, [replaced('phone_id')]);
+  await writeStores(sql, companyId, rows);
   return { counts, errors };
 }
 
 /** The company's retailer (and its company-retailer link) for every retailer name, created when missing. */
 async function ensureRetailers(em: EntityManager, companyId: string, stores: Store[]) {
-  const known = new Map<string, { retailer_id: string; company_retailer_id: string }>(
-    (
-      await em.execute(
-        `select lower(coalesce(nullif(btrim(cr.name), ''), r.name)) as name, r.id as retailer_id, cr.id as company_retailer_id
-           from company_retailers cr join retailers r on r.id = cr.retailer_id where cr.company_id = ?`,
-        [companyId],
-      )
-    ).map((r: any) => [r.name, { retailer_id: r.retailer_id, company_retailer_id: r.company_retailer_id }]),
-  );
+  const known = await companyRetailersByName(em, companyId);
   const missing = new Map<string, { name: string; retailer_id: string; company_retailer_id: string }>();
   for (const s of stores) {
     const key = s.retailer.toLowerCase();
     if (!known.has(key) && !missing.has(key)) missing.set(key, { name: s.retailer, retailer_id: randomUUID(), company_retailer_id: randomUUID() });
   }
   if (missing.size) {
-    const items = JSON.stringify([...missing.values()]);
-    await em.execute(`insert into retailers (id, name) select r.retailer_id, r.name from json_to_recordset(?::json) as r(retailer_id uuid, name text)`, [items]);
-    await em.execute(
-      `insert into company_retailers (id, company_id, retailer_id) select r.company_retailer_id, ?, r.retailer_id
-         from json_to_recordset(?::json) as r(retailer_id uuid, company_retailer_id uuid)`,
-      [companyId, items],
-    );
+    await insertRetailers(em, companyId, [...missing.values()]);
     for (const [key, m] of missing) known.set(key, m);
   }
   return known;

@@ -11,6 +11,7 @@ import {
   type ImportOptions,
   type ImportReport,
 } from './transaction';
+import { collectionIdsByName, compareProducts, replaceStock, storeIdsByExternalId, upsertProducts } from './import.queries';
 
 export { ImportError, IMPORT_BATCH, type ImportReport };
 export const PRODUCT_COLUMNS = ['sku', 'name', 'category', 'url', 'external_id', 'collection', 'stocked_at', 'available_at'] as const;
@@ -49,14 +50,8 @@ export async function importProducts(em: EntityManager, companyId: string, input
 
 async function run(em: EntityManager, companyId: string, input: ImportInput, options: ImportOptions): Promise<ImportReport> {
   const report = newReport(options.dryRun);
-  const collections = new Map<string, string>(
-    (await em.execute(`select id, name from collections where company_id = ?`, [companyId])).map((r: any) => [r.name.toLowerCase(), r.id]),
-  );
-  const stores = new Map<string, string>(
-    (await em.execute(`select external_id, id from company_retailer_locations where company_id = ? and external_id is not null`, [companyId])).map(
-      (r: any) => [r.external_id, r.id],
-    ),
-  );
+  const collections = await collectionIdsByName(em, companyId);
+  const stores = await storeIdsByExternalId(em, companyId);
   const seen = new Map<string, number>();
   let batch: Array<ProductRow & { collection_id: string | null }> = [];
   let withStock = false;
@@ -127,29 +122,12 @@ async function run(em: EntityManager, companyId: string, input: ImportInput, opt
   return report;
 }
 
-const COMPARED = `(p.name, p.category, p.url, p.external_id, p.collection_id) is not distinct from (r.name, r.category, r.url, r.external_id, r.collection_id)`;
-const RECORDS = `json_to_recordset(?::json) as r(sku text, name text, category text, url text, external_id text, collection_id uuid)`;
-/**
- * The row's product, one unique-index probe per row. A plain join lets the planner pick a hash join over
- * every product of the company when its statistics are older than the company's products (as in or
- * after a large import): each batch then reads all of them (1.47 s instead of 0.16 s per batch of 1,000
- * at 100,000 products). `limit 1` keeps the lateral subquery a parameterized index scan.
- */
-const PRODUCT_BY_SKU = `select p.* from products p where p.company_id = ? and p.sku = r.sku limit 1`;
-
 /** Whether each row would create, update (its attributes or, when given, its stock) or leave its product. */
 async function compare(em: EntityManager, companyId: string, rows: ProductRow[]) {
-  const found = await em.execute(
-    `select r.sku, p.id is null as new, p.id is not null and not ${COMPARED} as changed,
-            (select coalesce(json_agg(json_build_object('crl', s.company_retailer_location_id, 'stocked', s.stocked, 'available', s.available)
-                      order by s.company_retailer_location_id), '[]')
-               from stocks s where s.product_id = p.id) as stock
-       from ${RECORDS} left join lateral (${PRODUCT_BY_SKU}) p on true`,
-    [JSON.stringify(rows), companyId],
-  );
+  const found = await compareProducts(em, companyId, rows);
   const bySku = new Map(rows.map((r) => [r.sku, r]));
   const counts = { created: 0, updated: 0, unchanged: 0 };
-  for (const f of found as Array<{ sku: string; new: boolean; changed: boolean; stock: StockRow[] }>) {
+  for (const f of found) {
     const given = bySku.get(f.sku)!.stock;
     if (f.new) counts.created++;
     else if (f.changed || (given && JSON.stringify(given) !== JSON.stringify([...f.stock].sort((a, b) => (a.crl < b.crl ? -1 : 1))))) counts.updated++;
@@ -161,28 +139,8 @@ async function compare(em: EntityManager, companyId: string, rows: ProductRow[])
 /** One batch, in the import's transaction: rows that change nothing are not rewritten. */
 async function write(tx: EntityManager, companyId: string, rows: ProductRow[]) {
   const before = await compare(tx, companyId, rows);
-  await tx.execute(
-    `insert into products (company_id, sku, name, category, url, external_id, collection_id)
-     select ?, r.sku, r.name, r.category, r.url, r.external_id, r.collection_id from ${RECORDS}
-     on conflict (company_id, sku) do update set name = excluded.name, category = excluded.category, url = excluded.url,
-       external_id = excluded.external_id, collection_id = excluded.collection_id, updated_at = now()
-     where (products.name, products.category, products.url, products.external_id, products.collection_id)
-           is distinct from (excluded.name, excluded.category, excluded.url, excluded.external_id, excluded.collection_id)`,
-    [companyId, JSON.stringify(rows)],
-  );
+  await upsertProducts(tx, companyId, rows);
   const stocked = rows.filter((r) => r.stock);
-  if (stocked.length) {
-    // The product's stock becomes the row's: other stores' rows go, named stores' rows are set.
-    await tx.execute(
-      `with r as (select p.id, r.stock from json_to_recordset(?::json) as r(sku text, stock json) cross join lateral (${PRODUCT_BY_SKU}) p),
-            gone as (delete from stocks s using r where s.product_id = r.id
-                       and not exists (select 1 from json_to_recordset(r.stock) as x(crl uuid) where x.crl = s.company_retailer_location_id))
-       insert into stocks (company_retailer_location_id, product_id, stocked, available)
-       select x.crl, r.id, x.stocked, x.available from r, json_to_recordset(r.stock) as x(crl uuid, stocked boolean, available boolean)
-       on conflict (company_retailer_location_id, product_id) do update set stocked = excluded.stocked, available = excluded.available, updated_at = now()
-       where (stocks.stocked, stocks.available) is distinct from (excluded.stocked, excluded.available)`,
-      [JSON.stringify(stocked.map((r) => ({ sku: r.sku, stock: r.stock }))), companyId],
-    );
-  }
+  if (stocked.length) await replaceStock(tx, companyId, stocked);
   return before;
 }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ImportError, type CsvEncoding, type RowError } from './csv';
+import { tryImportLock, waitForImportLock } from './import.queries';
 
 export interface ImportReport {
   rows: number;
@@ -72,10 +73,10 @@ export async function inImportTransaction<T>(em: EntityManager, companyId: strin
   return em.transactional(async (tx) => {
     const sql = tx as EntityManager;
     const key = `import:${companyId}`;
-    if (!(await tryLock(sql, key))) {
+    if (!(await tryImportLock(sql, key))) {
       if (options.onWait) {
         options.onWait();
-        await sql.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+        await waitForImportLock(sql, key);
       } else {
         await waitForLock(sql, key, options.lockWaitMs ?? 3000);
       }
@@ -88,16 +89,11 @@ export async function inImportTransaction<T>(em: EntityManager, companyId: strin
   });
 }
 
-async function tryLock(sql: EntityManager, key: string): Promise<boolean> {
-  const [{ locked }] = await sql.execute('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked', [key]);
-  return locked;
-}
-
 async function waitForLock(sql: EntityManager, key: string, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     await new Promise((r) => setTimeout(r, 100));
-    if (await tryLock(sql, key)) return;
+    if (await tryImportLock(sql, key)) return;
   }
   throw new ImportError("another import of this company's network is running; retry when it has finished", 'BUSY');
 }
