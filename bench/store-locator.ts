@@ -21,8 +21,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initAppOrm } from '../mikro-orm.config';
 import { buildApp } from '../src/app';
 import { backendQuery, parseStoreLocatorParams } from '../src/modules/store-locator/store-locator.params';
-import { nearestSql, storeLocatorSql } from '../src/modules/store-locator/store-locator.postgres';
-import { readerStatement } from '../src/modules/store-locator/store-locator.reader';
+import { nearestSql, readerStatement, storeLocatorSql } from '../src/modules/store-locator/store-locator.repository';
 import type { Sql } from '../src/search/types';
 
 const STORES = Number(process.env.BENCH_STORES ?? 100_000);

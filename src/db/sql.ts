@@ -41,6 +41,13 @@ function statementName(sql: string): string | undefined {
 const planChanged = (e: unknown) => (e as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String((e as Error).message));
 
 /**
+ * Runs one SQL statement with positional `?` bindings: how a repository that is handed its runner (the
+ * store locator, the search indexes) sends statements. Only repositories, queries files and `src/db/`
+ * call one (test/architecture/sql-homes.test.ts).
+ */
+export type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
+
+/**
  * A read statement sent with its values as parameters (`?` placeholders, knex style), in the
  * EntityManager's transaction when it has one, logged like MikroORM's own statements and failing with
  * its exception classes. MikroORM's

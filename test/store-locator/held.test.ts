@@ -19,7 +19,8 @@ import type { ContextDeps } from '../../src/context';
 import { edgeErrorHandler } from '../../src/http/errors';
 import { HELD_PAGE, readHeldStores, type HeldStores } from '../../src/modules/store-locator/store-locator.held';
 import { backendQuery, parseStoreLocatorParams } from '../../src/modules/store-locator/store-locator.params';
-import { PostgresStoreLocatorSearch, storeLocatorSql } from '../../src/modules/store-locator/store-locator.postgres';
+import { PostgresStoreLocatorSearch } from '../../src/modules/store-locator/store-locator.postgres';
+import { storeLocatorSql } from '../../src/modules/store-locator/store-locator.repository';
 import { storeLocatorRouter } from '../../src/modules/store-locator/store-locator.router';
 import type { Execute } from '../../src/modules/store-locator/store-locator.types';
 

@@ -1,17 +1,18 @@
 import { boxCentre, MAX_DISTANCE_M, type LatLng } from '../../geo/distance';
 import type { AggResult } from '../../search/types';
-import { FACET_LIMIT } from './store-locator.postgres';
 import {
+  FACET_LIMIT,
   FACETS,
+  PRODUCT_FIELDS,
+  productField,
   type Execute,
   type Facet,
-  type ProductFilter,
   type ScoreSettings,
   type StoreLocatorHits,
   type StoreLocatorQuery,
   type StoreLocatorSearch,
 } from './store-locator.types';
-import { pgArray } from '../../db/sql';
+import { companyDocumentRows, documentRows, storeTypeBoosts } from './store-locator.repository';
 import { createIndexOnce, engineSearch } from '../../search/elasticsearch/unavailable';
 import { DURABLE } from '../../search/elasticsearch/mapping';
 
@@ -29,13 +30,6 @@ export interface EsClient {
 
 /** Deepest page an index allows (`index.max_result_window`, set when the index is created). */
 export const MAX_RESULT_WINDOW = 100_000;
-
-/** Field of a store document holding the values a product filter matches. */
-export const productField = (f: Pick<ProductFilter, 'kind' | 'key'>) => `${f.kind}_product_${f.key}s`;
-
-const PRODUCT_FIELDS = (['stocked', 'available'] as const).flatMap((kind) =>
-  (['id', 'sku', 'external_id', 'collection_id'] as const).map((key) => productField({ kind, key })),
-);
 
 /** The store locator index: one document per CRL. */
 export const STORE_LOCATOR_INDEX = {
@@ -158,9 +152,6 @@ export function elasticsearchRequest(
   return request;
 }
 
-/** Reads the store types' boosts from PostgreSQL at query time, so a boost change needs no reindex. */
-const STORE_TYPES_SQL = `select id, boost from company_store_types where company_id = ?::uuid and boost > 0`;
-
 /** The store locator on Elasticsearch (`SEARCH_BACKEND=elasticsearch`); documents come from `StoreLocatorIndexer`. */
 export class ElasticsearchStoreLocatorSearch implements StoreLocatorSearch {
   constructor(
@@ -171,10 +162,8 @@ export class ElasticsearchStoreLocatorSearch implements StoreLocatorSearch {
   ) {}
 
   async search(query: StoreLocatorQuery): Promise<StoreLocatorHits> {
-    const storeTypes =
-      query.geo.kind === 'point'
-        ? (await this.execute(STORE_TYPES_SQL, [query.companyId])).map((r) => ({ id: r.id, boost: Number(r.boost) }))
-        : [];
+    // The boosts are read at query time, so a boost change needs no reindex.
+    const storeTypes = query.geo.kind === 'point' ? await storeTypeBoosts(this.execute, query.companyId) : [];
     const response = await engineSearch(() => this.client.search(elasticsearchRequest(this.index, query, this.settings, storeTypes)));
     return parseResponse(response);
   }
@@ -198,31 +187,6 @@ export function parseResponse(response: any): StoreLocatorHits {
   };
 }
 
-/** A store document per CRL, read from PostgreSQL with one statement for any number of CRLs. */
-const DOCUMENTS_SQL = (where: string) => `
-  select crl.id, crl.company_id, crl.sending_leads, crl.receiving_leads, l.latitude, l.longitude, l.city, l.province,
-         l.country, st.id as store_type_id, st.name as store_type,
-         ${PRODUCT_FIELDS.map((f) => `coalesce(sp.${f}, '{}') as ${f}`).join(', ')}
-    from company_retailer_locations crl
-    left join retailer_locations rl on rl.id = crl.retailer_location_id
-    left join locations l on l.id = case when crl.retailer_location_id is null then crl.physical_address_id else rl.physical_address_id end
-    left join company_store_types st on st.id = crl.company_store_type_id
-    left join lateral (
-      select ${(['stocked', 'available'] as const)
-        .map((k) =>
-          [
-            `array_agg(distinct p.id::text) filter (where s.${k}) as ${k}_product_ids`,
-            `array_agg(distinct p.sku) filter (where s.${k}) as ${k}_product_skus`,
-            `array_agg(distinct p.external_id) filter (where s.${k} and p.external_id is not null) as ${k}_product_external_ids`,
-            `array_agg(distinct p.collection_id::text) filter (where s.${k} and p.collection_id is not null) as ${k}_product_collection_ids`,
-          ].join(', '),
-        )
-        .join(', ')}
-        from stocks s join products p on p.id = s.product_id and p.company_id = crl.company_id
-       where s.company_retailer_location_id = crl.id
-    ) sp on true
-   where ${where}`;
-
 /**
  * The documents of the stores the locator lists among these CRLs (both lead flags on and a real position,
  * as `store_locator_entries` in PostgreSQL), by id. The others are left out, so the outbox indexer
@@ -231,7 +195,7 @@ const DOCUMENTS_SQL = (where: string) => `
 export async function storeDocuments(execute: Execute, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (!ids.length) return out;
-  for (const row of await execute(DOCUMENTS_SQL('crl.id = any(?::uuid[])'), [pgArray(ids)])) {
+  for (const row of await documentRows(execute, ids)) {
     const doc = toDocument(row);
     if (doc.sending_leads === true && doc.receiving_leads === true && doc.location) out.set(row.id, doc);
   }
@@ -260,13 +224,13 @@ export class StoreLocatorIndexer {
   /** Indexes the given CRLs and removes the documents of those that no longer exist. */
   async sync(ids: string[], refresh: boolean | 'wait_for' = false): Promise<void> {
     if (!ids.length) return;
-    const rows = await this.execute(DOCUMENTS_SQL('crl.id = any(?::uuid[])'), [pgArray(ids)]);
+    const rows = await documentRows(this.execute, ids);
     const found = new Set(rows.map((r) => r.id as string));
     await this.write(rows, ids.filter((id) => !found.has(id)), refresh);
   }
 
   async reindexCompany(companyId: string, refresh: boolean | 'wait_for' = false): Promise<void> {
-    await this.write(await this.execute(DOCUMENTS_SQL('crl.company_id = ?::uuid'), [companyId]), [], refresh);
+    await this.write(await companyDocumentRows(this.execute, companyId), [], refresh);
   }
 
   private async write(rows: any[], deleted: string[], refresh: boolean | 'wait_for'): Promise<void> {

@@ -1,11 +1,9 @@
 import { EARTH_RADIUS_M, type LatLng } from '../../geo/distance';
 import type { AggBucket, AggResult } from '../../search/types';
 import type { CellRange, CircleCells } from './store-locator.cells';
-import { FACETS, type Execute, type Facet } from './store-locator.types';
+import { FACET_LIMIT, FACETS, type Execute, type Facet } from './store-locator.types';
+import { heldKeys, heldStoresPage } from './store-locator.repository';
 import { registerCache, type CacheStats, type MeasuredCache } from '../../memory';
-
-/** Buckets per facet, as the list endpoints' default `limit` (PRODUCT.md section 6). */
-export const FACET_LIMIT = 1000;
 
 /** A copy is read again no sooner than this many times its last read's duration after it (writes in a burst cost one read). */
 const RELOAD_SPACING = 10;
@@ -223,33 +221,6 @@ function firstKeys(keys: Keys[]): number[] {
  */
 export const HELD_PAGE = 2000;
 
-/**
- * The company's version, its count of listed stores, and each facet's non-null keys in `C` order (JSON
- * arrays; store types by id), so that a store's key numbers are known when it is read.
- */
-export const HELD_KEYS_SQL = `
-  select coalesce((select version from store_locator_versions where company_id = ?::uuid), 0)::text as version,
-         count(*)::int as stores,
-${FACETS.map((f) => {
-  const column = f === 'store_type' ? 'e.company_store_type_id::text' : `e.${f}::text`;
-  return `         coalesce(json_agg(distinct ${column} collate "C" order by ${column} collate "C") filter (where ${column} is not null), '[]')::text as ${f}`;
-}).join(',\n')}
-    from store_locator_entries e where e.company_id = ?::uuid`;
-
-/**
- * The next page (HELD_PAGE) of a company's listed stores in (cell, id) order after a (cell, id), with the
- * company's version in the same snapshot: a JSON array of `[cell, latitude, longitude, city, province,
- * country, store type id, id]` (float8 is written in JSON with the digits that read back to the same
- * double). Pages read at the version of HELD_KEYS_SQL are parts of one copy.
- */
-export const HELD_STORES_SQL = `
-  select coalesce((select version from store_locator_versions where company_id = ?::uuid), 0)::text as version,
-         coalesce(json_agg(json_build_array(e.cell, e.latitude, e.longitude, e.city, e.province, e.country, e.company_store_type_id, e.crl_id)
-                           order by e.cell, e.crl_id), '[]')::text as stores
-    from (select * from store_locator_entries e
-           where e.company_id = ?::uuid and e.cell >= ?::int and (e.cell, e.crl_id) > (?::int, ?::uuid)
-           order by e.cell, e.crl_id limit ?::int) e`;
-
 type StoreRow = [number, number, number, string | null, string | null, string | null, string | null, string];
 
 /**
@@ -357,7 +328,7 @@ export async function readHeldStores(
   pageSize = HELD_PAGE,
   admit: (bytes: number) => boolean = () => true,
 ): Promise<HeldStores | null | 'refused'> {
-  const [head] = await execute(HELD_KEYS_SQL, [companyId, companyId]);
+  const head = await heldKeys(execute, companyId);
   const version = String(head.version);
   const keys = FACETS.map((f) => keysOf(JSON.parse(head[f]) as string[]));
   const size = Number(head.stores);
@@ -365,7 +336,7 @@ export async function readHeldStores(
   const builder = new HeldBuilder(version, keys, size);
   let after: [number, string] = [-1, NIL_UUID];
   for (;;) {
-    const [page] = await execute(HELD_STORES_SQL, [companyId, companyId, after[0], after[0], after[1], pageSize]);
+    const page = await heldStoresPage(execute, companyId, after, pageSize);
     if (String(page.version) !== version) return null;
     const rows = JSON.parse(page.stores) as StoreRow[];
     if (!builder.add(rows)) return null;

@@ -3,14 +3,14 @@ import { Router, type Request, type Response } from 'express';
 import cors from 'cors';
 import type { ContextDeps } from '../../context';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { query } from '../../db/sql';
 import { AppError } from '../../errors';
 import { parseQueryString } from '../../rest/query';
 import { createStoreLocatorSearch } from './store-locator.factory';
 import { InvalidSearchParameters, parseStoreLocatorParams } from './store-locator.params';
 import { StoreLocatorReader } from './store-locator.reader';
 import { StoreLocatorService } from './store-locator.service';
-import type { Execute, StoreLocatorSearch } from './store-locator.types';
+import type { StoreLocatorSearch } from './store-locator.types';
+import { plannedExecute, storeLocatorExecute } from './store-locator.repository';
 
 export interface StoreLocatorOptions {
   /** The clock hours are computed for (tests fix it). */
@@ -64,12 +64,9 @@ function sendCacheable(req: Request, res: Response, body: unknown, maxAge: numbe
  * with a fixed number of set-based statements.
  */
 export function storeLocatorRouter(deps: ContextDeps, options: StoreLocatorOptions = {}): Router {
-  // Values as parameters: the statements are long and the same on every search, so each connection
-  // parses and plans them once (src/db/sql.ts).
-  const execute: Execute = (sql, bindings) => query(deps.orm.em as EntityManager, sql, bindings);
-  // The ranking statement is planned for each search: how many stores a radius holds decides its plan,
-  // and a generic plan made for any radius reads 25% more at the default 1,000 miles.
-  const planned: Execute = (sql, bindings) => query(deps.orm.em as EntityManager, sql, bindings, { prepare: false });
+  const execute = storeLocatorExecute(deps.orm.em as EntityManager);
+  // The ranking statement is planned for each search (`plannedExecute`).
+  const planned = plannedExecute(deps.orm.em as EntityManager);
   const search = options.search ?? createStoreLocatorSearch(deps.config, planned);
   const service = new StoreLocatorService(execute, search, new StoreLocatorReader(execute, options.now), { geocoder: deps.geocoder });
   const maxAge = deps.config.storeLocator.maxAge;

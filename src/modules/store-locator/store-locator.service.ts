@@ -4,7 +4,7 @@ import { NullGeocoder, type Geocoder } from '../../geo/geocoder';
 import { countryCode } from '../../geo/offline-geocoder';
 import { geocodeText } from './store-locator.address';
 import { HoursCalendar, resolveZone, type HourRow } from './store-locator.hours';
-import { areaPrefilter } from './store-locator.postgres';
+import { companyId as existingCompany, openCandidates, storeCountries } from './store-locator.repository';
 import { backendQuery, InvalidSearchParameters, isUuid, type ParsedParams } from './store-locator.params';
 import { StoreLocatorReader, type StoreLocatorResult } from './store-locator.reader';
 import type { Execute, Facet, GeoQuery, StoreLocatorSearch } from './store-locator.types';
@@ -36,21 +36,6 @@ export interface StoreLocatorServiceOptions {
   geocoder?: Geocoder;
 }
 
-/** The stores of a company in (a cube around) the search area that have open hours, with their zone inputs. */
-const OPEN_CANDIDATES_SQL = (prefilter: string) => `
-  select e.crl_id as id, crl.timezone as crl_timezone, rl.timezone as rl_timezone, e.latitude, e.longitude, hh.hours
-    from store_locator_entries e
-    join company_retailer_locations crl on crl.id = e.crl_id
-    left join retailer_locations rl on rl.id = crl.retailer_location_id
-    cross join lateral (
-      select json_agg(json_build_object('day', h.day, 'open', h.open, 'open_at_hour', h.open_at_hour, 'open_at_minute', h.open_at_minute,
-                                        'close_at_hour', h.close_at_hour, 'close_at_minute', h.close_at_minute)) as hours
-        from hours h
-       where h.open and (h.retailer_location_id = crl.retailer_location_id
-                         or (crl.retailer_location_id is null and h.company_retailer_location_id = crl.id))
-    ) hh
-   where e.company_id = ?::uuid and hh.hours is not null and ${prefilter}`;
-
 /** SPEC 4.5 and 4.6: the public store locator. No API key, no role scope. */
 export class StoreLocatorService {
   private readonly geocoder: Geocoder;
@@ -68,8 +53,8 @@ export class StoreLocatorService {
   async company(id: string | undefined): Promise<string> {
     if (id === undefined) throw new AppError('NOT_FOUND', "Couldn't find Company without an 'id': send X-Cc-Id or cc_id");
     if (isUuid(id)) {
-      const [row] = await this.execute('select id from companies where id = ?::uuid', [id]);
-      if (row) return row.id;
+      const found = await existingCompany(this.execute, id);
+      if (found) return found;
     }
     throw notFound('Company', id);
   }
@@ -112,11 +97,7 @@ export class StoreLocatorService {
    * country is tried in the countries of the company's stores, most stores first. No place is a 400.
    */
   private async place(companyId: string, text: string, radius: number): Promise<GeoQuery> {
-    const rows = await this.execute(
-      `select country from store_locator_entries where company_id = ?::uuid and country is not null group by country order by count(*) desc, country limit 20`,
-      [companyId],
-    );
-    const countries = [...new Set(rows.map((r) => countryCode(String(r.country))).filter((c): c is string => c !== null))];
+    const countries = [...new Set((await storeCountries(this.execute, companyId)).map((c) => countryCode(c)).filter((c): c is string => c !== null))];
     const found = await geocodeText(this.geocoder, text, countries);
     if (!found) throw new InvalidSearchParameters(`no place found for address '${text}'`, 'address');
     return { kind: 'point', origin: found, radius };
@@ -128,8 +109,7 @@ export class StoreLocatorService {
    * same for every search backend, which then only restricts to these ids.
    */
   private async openStores(companyId: string, geo: GeoQuery, now: Date): Promise<string[]> {
-    const prefilter = areaPrefilter(geo);
-    const rows = await this.execute(OPEN_CANDIDATES_SQL(prefilter.sql), [companyId, ...prefilter.bindings]);
+    const rows = await openCandidates(this.execute, companyId, geo);
     const calendar = new HoursCalendar(now);
     return rows
       .filter((r) => {

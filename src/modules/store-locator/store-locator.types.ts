@@ -4,6 +4,8 @@ import type { AggResult } from '../../search/types';
 /** The fields `meta.aggs` counts over; each is also a filter parameter (PRODUCT.md section 7). */
 export const FACETS = ['city', 'province', 'country', 'store_type'] as const;
 export type Facet = (typeof FACETS)[number];
+/** Buckets per facet, as the list endpoints' default `limit` (PRODUCT.md section 6). */
+export const FACET_LIMIT = 1000;
 
 /** Which stock flag a product filter reads. */
 export type StockKind = 'stocked' | 'available';
@@ -19,6 +21,14 @@ export interface ProductFilter {
   key: ProductKey;
   values: string[];
 }
+
+/** Field of a store document holding the values a product filter matches. */
+export const productField = (f: Pick<ProductFilter, 'kind' | 'key'>) => `${f.kind}_product_${f.key}s`;
+
+/** Every product filter field of a store document. */
+export const PRODUCT_FIELDS = (['stocked', 'available'] as const).flatMap((kind) =>
+  (['id', 'sku', 'external_id', 'collection_id'] as const).map((key) => productField({ kind, key })),
+);
 
 export type GeoQuery =
   | { kind: 'point'; origin: LatLng; /** Metres. */ radius: number }
@@ -60,5 +70,5 @@ export interface StoreLocatorSearch {
   search(query: StoreLocatorQuery): Promise<StoreLocatorHits>;
 }
 
-/** Runs one SQL statement with positional `?` bindings. */
-export type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
+/** Runs one SQL statement with positional `?` bindings (`store-locator.repository.ts` sends them). */
+export type { Execute } from '../../db/sql';
