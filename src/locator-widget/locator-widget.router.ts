@@ -4,6 +4,7 @@ import type { ContextDeps } from '../context';
 import { isUuid } from '../search/list';
 import { embeddablePageHeaders, embeddableScriptHeaders, styleHash } from '../http/page-headers';
 import { widgetBundleSource, widgetScript } from './bundle';
+import { widgetCompany } from './locator-widget.queries';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -95,7 +96,7 @@ export function locatorWidgetRouter(deps: Pick<ContextDeps, 'orm' | 'config'>, o
   router.get('/locator/:companyId', async (req, res) => {
     const lang = typeof req.query.lang === 'string' && req.query.lang.toLowerCase().startsWith('fr') ? 'fr' : 'en';
     const id = req.params.companyId;
-    const [company] = isUuid(id) ? await deps.orm.em.getConnection().execute('select id, name from companies where id = ?::uuid', [id]) : [];
+    const company = isUuid(id) ? await widgetCompany(deps.orm, id) : undefined;
     if (!company) {
       page(res, 404, lang, WORDS[lang].missing, `<h1>${escapeHtml(WORDS[lang].missing)}</h1>`, deps.config);
       return;

@@ -1,9 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { HEAP_LIMIT_BYTES, cacheStats, type CacheStats } from '../memory';
 import { withTimeout } from '../timeout';
+import { connectionPool, outboxBacklog } from './metrics.queries';
 
 /** A transactional outbox whose backlog is exported (the search outbox today; webhooks would add theirs). */
 export interface OutboxSource {
@@ -15,14 +16,6 @@ export const OUTBOXES: OutboxSource[] = [{ name: 'search', table: 'search_outbox
 
 /** A scrape must answer even when the database does not. */
 const SCRAPE_QUERY_TIMEOUT_MS = 500;
-
-interface TarnPool {
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
-  numPendingCreates(): number;
-  max: number;
-}
 
 /**
  * The process's Prometheus metrics on its own registry (prom-client): default process metrics (memory,
@@ -43,7 +36,7 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
     });
-    const pool = (): TarnPool | undefined => (orm.em as EntityManager).getConnection().getKnex().client.pool;
+    const pool = () => connectionPool(orm);
     new Gauge({
       name: 'db_pool_connections',
       help: 'Database pool connections by state (used, free, pending_acquire, pending_create) and its max',
@@ -59,17 +52,7 @@ export class Metrics {
         this.set({ state: 'max' }, p.max);
       },
     });
-    const backlog = async () => {
-      const rows = await withTimeout(
-        (orm.em as EntityManager).getConnection().execute(
-          outboxes
-            .map((o) => `select '${o.name}' as name, count(*)::int as rows, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as age from ${o.table}`)
-            .join(' union all '),
-        ),
-        SCRAPE_QUERY_TIMEOUT_MS,
-      );
-      return rows as Array<{ name: string; rows: number; age: number }>;
-    };
+    const backlog = () => withTimeout(outboxBacklog(orm, outboxes), SCRAPE_QUERY_TIMEOUT_MS);
     // One query per scrape feeds both gauges (their collects start together); null when the database
     // does not answer, which leaves the gauges empty rather than stale.
     let latest: Promise<Array<{ name: string; rows: number; age: number }> | null> | null = null;

@@ -6,6 +6,7 @@ import type { AppModule } from '../module';
 import { Role } from '../user/role';
 import { PEOPLE } from './demo-network';
 import { DemoSeedContext, orderDemoParts, type DemoSeed } from './demo-part';
+import { companyOfAdmin, lockDemoSeed } from './demo.queries';
 
 export type { DemoSeed } from './demo-part';
 
@@ -28,7 +29,7 @@ export async function seedDemo(em: EntityManager, modules: readonly AppModule[])
   const parts = orderDemoParts(modules.flatMap((m) => m.demo ?? []));
   return em.transactional(async (tx) => {
     // Two processes starting at once on the same empty database seed it once.
-    await tx.execute(`select pg_advisory_xact_lock(hashtext('leadnet.demo-seed'))`);
+    await lockDemoSeed(tx);
     for (const part of parts) if (await part.present?.(tx)) return null;
 
     const demo = new DemoSeedContext(tx as EntityManager, {});
@@ -92,10 +93,7 @@ export function demoLinks(seed: Pick<DemoSeed, 'company'>, baseUrl: string) {
  */
 export async function findDemoCompany(em: EntityManager): Promise<{ id: string; name: string } | null> {
   const admin = PEOPLE.find((p) => p.role === Role.CompanyAdmin)!.email;
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ id: string; name: string }>>(`select c.id, c.name from companies c join users u on u.company_id = c.id where u.email = ? and u.role = 'company_admin' limit 1`, [admin]);
-  return rows[0] ?? null;
+  return companyOfAdmin(em, admin);
 }
 
 /** The seed as `leadnet seed-demo --json` prints it. */
