@@ -3,20 +3,35 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import type { Caller } from '../../auth/caller';
 import { logger } from '../../logger';
-import { query } from '../../db/sql';
 import { compileScope } from '../../search/where';
-import { fromClause, type Where } from '../../search/types';
+import type { Where } from '../../search/types';
 import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
 import type { Role } from '../user/role';
-import { FREQUENCY_SQL, SLA_FREQUENCY_SQL } from './notification.defaults';
-import { slaRecipientSql } from './notification.policy';
 import { digestMail, leadAssignedMail, slaBreachedMail, oneLine, productsOf, type LeadSummary, type Locale, type Mail } from './notification.mail';
 import { unsubscribeToken } from './notification.token';
 import { withXactLock } from '../../db/leader';
 import { OutboxRunner, type ClaimRequest, type OutboxItem, type OutboxOutcome, type OutboxQueue, type Verdict } from '../../outbox/runner';
-import { nextDigestAt, ZONE_COLUMNS, zoneOf } from './notification.zone';
+import { nextDigestAt, zoneOf } from './notification.zone';
+import {
+  assignmentRecipients,
+  breachRecipients,
+  breachRow,
+  claimDeliveries,
+  deleteOutboxEvents,
+  digestLeadIds,
+  gatherDigests,
+  insertDeliveries,
+  leadIdsInScope,
+  leadSummaryRows,
+  lockEventsToFanOut,
+  markFailed,
+  markFinished,
+  recipientRow,
+  type ClaimedDelivery,
+  type RecipientRow,
+} from './notification.repository';
 
 export { nextDigestAt };
 
@@ -64,15 +79,7 @@ export function retryDelayMs(attempt: number): number {
   return Math.round(base * (1 + Math.random() * 0.2));
 }
 
-interface Claimed extends OutboxItem {
-  kind: 'lead_assigned' | 'digest' | 'sla_breached';
-  event_id: string | null;
-  lead_id: string | null;
-  user_id: string;
-  lane: string;
-  attempts: number;
-  created_at: Date | string;
-}
+type Claimed = ClaimedDelivery & OutboxItem;
 
 interface Outcome extends OutboxOutcome {
   /** Not worth retrying: an SMTP 5xx refusal, or nothing left to tell. */
@@ -91,14 +98,7 @@ interface Recipient {
   zone: string;
 }
 
-const callerColumns = (frequency: string) => `u.id, u.email, u.locale, u.role, u.company_id, u.retailer_id, u.territory_id,
-  array(select company_retailer_id from user_company_retailers where user_id = u.id) as cr_ids,
-  array(select company_retailer_location_id from user_company_retailer_locations where user_id = u.id) as crl_ids,
-  array(select retailer_location_id from user_retailer_locations where user_id = u.id) as rl_ids,
-  ${frequency} as frequency, ${ZONE_COLUMNS}`;
-const CALLER_COLUMNS = callerColumns(FREQUENCY_SQL);
-
-function recipientOf(row: any): Recipient {
+function recipientOf(row: RecipientRow): Recipient {
   return {
     id: row.id,
     email: row.email,
@@ -131,8 +131,7 @@ function assignedToSeenStore(caller: Caller, leadIds: string[], storeId?: string
 async function visibleLeads(em: EntityManager, caller: Caller, leadIds: string[], storeId?: string, anyWay = false): Promise<Set<string>> {
   if (!leadIds.length) return new Set();
   const cond = compileScope(leadSearch, anyWay ? { _and: [{ id: leadIds }, leadScope(caller)] } : assignedToSeenStore(caller, leadIds, storeId));
-  const rows = await query<{ id: string }>(em, `select l.id from ${fromClause(leadSearch, cond.sql)} where ${cond.sql}`, cond.bindings);
-  return new Set(rows.map((r) => r.id));
+  return new Set(await leadIdsInScope(em, cond));
 }
 
 /**
@@ -225,148 +224,57 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
 
   private async fanOut(em: EntityManager): Promise<{ events: number; more: boolean }> {
     const now = this.clock();
-    const events = await query<any>(
-      em,
-      `select ne.event_id, e.type, e.lead_id, e.occurred_at, coalesce(e.owner_company_id, e.owner_retailer_id)::text as lane,
-              coalesce(e.data->>'to_id', e.data->>'store_id')::uuid as store_id
-         from notification_events ne join lead_events e on e.id = ne.event_id
-        order by ne.seq limit ? for update of ne skip locked`,
-      [FANOUT_BATCH],
-    );
+    const events = await lockEventsToFanOut(em, FANOUT_BATCH);
     if (!events.length) return { events: 0, more: false };
     for (const e of events) {
       if (now.getTime() - new Date(e.occurred_at).getTime() > MAX_EVENT_AGE_MS) continue;
       const sla = e.type === 'lead.sla_breached';
-      const candidates = (
-        sla
-          ? await query<any>(
-              em,
-              `select * from (select ${callerColumns(SLA_FREQUENCY_SQL)}
-                 from company_retailer_locations a
-                 left join company_retailers cr on cr.id = a.company_retailer_id
-                 join users u on u.company_id = a.company_id
-                  and ${slaRecipientSql('u', 'a', 'cr')}
-                 left join notification_preferences p on p.user_id = u.id
-                where a.id = ?) c
-                where c.frequency <> 'off' order by c.id limit ?`,
-              [e.store_id, MAX_RECIPIENTS],
-            )
-          : await query<any>(
-          em,
-          `select * from (select ${CALLER_COLUMNS}
-             from company_retailer_locations a
-             join users u on u.company_id = a.company_id or u.retailer_id = a.retailer_id
-             left join notification_preferences p on p.user_id = u.id
-            where a.id = ?) c
-            where c.frequency <> 'off' order by c.id limit ?`,
-          [e.store_id, MAX_RECIPIENTS],
-        )
-      ).map(recipientOf);
+      const candidates = (sla ? await breachRecipients(em, e.store_id, MAX_RECIPIENTS) : await assignmentRecipients(em, e.store_id, MAX_RECIPIENTS)).map(recipientOf);
       const wanted: Recipient[] = [];
-      for (const r of candidates) if ((await visibleLeads(em, r.caller, [e.lead_id], e.store_id, sla)).size) wanted.push(r);
+      for (const r of candidates) if ((await visibleLeads(em, r.caller, [e.lead_id], e.store_id ?? undefined, sla)).size) wanted.push(r);
       if (!wanted.length) continue;
       const digest = wanted.map((r) => r.frequency === 'daily_digest');
       // A digest reader's delivery waits for the digest hour by its own wall clock.
       const dueAt = wanted.map((r, i) => (digest[i] ? nextDigestAt(now, this.config.notifications.digestHour, r.zone) : now).toISOString());
-      await query(
+      await insertDeliveries(
         em,
-        `insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at)
-         select ?, ?, ?, r.user_id, ?, case when r.digest then 'queued' else 'pending' end, r.due_at
-           from unnest(?::uuid[], ?::boolean[], ?::timestamptz[]) as r(user_id, digest, due_at)
-         on conflict (event_id, user_id) do nothing`,
-        [sla ? 'sla_breached' : 'lead_assigned', e.event_id, e.lead_id, e.lane, wanted.map((r) => r.id), digest, dueAt],
+        { kind: sla ? 'sla_breached' : 'lead_assigned', eventId: e.event_id, leadId: e.lead_id, lane: e.lane },
+        { ids: wanted.map((r) => r.id), digest, dueAt },
       );
     }
-    await query(em, `delete from notification_events where event_id = any(?::uuid[])`, [events.map((e) => e.event_id)]);
+    await deleteOutboxEvents(em, events.map((e) => e.event_id));
     return { events: events.length, more: events.length === FANOUT_BATCH };
   }
 
   /** At the digest hour, each user's waiting deliveries become one digest delivery (in the user's organisation's lane). */
   private async gatherDigests(em: EntityManager): Promise<number> {
-    const now = this.clock();
-    const rows = await query(
-      em,
-      `with due as (
-         select distinct d.user_id from notification_deliveries d where d.status = 'queued' and d.next_attempt_at <= ?::timestamptz limit 500),
-       digests as (
-         insert into notification_deliveries (kind, user_id, lane, status, next_attempt_at)
-         select 'digest', u.id, coalesce(u.company_id, u.retailer_id)::text, 'pending', ?::timestamptz from due join users u on u.id = due.user_id
-         returning id, user_id)
-       update notification_deliveries d set status = 'digested', digest_id = g.id
-         from digests g where d.user_id = g.user_id and d.status = 'queued' and d.next_attempt_at <= ?::timestamptz
-       returning d.id`,
-      [now, now, now],
-    );
-    return rows.length;
+    return gatherDigests(em, this.clock());
   }
 
   /** Every organisation's due deliveries up to its free slots, longest due first, leased until three SMTP timeouts and a margin have passed. */
   claim(em: EntityManager, request: ClaimRequest): Promise<Claimed[]> {
-    return query<Claimed>(
-      em,
-      `with busy as (select * from unnest(?::text[], ?::int[]) as b(lane, n)),
-            due as (
-              select d.id, row_number() over (partition by d.lane order by d.next_attempt_at, d.created_at) as rank, coalesce(b.n, 0) as in_flight, d.next_attempt_at
-                from notification_deliveries d left join busy b on b.lane = d.lane
-               where d.status = 'pending' and d.next_attempt_at <= ?::timestamptz),
-            claimed as (select id from due where rank <= ? - in_flight order by next_attempt_at limit ?)
-       update notification_deliveries d set next_attempt_at = ?::timestamptz + make_interval(secs => ?)
-         from claimed c where d.id = c.id and d.status = 'pending'
-       returning d.id, d.kind, d.event_id, d.lead_id, d.user_id, d.lane, d.attempts, d.created_at`,
-      [
-        request.busy.map(([lane]) => lane),
-        request.busy.map(([, n]) => n),
-        request.now,
-        request.laneConcurrency,
-        request.limit,
-        request.now,
-        request.leaseMs / 1000,
-      ],
-    );
+    return claimDeliveries(em, request);
   }
 
   /** Sent, skipped (nothing left to tell), retried after its backoff, or failed (a 5xx, or `retryHours` passed). */
   async record(row: Claimed, outcome: Outcome, { attempt, giveUp, retryAt }: Verdict): Promise<void> {
     const em = (this.orm.em as EntityManager).fork();
     if (outcome.ok || outcome.skipped) {
-      await query(
-        em,
-        `update notification_deliveries set status = ?, attempts = ?, next_attempt_at = null, sent_at = ?, last_error = ? where id = ?`,
-        [outcome.ok ? 'sent' : 'skipped', attempt, outcome.ok ? this.clock() : null, outcome.error, row.id],
-      );
+      await markFinished(em, row.id, { status: outcome.ok ? 'sent' : 'skipped', attempt, sentAt: outcome.ok ? this.clock() : null, error: outcome.error });
       return;
     }
-    await query(em, `update notification_deliveries set status = ?, attempts = ?, next_attempt_at = ?, last_error = ? where id = ?`, [
-      giveUp ? 'failed' : 'pending',
-      attempt,
-      retryAt,
-      outcome.error?.slice(0, 500) ?? null,
-      row.id,
-    ]);
+    await markFailed(em, row.id, { status: giveUp ? 'failed' : 'pending', attempt, retryAt, error: outcome.error?.slice(0, 500) ?? null });
   }
 
   /** Renders and sends one delivery; what its recipient may no longer see, or turned off, is skipped. */
   async deliver(row: Claimed): Promise<Outcome> {
     const em = (this.orm.em as EntityManager).fork();
     const sla = row.kind === 'sla_breached';
-    const [user] = await query<any>(
-      em,
-      `select ${sla ? callerColumns(SLA_FREQUENCY_SQL) : CALLER_COLUMNS} from users u left join notification_preferences p on p.user_id = u.id where u.id = ?`,
-      [row.user_id],
-    );
+    const user = await recipientRow(em, row.user_id, sla);
     if (!user) return { ok: false, permanent: true, skipped: true, error: 'recipient deleted' };
     const recipient = recipientOf(user);
     if (recipient.frequency === 'off') return { ok: false, permanent: true, skipped: true, error: 'recipient unsubscribed' };
-    const leadIds =
-      row.kind === 'digest'
-        ? (
-            await query<{ lead_id: string }>(
-              em,
-              `select lead_id from notification_deliveries where digest_id = ? and lead_id is not null group by lead_id order by min(created_at) limit ?`,
-              [row.id, MAX_DIGEST_LEADS],
-            )
-          ).map((r) => r.lead_id)
-        : [row.lead_id!];
+    const leadIds = row.kind === 'digest' ? await digestLeadIds(em, row.id, MAX_DIGEST_LEADS) : [row.lead_id!];
     const visible = await visibleLeads(em, recipient.caller, leadIds, undefined, sla);
     const leads = (await this.summaries(em, leadIds.filter((id) => visible.has(id)))).filter(Boolean) as LeadSummary[];
     if (!leads.length) return { ok: false, permanent: true, skipped: true, error: 'no lead the recipient may see' };
@@ -405,37 +313,14 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
   }
 
   private async breachMail(em: EntityManager, row: Claimed, locale: Locale, lead: LeadSummary, unsubscribeUrl: string): Promise<Mail> {
-    const [e] = await query<any>(
-      em,
-      `select e.data->>'due_at' as due_at, coalesce(a.name, rl.name) as store_name from lead_events e
-         left join company_retailer_locations a on a.id = (e.data->>'store_id')::uuid
-         left join retailer_locations rl on rl.id = a.retailer_location_id
-        where e.id = ?`,
-      [row.event_id],
-    );
+    const e = await breachRow(em, row.event_id);
     return slaBreachedMail(locale, lead, e?.store_name ?? null, new Date(e?.due_at ?? Date.now()), unsubscribeUrl);
   }
 
   /** What a mail says of each lead, in the order asked. */
   private async summaries(em: EntityManager, leadIds: string[]): Promise<Array<LeadSummary | undefined>> {
     if (!leadIds.length) return [];
-    const rows = await query<any>(
-      em,
-      `select l.id, l.name,
-              array(select e.email from emails e where e.lead_id = l.id order by e.seq limit 10) as emails,
-              array(select p.phone_number from phone_numbers p where p.lead_id = l.id order by p.seq limit 10) as phones,
-              concat_ws(', ', nullif(loc.street_line_one, ''), nullif(loc.street_line_two, ''), nullif(concat_ws(' ', nullif(loc.postal_code, ''), nullif(loc.city, '')), ''),
-                        nullif(loc.province, ''), nullif(loc.country, '')) as address,
-              coalesce(a.name, rl.name) as store_name,
-              (select jsonb_agg(la.data->'products' order by la.created_at) from lead_activities la
-                where la.lead_id = l.id and la.type = 'LeadActivity::QuoteRequest') as products
-         from leads l
-         left join locations loc on loc.id = l.location_id
-         left join company_retailer_locations a on a.id = l.assignee_id
-         left join retailer_locations rl on rl.id = a.retailer_location_id
-        where l.id = any(?::uuid[])`,
-      [leadIds],
-    );
+    const rows = await leadSummaryRows(em, leadIds);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const leadUrl = this.config.notifications.leadUrl;
     return leadIds.map((id) => {

@@ -1,0 +1,322 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { query } from '../../db/sql';
+import { fromClause, type Sql } from '../../search/types';
+import type { ClaimRequest } from '../../outbox/runner';
+import { leadSearch } from '../lead/lead.search';
+import { FREQUENCY_SQL, SLA_FREQUENCY_SQL, type Topic } from './notification.defaults';
+import { slaRecipientSql } from './notification.policy';
+import { ZONE_COLUMNS, type zoneOf } from './notification.zone';
+
+/** The columns of `zoneOf`'s inputs (`ZONE_COLUMNS`). */
+type ZoneColumns = Parameters<typeof zoneOf>[0];
+
+/** A user's settings as stored, with its role's defaults and its zone inputs. */
+export interface PreferencesRow extends ZoneColumns {
+  email: string;
+  locale: string;
+  frequency: string;
+  is_default: boolean;
+  sla: string;
+}
+
+export async function preferencesRow(em: EntityManager, userId: string): Promise<PreferencesRow | undefined> {
+  const [row] = await query<PreferencesRow>(
+    em,
+    `select u.email, u.locale, ${FREQUENCY_SQL} as frequency, p.lead_assigned is null as is_default, ${SLA_FREQUENCY_SQL} as sla, ${ZONE_COLUMNS}
+       from users u left join notification_preferences p on p.user_id = u.id where u.id = ?`,
+    [userId],
+  );
+  return row;
+}
+
+/** Turns the user's mails of `topic` off; false when the user does not exist. */
+export async function turnOff(em: EntityManager, userId: string, topic: Topic): Promise<boolean> {
+  const column = topic === 'sla_breached' ? 'sla_breached' : 'lead_assigned';
+  const rows = await query(
+    em,
+    `insert into notification_preferences (user_id, ${column}) select id, 'off' from users where id = ?
+     on conflict (user_id) do update set ${column} = 'off', updated_at = now() returning user_id`,
+    [userId],
+  );
+  return rows.length > 0;
+}
+
+export async function setLocale(em: EntityManager, userId: string, locale: string): Promise<void> {
+  await query(em, `update users set locale = ?, updated_at = now() where id = ?`, [locale, userId]);
+}
+
+export async function setTimeZone(em: EntityManager, userId: string, zone: string | null): Promise<void> {
+  await query(em, `update users set time_zone = ?, updated_at = now() where id = ?`, [zone, userId]);
+}
+
+/** The user's zone inputs (`zoneOf`). */
+export async function zoneRow(em: EntityManager, userId: string): Promise<ZoneColumns> {
+  const [row] = await query<any>(em, `select ${ZONE_COLUMNS} from users u where u.id = ?`, [userId]);
+  return row;
+}
+
+/** The user's deliveries waiting for a digest wait until `at`. */
+export async function delayQueuedDeliveries(em: EntityManager, userId: string, at: Date): Promise<void> {
+  await query(em, `update notification_deliveries set next_attempt_at = ? where user_id = ? and status = 'queued'`, [at, userId]);
+}
+
+export async function setLeadAssigned(em: EntityManager, userId: string, frequency: string): Promise<void> {
+  await query(
+    em,
+    `insert into notification_preferences (user_id, lead_assigned) values (?, ?)
+           on conflict (user_id) do update set lead_assigned = excluded.lead_assigned, updated_at = now()`,
+    [userId, frequency],
+  );
+}
+
+export async function setSlaBreached(em: EntityManager, userId: string, frequency: string): Promise<void> {
+  await query(
+    em,
+    `insert into notification_preferences (user_id, sla_breached) values (?, ?)
+           on conflict (user_id) do update set sla_breached = excluded.sla_breached, updated_at = now()`,
+    [userId, frequency],
+  );
+}
+
+const callerColumns = (frequency: string) => `u.id, u.email, u.locale, u.role, u.company_id, u.retailer_id, u.territory_id,
+  array(select company_retailer_id from user_company_retailers where user_id = u.id) as cr_ids,
+  array(select company_retailer_location_id from user_company_retailer_locations where user_id = u.id) as crl_ids,
+  array(select retailer_location_id from user_retailer_locations where user_id = u.id) as rl_ids,
+  ${frequency} as frequency, ${ZONE_COLUMNS}`;
+const CALLER_COLUMNS = callerColumns(FREQUENCY_SQL);
+
+/** A user as a recipient: its caller (role, organisation, scope assignments), its frequency and zone inputs. */
+export interface RecipientRow extends ZoneColumns {
+  id: string;
+  email: string;
+  locale: string;
+  role: string;
+  company_id: string | null;
+  retailer_id: string | null;
+  territory_id: string | null;
+  cr_ids: string[] | null;
+  crl_ids: string[] | null;
+  rl_ids: string[] | null;
+  frequency: string;
+}
+
+/** Of the leads in the compiled lead scope `cond`, their ids. */
+export async function leadIdsInScope(em: EntityManager, cond: Sql): Promise<string[]> {
+  const rows = await query<{ id: string }>(em, `select l.id from ${fromClause(leadSearch, cond.sql)} where ${cond.sql}`, cond.bindings);
+  return rows.map((r) => r.id);
+}
+
+/** A lead event to fan out: the assignment's or the breach's store, and the lane of its organisation. */
+export interface FanOutEvent {
+  event_id: string;
+  type: string;
+  lead_id: string;
+  occurred_at: Date | string;
+  lane: string;
+  store_id: string | null;
+}
+
+/** Up to `limit` events of the outbox, oldest first, locked (others' locked ones skipped). */
+export function lockEventsToFanOut(em: EntityManager, limit: number): Promise<FanOutEvent[]> {
+  return query<FanOutEvent>(
+    em,
+    `select ne.event_id, e.type, e.lead_id, e.occurred_at, coalesce(e.owner_company_id, e.owner_retailer_id)::text as lane,
+              coalesce(e.data->>'to_id', e.data->>'store_id')::uuid as store_id
+         from notification_events ne join lead_events e on e.id = ne.event_id
+        order by ne.seq limit ? for update of ne skip locked`,
+    [limit],
+  );
+}
+
+/**
+ * Who hears of a breach at the store: the company's admins and the territory manager of the store's
+ * territory (`slaRecipientSql`), unless they turned breach mails off; at most `limit`.
+ */
+export function breachRecipients(em: EntityManager, storeId: string | null, limit: number): Promise<RecipientRow[]> {
+  return query<RecipientRow>(
+    em,
+    `select * from (select ${callerColumns(SLA_FREQUENCY_SQL)}
+                 from company_retailer_locations a
+                 left join company_retailers cr on cr.id = a.company_retailer_id
+                 join users u on u.company_id = a.company_id
+                  and ${slaRecipientSql('u', 'a', 'cr')}
+                 left join notification_preferences p on p.user_id = u.id
+                where a.id = ?) c
+                where c.frequency <> 'off' order by c.id limit ?`,
+    [storeId, limit],
+  );
+}
+
+/** Who may hear of an assignment to the store: the users of its company and retailer, unless they turned lead mails off; at most `limit`. */
+export function assignmentRecipients(em: EntityManager, storeId: string | null, limit: number): Promise<RecipientRow[]> {
+  return query<RecipientRow>(
+    em,
+    `select * from (select ${CALLER_COLUMNS}
+             from company_retailer_locations a
+             join users u on u.company_id = a.company_id or u.retailer_id = a.retailer_id
+             left join notification_preferences p on p.user_id = u.id
+            where a.id = ?) c
+            where c.frequency <> 'off' order by c.id limit ?`,
+    [storeId, limit],
+  );
+}
+
+/** One delivery of the event per user: pending now, or queued for a digest at its due time; users already delivered to are left. */
+export async function insertDeliveries(
+  em: EntityManager,
+  event: { kind: 'lead_assigned' | 'sla_breached'; eventId: string; leadId: string; lane: string },
+  users: { ids: string[]; digest: boolean[]; dueAt: string[] },
+): Promise<void> {
+  await query(
+    em,
+    `insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at)
+         select ?, ?, ?, r.user_id, ?, case when r.digest then 'queued' else 'pending' end, r.due_at
+           from unnest(?::uuid[], ?::boolean[], ?::timestamptz[]) as r(user_id, digest, due_at)
+         on conflict (event_id, user_id) do nothing`,
+    [event.kind, event.eventId, event.leadId, event.lane, users.ids, users.digest, users.dueAt],
+  );
+}
+
+export async function deleteOutboxEvents(em: EntityManager, eventIds: string[]): Promise<void> {
+  await query(em, `delete from notification_events where event_id = any(?::uuid[])`, [eventIds]);
+}
+
+/** Each user's deliveries queued until `now` or before become one digest delivery (in its organisation's lane); returns how many were gathered. */
+export async function gatherDigests(em: EntityManager, now: Date): Promise<number> {
+  const rows = await query(
+    em,
+    `with due as (
+         select distinct d.user_id from notification_deliveries d where d.status = 'queued' and d.next_attempt_at <= ?::timestamptz limit 500),
+       digests as (
+         insert into notification_deliveries (kind, user_id, lane, status, next_attempt_at)
+         select 'digest', u.id, coalesce(u.company_id, u.retailer_id)::text, 'pending', ?::timestamptz from due join users u on u.id = due.user_id
+         returning id, user_id)
+       update notification_deliveries d set status = 'digested', digest_id = g.id
+         from digests g where d.user_id = g.user_id and d.status = 'queued' and d.next_attempt_at <= ?::timestamptz
+       returning d.id`,
+    [now, now, now],
+  );
+  return rows.length;
+}
+
+/** A claimed delivery. */
+export interface ClaimedDelivery {
+  id: string;
+  kind: 'lead_assigned' | 'digest' | 'sla_breached';
+  event_id: string | null;
+  lead_id: string | null;
+  user_id: string;
+  lane: string;
+  attempts: number;
+  created_at: Date | string;
+}
+
+/** Every organisation's due deliveries up to its free slots, longest due first, leased for `request.leaseMs`. */
+export function claimDeliveries(em: EntityManager, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  return query<ClaimedDelivery>(
+    em,
+    `with busy as (select * from unnest(?::text[], ?::int[]) as b(lane, n)),
+            due as (
+              select d.id, row_number() over (partition by d.lane order by d.next_attempt_at, d.created_at) as rank, coalesce(b.n, 0) as in_flight, d.next_attempt_at
+                from notification_deliveries d left join busy b on b.lane = d.lane
+               where d.status = 'pending' and d.next_attempt_at <= ?::timestamptz),
+            claimed as (select id from due where rank <= ? - in_flight order by next_attempt_at limit ?)
+       update notification_deliveries d set next_attempt_at = ?::timestamptz + make_interval(secs => ?)
+         from claimed c where d.id = c.id and d.status = 'pending'
+       returning d.id, d.kind, d.event_id, d.lead_id, d.user_id, d.lane, d.attempts, d.created_at`,
+    [
+      request.busy.map(([lane]) => lane),
+      request.busy.map(([, n]) => n),
+      request.now,
+      request.laneConcurrency,
+      request.limit,
+      request.now,
+      request.leaseMs / 1000,
+    ],
+  );
+}
+
+/** The delivery is done: `sent` (at `sentAt`) or `skipped`. */
+export async function markFinished(em: EntityManager, id: string, done: { status: 'sent' | 'skipped'; attempt: number; sentAt: Date | null; error: string | null }): Promise<void> {
+  await query(
+    em,
+    `update notification_deliveries set status = ?, attempts = ?, next_attempt_at = null, sent_at = ?, last_error = ? where id = ?`,
+    [done.status, done.attempt, done.sentAt, done.error, id],
+  );
+}
+
+/** The delivery failed: `pending` again at `retryAt`, or `failed`. */
+export async function markFailed(em: EntityManager, id: string, failed: { status: 'pending' | 'failed'; attempt: number; retryAt: Date | null; error: string | null }): Promise<void> {
+  await query(em, `update notification_deliveries set status = ?, attempts = ?, next_attempt_at = ?, last_error = ? where id = ?`, [
+    failed.status,
+    failed.attempt,
+    failed.retryAt,
+    failed.error,
+    id,
+  ]);
+}
+
+/** The user as a recipient of lead mails, or with `sla` of breach mails. */
+export async function recipientRow(em: EntityManager, userId: string, sla: boolean): Promise<RecipientRow | undefined> {
+  const [user] = await query<RecipientRow>(
+    em,
+    `select ${sla ? callerColumns(SLA_FREQUENCY_SQL) : CALLER_COLUMNS} from users u left join notification_preferences p on p.user_id = u.id where u.id = ?`,
+    [userId],
+  );
+  return user;
+}
+
+/** The leads of a digest, in the order they came, at most `limit`. */
+export async function digestLeadIds(em: EntityManager, digestId: string, limit: number): Promise<string[]> {
+  return (
+    await query<{ lead_id: string }>(
+      em,
+      `select lead_id from notification_deliveries where digest_id = ? and lead_id is not null group by lead_id order by min(created_at) limit ?`,
+      [digestId, limit],
+    )
+  ).map((r) => r.lead_id);
+}
+
+/** A breach event's due time and its store's name. */
+export async function breachRow(em: EntityManager, eventId: string | null): Promise<{ due_at: string | null; store_name: string | null } | undefined> {
+  const [e] = await query<{ due_at: string | null; store_name: string | null }>(
+    em,
+    `select e.data->>'due_at' as due_at, coalesce(a.name, rl.name) as store_name from lead_events e
+         left join company_retailer_locations a on a.id = (e.data->>'store_id')::uuid
+         left join retailer_locations rl on rl.id = a.retailer_location_id
+        where e.id = ?`,
+    [eventId],
+  );
+  return e;
+}
+
+/** What a mail says of a lead, as stored. */
+export interface LeadSummaryRow {
+  id: string;
+  name: string | null;
+  emails: string[] | null;
+  phones: string[] | null;
+  address: string | null;
+  store_name: string | null;
+  products: unknown;
+}
+
+export function leadSummaryRows(em: EntityManager, leadIds: string[]): Promise<LeadSummaryRow[]> {
+  return query<LeadSummaryRow>(
+    em,
+    `select l.id, l.name,
+              array(select e.email from emails e where e.lead_id = l.id order by e.seq limit 10) as emails,
+              array(select p.phone_number from phone_numbers p where p.lead_id = l.id order by p.seq limit 10) as phones,
+              concat_ws(', ', nullif(loc.street_line_one, ''), nullif(loc.street_line_two, ''), nullif(concat_ws(' ', nullif(loc.postal_code, ''), nullif(loc.city, '')), ''),
+                        nullif(loc.province, ''), nullif(loc.country, '')) as address,
+              coalesce(a.name, rl.name) as store_name,
+              (select jsonb_agg(la.data->'products' order by la.created_at) from lead_activities la
+                where la.lead_id = l.id and la.type = 'LeadActivity::QuoteRequest') as products
+         from leads l
+         left join locations loc on loc.id = l.location_id
+         left join company_retailer_locations a on a.id = l.assignee_id
+         left join retailer_locations rl on rl.id = a.retailer_location_id
+        where l.id = any(?::uuid[])`,
+    [leadIds],
+  );
+}
