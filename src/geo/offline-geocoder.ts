@@ -1,7 +1,8 @@
 import countries from 'i18n-iso-countries';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { loadPostalCentroids, postalCentroid } from './postal-centroids';
-import { findCity, placeKey } from './city-table';
+import { placeKey } from './city-table';
+import { findCity } from './city.repository';
 import type { AddressQuery, Coordinates, Geocoder } from './geocoder';
 
 export { placeKey };

@@ -1,5 +1,6 @@
 import type { AddressQuery } from '../../src/geo/geocoder';
-import { FIND_CITY, gazetteerCities, placeKey } from '../../src/geo/city-table';
+import { gazetteerCities, placeKey } from '../../src/geo/city-table';
+import { FIND_CITY } from '../../src/geo/city.repository';
 import type { OfflineGeocoder } from '../../src/geo/offline-geocoder';
 import { query } from '../../src/db/sql';
 import { offlineGeocoder } from '../support/gazetteer';
