@@ -32,7 +32,7 @@ import { productScope } from '../src/modules/product/product.policy';
 import { leadSearch } from '../src/modules/lead/lead.search';
 import { leadScope } from '../src/modules/lead/lead.policy';
 import { LEAD_ACTIVITY_TYPES } from '../src/modules/lead/lead-activity.entity';
-import { planSearch } from '../src/search/postgres';
+import { planSearch } from '../src/search/postgres.queries';
 import type { SearchDocument, Where } from '../src/search/types';
 import { listRequest, parseQueryString } from '../src/rest/query';
 import type { Caller } from '../src/auth/caller';

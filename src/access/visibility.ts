@@ -5,7 +5,7 @@ import type { Caller } from '../auth/caller';
 import { AppError, forbidden } from '../errors';
 import { isUuid } from '../search/list';
 import { compileScope } from '../search/where';
-import { query } from '../db/sql';
+import { countsInScope, idsInScope } from '../search/postgres.queries';
 import { fromClause, type SearchDocument, type Sql, type Where } from '../search/types';
 
 /** What visibility reads of its request (src/context.ts's `Context` has it). */
@@ -49,12 +49,7 @@ export async function visibleIds(
   if (!wanted.length || !ctx.caller) return new Set();
   const { doc, scope } = entry;
   const cond = compileScope(doc, also ? { _and: [scope(ctx.caller), also] } : scope(ctx.caller));
-  const rows = await query<{ id: string }>(
-    ctx.em,
-    `select ${doc.alias}.id from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = any(?::uuid[]) and (${cond.sql})`,
-    [wanted, ...cond.bindings],
-  );
-  return new Set(rows.map((r) => r.id));
+  return new Set(await idsInScope(ctx.em, doc, cond, wanted));
 }
 
 /**
@@ -148,12 +143,8 @@ export function countFrom(doc: SearchDocument, ...sql: string[]): string {
 export function visibleCountLoader(ctx: AccessContext, entry: VisibleType, field: string): DataLoader<string, number> {
   return ctx.loaders.custom<string, number>(`visibleCount:${entry.type}.${field}`, async (ids) => {
     const by = entry.doc.fields[field].sql;
-    const { sql, bindings } = countScope(entry, ctx.caller);
-    const rows = await query<{ id: string; n: number }>(
-      ctx.em,
-      `select ${by} as id, count(*)::int as n from ${countFrom(entry.doc, by, sql)} where ${by} = any(?::uuid[]) and (${sql}) group by 1`,
-      [[...ids], ...bindings],
-    );
+    const cond = countScope(entry, ctx.caller);
+    const rows = await countsInScope(ctx.em, by, countFrom(entry.doc, by, cond.sql), cond, ids);
     const counts = new Map(rows.map((r) => [r.id, r.n]));
     return ids.map((id) => counts.get(id) ?? 0);
   });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 
 /**
  * Named (server-side prepared) statements: PostgreSQL parses and plans a named statement once per
@@ -46,6 +46,16 @@ const planChanged = (e: unknown) => (e as { code?: string }).code === '0A000' &&
  * call one (test/architecture/sql-homes.test.ts).
  */
 export type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
+
+/** An `Execute` on MikroORM's `execute` of `em`, in its transaction (MikroORM writes the values into the text). */
+export function executeIn(em: EntityManager): Execute {
+  return (sql, bindings) => em.execute(sql, bindings as any[]);
+}
+
+/** An `Execute` on the ORM's connection: the shared pool, outside any transaction (MikroORM's `execute`). */
+export function executeOnPool(orm: MikroORM): Execute {
+  return (sql, bindings) => (orm.em as EntityManager).getConnection().execute(sql, bindings as any[]);
+}
 
 /**
  * A read statement sent with its values as parameters (`?` placeholders, knex style), in the

@@ -4,7 +4,7 @@ import { ElasticsearchSearchBackend, type ElasticsearchOptions } from './elastic
 import { openSearchClient, type EngineClient } from './elasticsearch/client';
 import { AnswerBudget } from '../answer-budget';
 import { boundedElasticConnection, boundedOpenSearchConnection } from './elasticsearch/bounded';
-import { PostgresSearchBackend } from './postgres';
+import { PostgresSearchBackend } from './postgres.queries';
 import type { SearchBackend, SearchDocument } from './types';
 
 /**

@@ -6,8 +6,8 @@ import { normalizePage } from './options';
 import { compileScope } from './where';
 import { ListOptions } from './list-args';
 import { camel } from './names';
-import { pgArray, query } from '../db/sql';
-import { fromClause, type AggResult, type Aggs, type Order, type SearchBackend, type SearchDocument, type Sql, type Where } from './types';
+import { inScope, rowsOfIds } from './postgres.queries';
+import type { AggResult, Aggs, Order, SearchBackend, SearchDocument, Sql, Where } from './types';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID_RE.test(id);
@@ -152,12 +152,7 @@ const GIVEN_IDS = '(select ids from page_ids)::uuid[]';
 
 /** The rows of `ids` by `reader`, in a statement of their own. */
 export async function readRows<T>(ctx: SearchContext, reader: RowReader<T>, ids: readonly string[]): Promise<T[]> {
-  const rows = reader.sql(GIVEN_IDS);
-  const raw = await query<{ r: Record<string, any> }>(ctx.em, `with page_ids as (select ?::uuid[] as ids) select row_to_json(r) as r from (${rows.sql}) r`, [
-    pgArray(ids),
-    ...rows.bindings,
-  ]);
-  return raw.map((x) => reader.row(x.r));
+  return (await rowsOfIds(ctx.em, reader.sql(GIVEN_IDS), ids)).map((r) => reader.row(r));
 }
 
 /**
@@ -195,8 +190,7 @@ export async function findInScope<T extends { id: string }>(
 ): Promise<T> {
   if (!isUuid(id)) throw notFound(typeName, id);
   const cond = compileScope(doc, scope);
-  const visible = await query(ctx.em, `select 1 from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = ? and (${cond.sql}) limit 1`, [id, ...cond.bindings]);
-  const record = visible.length ? await ctx.em.findOne(entity, { id } as unknown as FilterQuery<T>) : null;
+  const record = (await inScope(ctx.em, doc, cond, id)) ? await ctx.em.findOne(entity, { id } as unknown as FilterQuery<T>) : null;
   if (!record) throw notFound(typeName, id);
   return record as T;
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createTestApp, type TestApp } from '../support/app';
 import { query, usePreparedStatements } from '../../src/db/sql';
-import { PostgresSearchBackend } from '../../src/search/postgres';
+import { PostgresSearchBackend } from '../../src/search/postgres.queries';
 import { leadSearch } from '../../src/modules/lead/lead.search';
 
 /**

@@ -3,7 +3,7 @@ import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
 import { buildBareSchema, policies } from '../../src/graphql/schema';
 import { buildContext } from '../../src/context';
-import { PostgresSearchBackend } from '../../src/search/postgres';
+import { PostgresSearchBackend } from '../../src/search/postgres.queries';
 import { NullGeocoder } from '../../src/geo/geocoder';
 import { ProductService } from '../../src/modules/product/product.service';
 import { modules } from '../../src/modules';

@@ -11,7 +11,7 @@ import { productSearch } from '../../src/modules/product/product.search';
 import { searchDocuments } from '../../src/modules';
 import { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
 import { indexDefinition } from '../../src/search/elasticsearch/mapping';
-import { LANES_PER_BATCH, LANES_SCANNED, SEARCH_LOCK, enqueueAll, syncTriggers } from '../../src/search/elasticsearch/outbox';
+import { LANES_PER_BATCH, LANES_SCANNED, SEARCH_LOCK, enqueueAll, syncTriggers } from '../../src/search/elasticsearch/outbox.queries';
 import { searchBody } from '../../src/search/elasticsearch/query';
 import { reindex } from '../../src/search/elasticsearch/reindex';
 import { OutboxIndexer } from '../../src/search/elasticsearch/indexer';

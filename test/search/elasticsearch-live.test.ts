@@ -15,7 +15,7 @@ import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/
 import { reindex } from '../../src/search/elasticsearch/reindex';
 import { searchDocuments } from '../../src/modules';
 import { indexDefinition } from '../../src/search/elasticsearch/mapping';
-import { buildDocuments } from '../../src/search/elasticsearch/documents';
+import { buildDocuments } from '../../src/search/elasticsearch/documents.queries';
 import type { SearchDocument } from '../../src/search/types';
 
 const engine = engineUnderTest();

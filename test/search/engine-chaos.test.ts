@@ -14,7 +14,7 @@ import { expectIndexInStep, productWriter } from '../support/engine-checks';
 import { tcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { createElasticsearchBackend, searchEngineClient } from '../../src/search/factory';
 import type { ElasticsearchSearchBackend } from '../../src/search/elasticsearch/backend';
-import { SEARCH_LOCK } from '../../src/search/elasticsearch/outbox';
+import { SEARCH_LOCK } from '../../src/search/elasticsearch/outbox.queries';
 import { reindex } from '../../src/search/elasticsearch/reindex';
 
 const engine = engineUnderTest();

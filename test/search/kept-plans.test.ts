@@ -2,7 +2,7 @@
 // a kept plan must be the plan the request would get anew, for every caller, in any order of requests.
 import { createTestApp, type TestApp } from '../support/app';
 import * as f from '../support/factories';
-import { PostgresSearchBackend } from '../../src/search/postgres';
+import { PostgresSearchBackend } from '../../src/search/postgres.queries';
 import { productSearch } from '../../src/modules/product/product.search';
 import type { SearchRequest, Where } from '../../src/search/types';
 

@@ -2,7 +2,7 @@ import { createTestApp, type TestApp } from '../support/app';
 import type { Caller } from '../../src/auth/caller';
 import { leadSearch } from '../../src/modules/lead/lead.search';
 import { leadScope } from '../../src/modules/lead/lead.policy';
-import { planSearch } from '../../src/search/postgres';
+import { planSearch } from '../../src/search/postgres.queries';
 import { conditionToSql, parseScope } from '../../src/search/where';
 import type { Sql, Where } from '../../src/search/types';
 import { query } from '../../src/db/sql';

@@ -5,7 +5,7 @@ import { crlSearch } from '../../src/modules/company-retailer-location/company-r
 import { crlScope } from '../../src/modules/company-retailer-location/company-retailer-location.policy';
 import { companyRetailerSearch } from '../../src/modules/company-retailer/company-retailer.search';
 import { companyRetailerScope } from '../../src/modules/company-retailer/company-retailer.policy';
-import { planSearch } from '../../src/search/postgres';
+import { planSearch } from '../../src/search/postgres.queries';
 import type { SearchDocument, Where } from '../../src/search/types';
 import type { Caller } from '../../src/auth/caller';
 import { query } from '../../src/db/sql';

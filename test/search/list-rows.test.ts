@@ -5,7 +5,7 @@ import * as f from '../support/factories';
 import { callerOf } from '../support/caller';
 import { Role } from '../../src/modules/user/role';
 import { Loaders } from '../../src/db/loaders';
-import { DIRECT_ROWS, PostgresSearchBackend } from '../../src/search/postgres';
+import { DIRECT_ROWS, PostgresSearchBackend } from '../../src/search/postgres.queries';
 import { query } from '../../src/db/sql';
 import type { Context } from '../../src/context';
 import type { SearchBackend } from '../../src/search/types';

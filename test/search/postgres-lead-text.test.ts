@@ -3,7 +3,7 @@
 import { api, createTestApp, type TestApp } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
 import { leadSearch } from '../../src/modules/lead/lead.search';
-import { planSearch } from '../../src/search/postgres';
+import { planSearch } from '../../src/search/postgres.queries';
 import { textExpression } from '../../src/search/text';
 import { fromClause } from '../../src/search/types';
 

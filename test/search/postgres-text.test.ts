@@ -2,7 +2,7 @@
 import { createTestApp, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { productSearch } from '../../src/modules/product/product.search';
-import { planSearch } from '../../src/search/postgres';
+import { planSearch } from '../../src/search/postgres.queries';
 import { textExpression } from '../../src/search/text';
 
 let t: TestApp;

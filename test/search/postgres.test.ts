@@ -1,5 +1,5 @@
 import { createTestApp, type TestApp } from '../support/app';
-import { PostgresSearchBackend } from '../../src/search/postgres';
+import { PostgresSearchBackend } from '../../src/search/postgres.queries';
 import type { SearchDocument } from '../../src/search/types';
 import { createFixtures, fixtures, ids, searchConformance, WHERE_CASES } from './conformance';
 

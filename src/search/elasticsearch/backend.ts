@@ -3,16 +3,17 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { badRequest } from '../../errors';
 import { logger } from '../../logger';
 import type { SearchBackend, SearchDocument, SearchRequest, SearchResult } from '../types';
-import type { Execute } from './documents';
 import { ElasticsearchIndexes, type ElasticsearchIndexOptions } from './indexes';
 import { OutboxIndexer, type IndexerOptions } from './indexer';
 import { MAX_RESULT_WINDOW, VERSION_META, definitionVersion } from './mapping';
 import { reindex, removeAbandonedBuildsIfIdle } from './reindex';
-import { SEARCH_INDEXER_LEADER, SEARCH_LOCK, enqueueAll, rangeSql, syncTriggers } from './outbox';
+import { SEARCH_INDEXER_LEADER, enqueueAll, lockOutbox, outboxDue, outboxMark, outboxSince, syncTriggers } from './outbox.queries';
+import { liveIndexNames, registerLive, unregisterDocument } from './indexes.queries';
+import { executeIn } from '../../db/sql';
 import type { ClientConfig } from 'pg';
 import { LeaderLock, type LeaderOptions } from '../../db/leader';
 import { searchBody, searchResult } from './query';
-import { PostgresSearchBackend } from '../postgres';
+import { PostgresSearchBackend } from '../postgres.queries';
 import { engineSearch, isEngineUnavailable } from './unavailable';
 
 export interface ElasticsearchOptions extends ElasticsearchIndexOptions {
@@ -88,8 +89,7 @@ export class ElasticsearchSearchBackend extends ElasticsearchIndexes implements 
    */
   async beforeWrite(): Promise<string | null> {
     if (!this.options.writes || this.options.writes.waitMs <= 0) return null;
-    const [{ mark }] = await this.execute('select max(id)::text as mark from search_outbox', []);
-    return mark;
+    return outboxMark(this.execute);
   }
 
   /**
@@ -106,13 +106,9 @@ export class ElasticsearchSearchBackend extends ElasticsearchIndexes implements 
     if (!writes || writes.waitMs <= 0) return;
     const deadline = Date.now() + writes.waitMs;
     const after = since ?? undefined;
-    const [{ mark, documents }] = await this.execute(
-      `select max(id)::text as mark, array_agg(distinct document) as documents from search_outbox${after ? ' where id > ?::bigint' : ''}`,
-      after ? [after] : [],
-    );
+    const { mark, documents } = await outboxSince(this.execute, after);
     if (mark === null) return;
     const range = { after, upTo: mark };
-    const within = rangeSql(range);
     const work = async () => {
       for (;;) {
         const batch = await this.indexer.runBatch({ range });
@@ -121,8 +117,7 @@ export class ElasticsearchSearchBackend extends ElasticsearchIndexes implements 
         } else if (batch.failed > 0 && batch.indexed === 0) {
           return;
         }
-        const [{ due }] = await this.execute(`select exists(select 1 from search_outbox where ${within.sql} and available_at <= now()) as due`, within.bindings);
-        if (!due) break;
+        if (!(await outboxDue(this.execute, range))) break;
         if (Date.now() >= deadline) return;
       }
       // Every row of the range is in the engine (whichever batch, of whichever process, indexed it).
@@ -158,14 +153,14 @@ export class ElasticsearchSearchBackend extends ElasticsearchIndexes implements 
    */
   async ensureIndex(doc: SearchDocument): Promise<void> {
     await (this.orm.em as EntityManager).fork().transactional(async (em) => {
-      const execute: Execute = (sql, b) => em.execute(sql, b as any[]);
-      await execute('select pg_advisory_xact_lock(?)', [SEARCH_LOCK]);
-      const live = await execute(`select index_name from search_indexes where document = ? and state = 'live'`, [doc.name]);
-      if (live.length && (await this.client.indices.exists({ index: live[0].index_name }))) return;
+      const execute = executeIn(em);
+      await lockOutbox(execute);
+      const live = await liveIndexNames(execute, doc);
+      if (live.length && (await this.client.indices.exists({ index: live[0] }))) return;
       const index = await this.createIndex(doc);
       await this.swapAlias(doc, index);
-      await execute('delete from search_indexes where document = ?', [doc.name]);
-      await execute(`insert into search_indexes (index_name, document, state) values (?, ?, 'live')`, [index, doc.name]);
+      await unregisterDocument(execute, doc);
+      await registerLive(execute, doc, index);
       await enqueueAll(execute, doc);
       logger.info({ document: doc.name, index }, 'created search index; filling it from the outbox');
     });

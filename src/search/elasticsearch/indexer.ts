@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { logger } from '../../logger';
-import type { Execute } from './documents';
-import { SEARCH_LOCK, claim, complete, fail, type OutboxRange, type OutboxRow } from './outbox';
+import { executeIn } from '../../db/sql';
+import { claim, complete, fail, tryLockOutbox, type OutboxRange, type OutboxRow } from './outbox.queries';
 import type { ElasticsearchIndexes, Refused } from './indexes';
 
 export interface IndexerOptions {
@@ -52,9 +52,8 @@ export class OutboxIndexer {
    */
   async runBatch(options: { range?: OutboxRange } = {}): Promise<BatchResult> {
     return (this.orm.em as EntityManager).fork().transactional(async (em) => {
-      const execute: Execute = (sql, b) => em.execute(sql, b as any[]);
-      const [{ locked }] = await execute('select pg_try_advisory_xact_lock(?) as locked', [SEARCH_LOCK]);
-      if (!locked) return { locked: false, claimed: 0, indexed: 0, failed: 0 };
+      const execute = executeIn(em);
+      if (!(await tryLockOutbox(execute))) return { locked: false, claimed: 0, indexed: 0, failed: 0 };
       const rows = await claim(execute, this.options.batchSize, options.range);
       const byDocument = new Map<string, OutboxRow[]>();
       for (const row of rows) byDocument.set(row.document, [...(byDocument.get(row.document) ?? []), row]);

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { executeOnPool, type Execute } from '../../db/sql';
 import type { SearchDocument } from '../types';
 import type { EngineClient } from './client';
-import { buildDocuments, type Execute } from './documents';
+import { buildDocuments } from './documents.queries';
+import { indexStates } from './indexes.queries';
 import { indexDefinition } from './mapping';
 import { createIndexOnce } from './unavailable';
 
@@ -52,7 +54,7 @@ export class ElasticsearchIndexes {
   ) {}
 
   /** Statements on the shared pool, outside any transaction. */
-  readonly execute: Execute = (sql, bindings) => (this.orm.em as EntityManager).getConnection().execute(sql, bindings as any[]);
+  readonly execute: Execute = executeOnPool(this.orm);
 
   alias(doc: SearchDocument): string {
     return `${this.options.prefix}${doc.name}`;
@@ -63,9 +65,8 @@ export class ElasticsearchIndexes {
   }
 
   /** The indexes a change must reach: the live one and any being built by a reindex. */
-  private async targetStates(doc: SearchDocument): Promise<Array<{ index: string; live: boolean }>> {
-    const rows = await this.execute('select index_name, state from search_indexes where document = ? order by created_at', [doc.name]);
-    return rows.map((r) => ({ index: r.index_name, live: r.state === 'live' }));
+  private targetStates(doc: SearchDocument): Promise<Array<{ index: string; live: boolean }>> {
+    return indexStates(this.execute, doc);
   }
 
   /**

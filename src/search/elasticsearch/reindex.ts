@@ -4,9 +4,19 @@ import { withSessionLock } from '../../db/leader';
 import { logger } from '../../logger';
 import type { SearchDocument } from '../types';
 import type { ElasticsearchIndexes } from './indexes';
-import { buildDocuments, type Execute, type Source } from './documents';
+import { buildDocuments, existingRecordIds, recordCount, recordIdsAfter, type Source } from './documents.queries';
+import { executeIn } from '../../db/sql';
+import {
+  buildingIndexNames,
+  documentIndexRows,
+  markLive,
+  otherIndexNames,
+  registerBuilding,
+  unregisterIndex,
+  unregisterOthers,
+} from './indexes.queries';
 import { indexDefinition } from './mapping';
-import { SEARCH_LOCK, SEARCH_REINDEX_LOCK, syncTriggers } from './outbox';
+import { SEARCH_REINDEX_LOCK, lockOutbox, syncTriggers } from './outbox.queries';
 
 export interface ReindexOptions {
   /** Records per bulk request (default `REINDEX_BATCH_SIZE`). */
@@ -83,8 +93,8 @@ function withReindexLock<T>(orm: MikroORM, doc: SearchDocument, work: () => Prom
 }
 
 /** The indexes registered as being built for `doc`: none, unless a reindex runs or one died. */
-async function buildingIndexes(backend: ElasticsearchIndexes, doc: SearchDocument): Promise<string[]> {
-  return (await backend.execute(`select index_name from search_indexes where document = ? and state = 'building'`, [doc.name])).map((r) => r.index_name);
+function buildingIndexes(backend: ElasticsearchIndexes, doc: SearchDocument): Promise<string[]> {
+  return buildingIndexNames(backend.execute, doc);
 }
 
 /**
@@ -99,15 +109,15 @@ async function removeAbandonedBuilds(backend: ElasticsearchIndexes, orm: MikroOR
   if (!(await buildingIndexes(backend, doc)).length) return [];
   const aliased = new Set(await backend.aliasedIndexes(doc));
   const dropped = await (orm.em as EntityManager).fork().transactional(async (em) => {
-    const tx: Execute = (sql, b) => em.execute(sql, b as any[]);
-    await tx('select pg_advisory_xact_lock(?)', [SEARCH_LOCK]);
-    const rows: Array<{ index_name: string; state: string }> = await tx('select index_name, state from search_indexes where document = ?', [doc.name]);
+    const tx = executeIn(em);
+    await lockOutbox(tx);
+    const rows = await documentIndexRows(tx, doc);
     const building = rows.filter((r) => r.state === 'building').map((r) => r.index_name);
     if (!building.length) return [];
     const swapped = building.find((index) => aliased.has(index));
     const drop = swapped ? rows.map((r) => r.index_name).filter((index) => index !== swapped) : building;
-    for (const index of drop) await tx('delete from search_indexes where index_name = ?', [index]);
-    if (swapped) await tx(`update search_indexes set state = 'live' where index_name = ?`, [swapped]);
+    for (const index of drop) await unregisterIndex(tx, index);
+    if (swapped) await markLive(tx, swapped);
     logger.warn({ document: doc.name, dropped: drop, ...(swapped ? { live: swapped } : {}) }, 'search: cleaning up after a reindex that did not finish');
     return drop;
   });
@@ -133,14 +143,12 @@ async function rebuild(backend: ElasticsearchIndexes, orm: MikroORM, doc: Search
   const index = await backend.createIndex(doc, { number_of_replicas: 0, refresh_interval: '-1' });
   let swapped = false;
   try {
-    await execute(`insert into search_indexes (index_name, document, state) values (?, ?, 'building')`, [index, doc.name]);
-    const [{ total }] = await execute(`select count(*)::int as total from ${doc.from}`, []);
+    await registerBuilding(execute, doc, index);
+    const total = await recordCount(execute, doc);
     options.onStart?.(total);
 
     const read = async (after: string): Promise<Batch | null> => {
-      const ids: string[] = (
-        await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id > ?::uuid order by ${doc.alias}.id limit ?`, [after, batchSize])
-      ).map((r) => r.id);
+      const ids = await recordIdsAfter(execute, doc, after, batchSize);
       return ids.length ? { ids, sources: await buildDocuments(execute, doc, ids) } : null;
     };
     const write = async ({ ids, sources }: Batch): Promise<number> => {
@@ -150,7 +158,7 @@ async function rebuild(backend: ElasticsearchIndexes, orm: MikroORM, doc: Search
       const written = [...sources.keys()];
       const still = doc.customIndex
         ? new Set((await buildDocuments(execute, doc, written)).keys())
-        : new Set((await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[])`, [written])).map((r) => r.id));
+        : new Set(await existingRecordIds(execute, doc, written));
       await backend.bulk(written.filter((id) => !still.has(id)).map((id) => ({ op: 'delete', index, id })));
       return ids.length;
     };
@@ -193,13 +201,13 @@ async function rebuild(backend: ElasticsearchIndexes, orm: MikroORM, doc: Search
     await waitForGreen(backend, index, options.readyTimeoutMs ?? backend.options.reindexReadyTimeoutMs ?? 600_000);
 
     const previous = await (orm.em as EntityManager).fork().transactional(async (em) => {
-      const tx: Execute = (sql, b) => em.execute(sql, b as any[]);
+      const tx = executeIn(em);
       // No outbox batch is writing while the alias moves and the old indexes leave the list.
-      await tx('select pg_advisory_xact_lock(?)', [SEARCH_LOCK]);
-      const registered = (await tx('select index_name from search_indexes where document = ? and index_name <> ?', [doc.name, index])).map((r) => r.index_name);
+      await lockOutbox(tx);
+      const registered = await otherIndexNames(tx, doc, index);
       const fromAlias = await backend.swapAlias(doc, index);
-      await tx('delete from search_indexes where document = ? and index_name <> ?', [doc.name, index]);
-      await tx(`update search_indexes set state = 'live' where index_name = ?`, [index]);
+      await unregisterOthers(tx, doc, index);
+      await markLive(tx, index);
       return [...new Set([...registered, ...fromAlias])];
     });
     swapped = true;
@@ -207,7 +215,7 @@ async function rebuild(backend: ElasticsearchIndexes, orm: MikroORM, doc: Search
     return { index, documents: done, previous };
   } catch (e) {
     if (swapped) throw e;
-    await execute('delete from search_indexes where index_name = ?', [index]).catch(() => undefined);
+    await unregisterIndex(execute, index).catch(() => undefined);
     await backend.client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
     throw e;
   }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { SearchDocument } from '../types';
 import type { ElasticsearchSearchBackend } from './backend';
-import { buildDocuments, type Source } from './documents';
+import { buildDocuments, recordIdsAfter, type Source } from './documents.queries';
+import { pendingRecordIds } from './outbox.queries';
 import { ID_FIELD } from './mapping';
 
 export interface VerifyOptions {
@@ -71,8 +72,7 @@ export async function verify(backend: ElasticsearchSearchBackend, doc: SearchDoc
   if (!index) throw new Error(`No index behind ${backend.alias(doc)}: run \`leadnet reindex ${doc.name}\``);
   await backend.client.indices.refresh({ index });
 
-  const pendingIds = async () =>
-    new Set((await backend.execute('select distinct record_id::text as id from search_outbox where document = ?', [doc.name])).map((r) => r.id as string));
+  const pendingIds = () => pendingRecordIds(backend.execute, doc);
   const indexed = async (ids: string[]) => {
     const response = await backend.client.search({ index, query: { ids: { values: ids } }, size: ids.length, track_total_hits: false });
     return new Map(response.hits.hits.map((h) => [h._id as string, contentHash(h._source as Source)]));
@@ -99,9 +99,7 @@ export async function verify(backend: ElasticsearchSearchBackend, doc: SearchDoc
   const expected = new Set<string>();
   // PostgreSQL's records in id order, each batch against the index.
   for (let last = MIN_UUID; ; ) {
-    const ids: string[] = (
-      await backend.execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id > ?::uuid order by ${doc.alias}.id limit ?`, [last, batchSize])
-    ).map((r) => r.id);
+    const ids = await recordIdsAfter(backend.execute, doc, last, batchSize);
     if (!ids.length) break;
     last = ids[ids.length - 1];
     const found = await compare(ids);

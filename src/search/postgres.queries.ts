@@ -1,13 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BudgetedCache, stringBytes } from '../memory';
 import { AppError, badRequest } from '../errors';
-import { pgArray, query } from '../db/sql';
+import { pgArray, query, type Execute } from '../db/sql';
 import { and as andCondition, compileWhere, conditionToSql, type Condition, not as notCondition, or as orCondition, parseScope, parseWhere, usableField } from './where';
 import { bucketKey, normalizeAggs, normalizeOrder, type AggRequest } from './options';
 import { queryWords, relevance, textCondition } from './text';
 import { fromClause, type AggResult, type SearchBackend, type SearchDocument, type SearchRequest, type SearchResult, type Sql, type Where } from './types';
-
-type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
 
 function and(parts: Sql[]): Sql {
   const kept = parts.filter((p) => p.sql !== 'true');
@@ -49,6 +47,47 @@ export class PostgresSearchBackend implements SearchBackend {
     const [[result], aggs] = await Promise.all([execute(statement, [...plan.page.bindings, ...plan.count.bindings, ...(rows?.bindings ?? [])]), facets]);
     return { ids: result.ids, total: result.total, aggs: facetResults(doc, plan.aggs, aggs), ...(rows ? { rows: result.rows } : {}) };
   }
+}
+
+/**
+ * The rows of `rows` (a statement over the ids `(select ids from page_ids)::uuid[]`) for these ids, in a
+ * statement of their own, each as its JSON object (`row_to_json`).
+ */
+export async function rowsOfIds(em: EntityManager, rows: Sql, ids: readonly string[]): Promise<Array<Record<string, any>>> {
+  const raw = await query<{ r: Record<string, any> }>(em, `with page_ids as (select ?::uuid[] as ids) select row_to_json(r) as r from (${rows.sql}) r`, [
+    pgArray(ids),
+    ...rows.bindings,
+  ]);
+  return raw.map((x) => x.r);
+}
+
+/** Whether the record `id` of `doc` is in the compiled scope `cond`. */
+export async function inScope(em: EntityManager, doc: SearchDocument, cond: Sql, id: string): Promise<boolean> {
+  const visible = await query(em, `select 1 from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = ? and (${cond.sql}) limit 1`, [id, ...cond.bindings]);
+  return visible.length > 0;
+}
+
+/** Of `ids` (UUIDs), those of records of `doc` in the compiled scope `cond`, in one statement. */
+export async function idsInScope(em: EntityManager, doc: SearchDocument, cond: Sql, ids: readonly string[]): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    em,
+    `select ${doc.alias}.id from ${fromClause(doc, cond.sql)} where ${doc.alias}.id = any(?::uuid[]) and (${cond.sql})`,
+    [ids, ...cond.bindings],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Per parent id among `ids`, how many rows of `from` (a FROM clause) whose expression `by` holds it match
+ * `cond`, in one statement; a parent without any is absent.
+ */
+export function countsInScope(em: EntityManager, by: string, from: string, cond: Sql, ids: readonly string[]): Promise<Array<{ id: string; n: number }>> {
+  const { sql, bindings } = cond;
+  return query<{ id: string; n: number }>(
+    em,
+    `select ${by} as id, count(*)::int as n from ${from} where ${by} = any(?::uuid[]) and (${sql}) group by 1`,
+    [[...ids], ...bindings],
+  );
 }
 
 /** The page's ids as a `uuid[]` expression, for the statement of `SearchRequest.rows`. */

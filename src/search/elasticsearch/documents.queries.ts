@@ -1,7 +1,7 @@
+import type { Execute } from '../../db/sql';
 import { fromClause, type SearchDocument } from '../types';
 import { CREATED_AT_FIELD, ID_FIELD, PREFIX_FIELD, TEXT_FIELD } from './mapping';
 
-export type Execute = (sql: string, bindings: unknown[]) => Promise<any[]>;
 export type Source = Record<string, unknown>;
 
 /**
@@ -38,6 +38,22 @@ export async function buildDocuments(execute: Execute, doc: SearchDocument, ids:
     out.set(row.id, source);
   }
   return out;
+}
+
+/** How many records the document's table holds (its FROM clause). */
+export async function recordCount(execute: Execute, doc: SearchDocument): Promise<number> {
+  const [{ total }] = await execute(`select count(*)::int as total from ${doc.from}`, []);
+  return total;
+}
+
+/** The document's next `limit` record ids after `after`, in id order. */
+export async function recordIdsAfter(execute: Execute, doc: SearchDocument, after: string, limit: number): Promise<string[]> {
+  return (await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id > ?::uuid order by ${doc.alias}.id limit ?`, [after, limit])).map((r) => r.id);
+}
+
+/** Of these ids, the document's records that exist now. */
+export async function existingRecordIds(execute: Execute, doc: SearchDocument, ids: string[]): Promise<string[]> {
+  return (await execute(`select ${doc.alias}.id from ${doc.from} where ${doc.alias}.id = any(array[?]::uuid[])`, [ids])).map((r) => r.id);
 }
 
 function isoDate(value: unknown): string | null {

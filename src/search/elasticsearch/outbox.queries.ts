@@ -1,5 +1,5 @@
 import type { SearchDocument, SearchSource } from '../types';
-import type { Execute } from './documents';
+import type { Execute } from '../../db/sql';
 
 /** Serializes outbox batches, index creation and alias swaps across processes (pg advisory lock). */
 export const SEARCH_LOCK = 727_001;
@@ -61,6 +61,44 @@ export async function syncTriggers(execute: Execute, docs: SearchDocument[]): Pr
     if (!wanted.some((w) => w.name === t.name && w.table === t.table)) await execute(`drop trigger if exists ${t.name} on ${t.table}`, []);
   }
   for (const def of wanted) await execute(def.sql, []);
+}
+
+/** Waits for the outbox's transaction-scoped lock (`SEARCH_LOCK`): no batch writes to the engine meanwhile. */
+export async function lockOutbox(execute: Execute): Promise<void> {
+  await execute('select pg_advisory_xact_lock(?)', [SEARCH_LOCK]);
+}
+
+/** Takes the outbox's transaction-scoped lock if free; false, at once, when another holds it. */
+export async function tryLockOutbox(execute: Execute): Promise<boolean> {
+  const [{ locked }] = await execute('select pg_try_advisory_xact_lock(?) as locked', [SEARCH_LOCK]);
+  return locked;
+}
+
+/** The newest outbox row's id so far (null when empty). */
+export async function outboxMark(execute: Execute): Promise<string | null> {
+  const [{ mark }] = await execute('select max(id)::text as mark from search_outbox', []);
+  return mark;
+}
+
+/** The newest outbox row's id and the documents of the rows after `after` (every row without it). */
+export async function outboxSince(execute: Execute, after: string | undefined): Promise<{ mark: string | null; documents: string[] | null }> {
+  const [row] = await execute(
+      `select max(id)::text as mark, array_agg(distinct document) as documents from search_outbox${after ? ' where id > ?::bigint' : ''}`,
+    after ? [after] : [],
+  );
+  return row;
+}
+
+/** Whether rows of the range are due now. */
+export async function outboxDue(execute: Execute, range: OutboxRange): Promise<boolean> {
+  const within = rangeSql(range);
+  const [{ due }] = await execute(`select exists(select 1 from search_outbox where ${within.sql} and available_at <= now()) as due`, within.bindings);
+  return due;
+}
+
+/** The records of the document with a change still in the outbox. */
+export async function pendingRecordIds(execute: Execute, doc: SearchDocument): Promise<Set<string>> {
+  return new Set((await execute('select distinct record_id::text as id from search_outbox where document = ?', [doc.name])).map((r) => r.id as string));
 }
 
 /** Ids queued per statement by `enqueueAll`. */
