@@ -41,6 +41,8 @@ export const LIMITS = {
   maxInputObjects: 100,
   /** Items of one list of plain values in a write input (ids...). */
   maxInputValues: 1_000,
+  /** Items of one batch (`inputs`: POST /v1/leads/batch), each checked on its own (`checkBatchItem`). */
+  maxBatchItems: 500,
   /** Nesting and size (values counted) of one JSON-typed value: `data`, `crm_data_cache`, `where`... */
   maxJsonDepth: 20,
   maxJsonNodes: 10_000,
@@ -281,9 +283,30 @@ export function checkWriteArgs(definitions: readonly GraphQLArgument[], args: Re
   };
   for (const arg of definitions) {
     const value = args[arg.name];
-    if (value !== undefined) walk(value, arg.type, arg.name === 'input' ? [] : [snake(arg.name)], report, `${owner}(${arg.name})`);
+    if (value === undefined) continue;
+    if (arg.name === BATCH_ARGUMENT && Array.isArray(value)) {
+      // A batch: its size here, each item by its resolver (`checkBatchItem`), as that item's answer.
+      if (value.length > LIMITS.maxBatchItems) report(snake(arg.name), `must have at most ${LIMITS.maxBatchItems} items`);
+      continue;
+    }
+    walk(value, arg.type, arg.name === 'input' ? [] : [snake(arg.name)], report, `${owner}(${arg.name})`);
   }
   if (details.length) throw invalid(details);
+}
+
+/** The argument of a batch mutation: a list of inputs, each item answered on its own. */
+export const BATCH_ARGUMENT = 'inputs';
+
+/**
+ * One item of a batch mutation's `inputs`, checked as `checkWriteArgs` checks a single write's `input`
+ * (422 on the attribute, named as for that write): the item's own answer.
+ */
+export function checkBatchItem(info: GraphQLResolveInfo, item: unknown): void {
+  const field = info.parentType.getFields()[info.fieldName];
+  const arg = field.args.find((a) => a.name === BATCH_ARGUMENT);
+  const list = arg && getNullableType(arg.type);
+  if (!arg || !isListType(list)) throw new Error(`${info.parentType.name}.${info.fieldName} has no batch argument ${BATCH_ARGUMENT}`);
+  checkWriteArgs([{ ...arg, name: 'input', type: list.ofType }], { input: item }, `${info.parentType.name}.${info.fieldName}`);
 }
 
 /**

@@ -81,6 +81,17 @@ export async function mergeSubmission(
   return merge;
 }
 
+/**
+ * A batch's answer rows each carry their own merge (two items may merge into one lead): `Lead.merge`
+ * reads the row's first, then the request's.
+ */
+const mergeByRow = new WeakMap<object, LeadMerge>();
+export function withMerge<T extends object>(row: T, merge: LeadMerge): T {
+  mergeByRow.set(row, merge);
+  return row;
+}
+export const mergeOf = (row: object): LeadMerge | undefined => mergeByRow.get(row);
+
 const mergesByRequest = new WeakMap<Context, Map<string, LeadMerge>>();
 /** The merges the creates of this request made, by lead id (what `Lead.merge` answers). */
 export function merges(ctx: Context): Map<string, LeadMerge> {

@@ -103,6 +103,7 @@ export const leadPolicy: ResourcePolicy<LeadAction, LeadFacts> = {
     Query: ['leads', 'lead', 'leadTimeline', 'leadActivities', 'leadActivity'],
     Mutation: [
       'createLead',
+      'createLeads',
       'updateLead',
       'replaceLead',
       'deleteLead',

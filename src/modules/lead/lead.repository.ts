@@ -314,7 +314,8 @@ export interface NewLead {
  * text, scope keys, lead events) fire as for separate inserts; defaults (ids, `created_at`, `seq`) are
  * the database's.
  */
-async function insertLead(tx: EntityManager, lead: NewLead): Promise<Record<string, any>> {
+/** A new lead's nested rows as the insert statements read them (JSON records, snake_case). */
+function nestedRows(lead: NewLead) {
   const location = lead.location && {
     address_name: lead.location.addressName ?? null,
     street_line_one: lead.location.streetLineOne ?? null,
@@ -329,6 +330,11 @@ async function insertLead(tx: EntityManager, lead: NewLead): Promise<Record<stri
   };
   const phones = lead.phones.map((p) => ({ phone_number: p.e164, country_code: p.country, formatted: formatPhone(p.e164, p.country) }));
   const activities = lead.activities.map((a) => ({ type: a.type, data: a.data, source_type: a.sourceType ?? null, source_id: a.sourceId ?? null }));
+  return { location, phones, activities };
+}
+
+async function insertLead(tx: EntityManager, lead: NewLead): Promise<Record<string, any>> {
+  const { location, phones, activities } = nestedRows(lead);
   const [row] = await query<Record<string, any>>(
     tx,
     `with loc as (
@@ -369,6 +375,92 @@ async function insertLead(tx: EntityManager, lead: NewLead): Promise<Record<stri
     ],
   );
   return row;
+}
+
+/**
+ * `insertLead` for many leads in one statement (a batch create): the same rows, triggers and answer,
+ * one row per lead in the order given. Ids of the leads and their locations are drawn first (`src`,
+ * materialized once), so the nested rows find their lead without reading the insert's answer back; each
+ * lead is inserted after its location (its search text reads it) and before its contacts, as
+ * `insertLead` orders them. Each association is aggregated once per statement, not per lead.
+ */
+async function insertLeads(tx: EntityManager, leads: readonly NewLead[]): Promise<Array<Record<string, any>>> {
+  const records = leads.map((lead) => {
+    const { location, phones, activities } = nestedRows(lead);
+    return {
+      name: lead.name,
+      status: lead.status,
+      owner_company_id: lead.ownerCompanyId,
+      owner_retailer_id: lead.ownerRetailerId,
+      assignee_id: lead.assigneeId,
+      source_type: lead.sourceType,
+      source_id: lead.sourceId,
+      created_by_id: lead.createdById,
+      location,
+      emails: lead.emails,
+      phones,
+      activities,
+    };
+  });
+  const json = (map: ColumnMap<any>, order: string, from: string) =>
+    `select x.lead_id, coalesce(json_agg(${jsonColumns(map, 'x')} order by ${order}), '[]') as j from ${from} x group by x.lead_id`;
+  const text = `with src as materialized (
+       select r.*, gen_random_uuid() as id, case when r.location is not null then gen_random_uuid() end as location_id
+         from rows from (jsonb_to_recordset(?::jsonb) as (name text, status text, owner_company_id uuid, owner_retailer_id uuid,
+              assignee_id uuid, source_type text, source_id uuid, created_by_id uuid, location jsonb, emails jsonb, phones jsonb, activities jsonb))
+              with ordinality as r(name, status, owner_company_id, owner_retailer_id, assignee_id, source_type, source_id, created_by_id,
+              location, emails, phones, activities, n)),
+     loc as (
+       insert into locations (id, address_name, street_line_one, street_line_two, postal_code, city, province, country, latitude, longitude, coordinates_source)
+       select s.location_id, x.address_name, x.street_line_one, x.street_line_two, x.postal_code, x.city, x.province, x.country, x.latitude, x.longitude, x.coordinates_source
+         from src s, jsonb_to_record(s.location) as x(address_name text, street_line_one text, street_line_two text, postal_code text,
+              city text, province text, country text, latitude float8, longitude float8, coordinates_source text)
+        where s.location_id is not null order by s.n
+       returning *),
+     l as (
+       insert into leads (id, name, status, owner_company_id, owner_retailer_id, assignee_id, source_type, source_id, created_by_id, location_id)
+       select s.id, s.name, s.status, s.owner_company_id, s.owner_retailer_id, s.assignee_id, s.source_type, s.source_id, s.created_by_id, loc.id
+         from src s left join loc on loc.id = s.location_id order by s.n
+       returning *),
+     em as (
+       insert into emails (lead_id, email)
+       select l.id, e.email from l join src s on s.id = l.id, jsonb_array_elements_text(s.emails) with ordinality as e(email, n)
+        order by s.n, e.n returning *),
+     ph as (
+       insert into phone_numbers (lead_id, phone_number, country_code, formatted_international)
+       select l.id, r.phone_number, r.country_code, r.formatted
+         from l join src s on s.id = l.id,
+              rows from (jsonb_to_recordset(s.phones) as (phone_number text, country_code text, formatted text)) with ordinality as r(phone_number, country_code, formatted, n)
+        order by s.n, r.n returning *),
+     act as (
+       insert into lead_activities (lead_id, type, data, source_type, source_id)
+       select l.id, r.type, r.data, r.source_type, r.source_id
+         from l join src s on s.id = l.id,
+              rows from (jsonb_to_recordset(s.activities) as (type text, data jsonb, source_type text, source_id uuid)) with ordinality as r(type, data, source_type, source_id, n)
+        order by s.n, r.n returning *),
+     em_j as (${json(EMAIL, EMAIL_ORDER, 'em')}),
+     ph_j as (${json(PHONE_NUMBER, EMAIL_ORDER, 'ph')}),
+     act_j as (${json(ACTIVITY, ACTIVITY_ORDER, 'act')})
+     select ${[
+       LEAD_COLUMNS,
+       embedColumn('emails', `coalesce(em_j.j, '[]')`),
+       embedColumn('phoneNumbers', `coalesce(ph_j.j, '[]')`),
+       embedColumn('location', jsonRow(LOCATION, 'loc x where x.id = l.location_id')),
+       embedColumn('assignee', EMBED_SQL.assignee),
+       embedColumn('leadActivities', `coalesce(act_j.j, '[]')`),
+     ].join(', ')}
+       from l join src s on s.id = l.id
+       left join em_j on em_j.lead_id = l.id left join ph_j on ph_j.lead_id = l.id left join act_j on act_j.lead_id = l.id
+      order by s.n`;
+  return query<Record<string, any>>(tx, text, [JSON.stringify(records)]);
+}
+
+/** A lead of the caller sharing an email or a phone number with a batch's leads (`duplicatesOfMany`). */
+export interface DuplicateCandidate {
+  id: string;
+  /** The batch's normalized emails and phone numbers it has. */
+  emails: string[];
+  phones: string[];
 }
 
 /** The lead's statements for a request (reads through its loaders, writes in the transaction given). */
@@ -437,5 +529,54 @@ export class LeadRepository {
   /** A new lead and its children in one statement, answered as `committed` reads it. */
   insert(tx: EntityManager, lead: NewLead): Promise<Record<string, any>> {
     return insertLead(tx, lead);
+  }
+
+  /** New leads and their children in one statement, answered in the order given as `insert` answers one. */
+  insertMany(tx: EntityManager, leads: readonly NewLead[]): Promise<Array<Record<string, any>>> {
+    return leads.length ? insertLeads(tx, leads) : Promise.resolve([]);
+  }
+
+  /**
+   * `findDuplicate` for a whole batch in one statement: every lead `where` selects sharing one of the
+   * emails or phone numbers, row-locked, oldest first (the order `findDuplicate` picks by), each with
+   * the ones it shares.
+   */
+  async duplicatesOfMany(tx: EntityManager, where: Where, emails: string[], phones: string[]): Promise<DuplicateCandidate[]> {
+    if (!emails.length && !phones.length) return [];
+    const cond = compileScope(leadSearch, where);
+    return query<DuplicateCandidate>(
+      tx,
+      `select l.id,
+              array(select distinct lower(e.email) from emails e where e.lead_id = l.id and lower(e.email) = any(?::text[])) as emails,
+              array(select distinct p.phone_number from phone_numbers p where p.lead_id = l.id and p.phone_number = any(?::text[])) as phones
+         from ${leadSearch.from}
+        where l.id in (select lead_id from emails where lower(email) = any(?::text[])
+                       union select lead_id from phone_numbers where phone_number = any(?::text[]))
+          and (${cond.sql})
+        order by l.created_at asc, l.id asc
+          for update of l`,
+      [emails, phones, emails, phones, ...cond.bindings],
+    );
+  }
+
+  /**
+   * Leads as the transaction `tx` sees them now, with every association kept on the row (a batch's
+   * answer to an item that merged: a later item may change the same lead), in the order of `ids`.
+   */
+  async current(tx: EntityManager, ids: readonly string[]): Promise<Array<Record<string, any>>> {
+    const rows = await query<any>(tx, `select ${leadColumnsWith(LEAD_EMBEDS)} from leads l where l.id = any(?::uuid[])`, [pgArray(ids)]);
+    const byId = new Map(rows.map((row) => [row.id as string, row]));
+    return ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
+  }
+
+  /** The CRLs of `ids` that `where` (over `assigneeSearch`) lets the caller assign leads to, in one statement. */
+  async assignees(ids: readonly string[], where: Where): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const cond = compileScope(assigneeSearch, where);
+    const rows = await query<{ id: string }>(this.ctx.em, `select a.id from ${assigneeSearch.from} where a.id = any(?::uuid[]) and (${cond.sql})`, [
+      pgArray(ids),
+      ...cond.bindings,
+    ]);
+    return new Set(rows.map((r) => r.id));
   }
 }

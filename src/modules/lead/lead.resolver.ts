@@ -12,9 +12,10 @@ import { LeadActivity } from './lead-activity.entity';
 import { LeadInput } from './lead.input';
 import { LeadAssignee, LeadMerge, LeadPage } from './lead.types';
 import { LeadService } from './lead.service';
-import { merges } from './lead.merge';
+import { mergeOf, merges } from './lead.merge';
 import { leadAssociation, type LeadRow } from './lead.repository';
 import { listInputs } from '../../search/list-args';
+import { checkBatchItem } from '../../limits';
 import { leadSearch } from './lead.search';
 
 const LeadLists = listInputs(leadSearch, 'Lead');
@@ -51,6 +52,32 @@ export class LeadResolver {
   @Mutation(() => Lead, { description: 'Creates a lead, or merges it into the duplicate of the same owner and returns that.' })
   createLead(@Arg('input', () => LeadInput, { description: "The new lead's attributes." }) input: LeadInput, @Ctx() ctx: Context) {
     return new LeadService(ctx).create(input);
+  }
+
+  @Mutation(() => [Lead], {
+    nullable: 'items',
+    description:
+      'Creates up to 500 leads in order, each as `createLead` would (a duplicate merges into the oldest lead it shares an email or phone ' +
+      'number with, one created by an earlier item too), in one transaction. An item that fails is null, with its error at its index in ' +
+      '`errors[].path`; the others are created.',
+  })
+  async createLeads(
+    @Arg('inputs', () => [LeadInput], { description: 'The new leads, at most 500.' }) inputs: LeadInput[],
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Array<LeadRow | Error>> {
+    const checked = inputs.map((input) => {
+      try {
+        checkBatchItem(info, input);
+        return input;
+      } catch (e) {
+        return e as Error;
+      }
+    });
+    const valid = checked.filter((c): c is LeadInput => !(c instanceof Error));
+    const created = valid.length ? await new LeadService(ctx).createMany(valid) : [];
+    let next = 0;
+    return checked.map((c) => (c instanceof Error ? c : created[next++]));
   }
 
   @Mutation(() => Lead, { description: 'Changes the sent attributes; nested items by `id`, `_destroy` removes.' })
@@ -117,10 +144,10 @@ export class LeadResolver {
 
   @FieldResolver(() => LeadMerge, {
     nullable: true,
-    description: 'Set only in a `createLead` answer that merged into this existing lead (PRODUCT.md 5): what the create added. Null otherwise.',
+    description: 'Set only in a `createLead` (or `createLeads` item) answer that merged into this existing lead (PRODUCT.md 5): what the create added. Null otherwise.',
   })
   merge(@Root() lead: Lead | LeadRow, @Ctx() ctx: Context): LeadMerge | null {
-    return merges(ctx).get(lead.id) ?? null;
+    return mergeOf(lead) ?? merges(ctx).get(lead.id) ?? null;
   }
 
   @FieldResolver(() => [LeadActivity], { description: 'The timeline, newest first.' })

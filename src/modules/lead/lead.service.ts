@@ -3,12 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import type { Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
-import { notFound, Validator } from '../../errors';
+import { AppError, notFound, Validator } from '../../errors';
+import type { Where } from '../../search/types';
 import { recordActor, transactional } from '../../db/write';
 import { Loaders } from '../../db/loaders';
 import { connectionOf, connectionPage, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import { isUuid, searchPage } from '../../search/list';
-import type { LeadAddress } from '../routing/routing.service';
+import { routingForMany, type LeadAddress } from '../routing/routing.service';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { Location } from '../contact/location.entity';
 import { Lead } from './lead.entity';
@@ -18,8 +19,8 @@ import { recordLeadEvent } from '../lead-events/lead-event.repository';
 import { assignableScope, leadOwner, leadPolicy, leadScope } from './lead.policy';
 import { about, authorize } from '../../access/policy';
 import { duplicateKeys, MAX_STATUS, optionalString, requiredString } from './lead.rules';
-import { LeadRepository, leadReads, type LeadActivityRow, type LeadRow } from './lead.repository';
-import { merges, mergeSubmission, type Submission } from './lead.merge';
+import { LeadRepository, leadReads, primeLeadRow, type DuplicateCandidate, type LeadActivityRow, type LeadRow, type NewLead } from './lead.repository';
+import { mergeOf, merges, mergeSubmission, withMerge, type Submission } from './lead.merge';
 import {
   applyChildren,
   geocodeAddress,
@@ -92,7 +93,157 @@ export class LeadService {
   async create(input: LeadInput): Promise<LeadRow> {
     authorize(this.caller, 'create', leadPolicy);
     const owner = leadOwner(this.caller);
-    const assignee = await this.assigneeRequest(input, 'company' in owner ? owner.company : null);
+    const create = await this.prepareCreate(input, owner, (id, where) => this.leads.assignee(id, where));
+    const { submission, ownerWhere } = create;
+
+    const written = await transactional(this.ctx.em, async (tx): Promise<{ id: string; created?: Record<string, any> }> => {
+      await recordActor(tx, this.ctx.caller?.userId);
+      await this.leads.lock(tx, create.keys);
+      const duplicateId = await this.leads.findDuplicate(tx, { ...ownerWhere, ...leadScope(this.caller) }, submission.emails, create.phoneValues);
+      const route = 'company' in owner ? (address: LeadAddress | null) => routedAssignment(tx, owner.company, address, this.caller) : null;
+      if (duplicateId) {
+        merges(this.ctx).set(duplicateId, await mergeSubmission(tx, duplicateId, submission, route));
+        return { id: duplicateId };
+      }
+      const routed = !submission.assignee && route ? await route(create.place) : null;
+      const row = await this.leads.insert(tx, this.newLead(create, routed));
+      return { id: row.id, created: row };
+    }, {}, { rerun: true });
+    return this.reload(written.id, written.created);
+  }
+
+  /**
+   * Up to `LIMITS.maxBatchItems` creates (POST /v1/leads/batch), each answered as `create` answers it, in one
+   * transaction: the items are checked first (an item that fails is answered by its error, the others go
+   * on); then every item's duplicate keys are locked at once (sorted), its duplicates found in one
+   * statement, and the items taken in order, each merging into the oldest lead it shares an email or
+   * phone number with (an earlier item's lead too: as separate requests would) or creating one. Creates
+   * in a row are written by one statement; a merge runs in a savepoint of its own. A failure of the
+   * statement writing several creates is retried item by item, each in its own savepoint, so that one
+   * item's failure is its own answer.
+   */
+  async createMany(inputs: readonly LeadInput[]): Promise<Array<LeadRow | AppError>> {
+    authorize(this.caller, 'create', leadPolicy);
+    const owner = leadOwner(this.caller);
+    const companyId = 'company' in owner ? owner.company : null;
+    // One statement for the assignees every item names.
+    const named = [...new Set(inputs.map((i) => i.assigneeId).filter((id): id is string => typeof id === 'string' && isUuid(id)))];
+    const assignable = await this.leads.assignees(named, assignableScope(this.caller, companyId));
+    const prepared = await mapLimited(inputs, GEOCODE_CONCURRENCY, (input) =>
+      itemAnswer(() => this.prepareCreate(input, owner, async (id) => (assignable.has(id) ? id : null))),
+    );
+    const creates = prepared.filter((p): p is PreparedCreate => !(p instanceof AppError));
+    if (!creates.length) return prepared as AppError[];
+
+    const answers = await transactional(this.ctx.em, async (tx) => {
+      await recordActor(tx, this.ctx.caller?.userId);
+      await this.leads.lock(tx, [...new Set(creates.flatMap((c) => c.keys))].sort());
+      const settings = companyId ? await routingForMany(tx, companyId) : null;
+      const route = (em: EntityManager) =>
+        settings && companyId ? (address: LeadAddress | null) => routedAssignment(em, companyId, address, this.caller, settings) : null;
+      const candidates = await this.leads.duplicatesOfMany(
+        tx,
+        { ...creates[0].ownerWhere, ...leadScope(this.caller) },
+        [...new Set(creates.flatMap((c) => c.submission.emails))],
+        [...new Set(creates.flatMap((c) => c.phoneValues))],
+      );
+      const targets = new DuplicateTargets(candidates);
+      const out = new Map<PreparedCreate, Record<string, any> | AppError>();
+      let pending: Array<{ create: PreparedCreate; slot: number }> = [];
+      const slots: Array<string | null> = []; // the lead id of each created slot, once written
+      const flush = async () => {
+        if (!pending.length) return;
+        const written = await this.insertCreates(tx, pending.map((p) => p.create), route);
+        pending.forEach((p, i) => {
+          const row = written[i];
+          out.set(p.create, row);
+          if (!(row instanceof AppError)) slots[p.slot] = row.id;
+          else targets.forget(p.slot);
+        });
+        pending = [];
+      };
+      for (const create of creates) {
+        const keys = itemKeys(create);
+        let target = targets.oldest(keys);
+        if (target && pending.length) {
+          // The creates before a merge are written first (a pending one may be its target, and may fail).
+          await flush();
+          target = targets.oldest(keys);
+        }
+        if (!target) {
+          const slot = slots.push(null) - 1;
+          targets.add(keys, { slot });
+          pending.push({ create, slot });
+          continue;
+        }
+        const id = 'id' in target ? target.id : slots[target.slot]!;
+        // A savepoint on an empty unit of work: the batch's earlier merges are not copied into it.
+        const merged = await itemAnswer(() =>
+          transactional(
+            tx,
+            async (sp) => {
+              const merge = await mergeSubmission(sp, id, create.submission, route(sp));
+              const [row] = await this.leads.current(sp, [id]);
+              return withMerge(row, merge);
+            },
+            {},
+            { rerun: true },
+          ),
+        );
+        out.set(create, merged);
+        if (!(merged instanceof AppError)) targets.add(keys, target);
+      }
+      await flush();
+      return out;
+    }, {}, { rerun: true });
+
+    this.ctx.em.clear();
+    this.ctx.loaders = new Loaders(this.ctx.em);
+    return prepared.map((p) => {
+      if (p instanceof AppError) return p;
+      const answer = answers.get(p)!;
+      if (answer instanceof AppError) return answer;
+      const row = primeLeadRow(this.ctx, answer);
+      const merge = mergeOf(answer);
+      return merge ? withMerge(row, merge) : row;
+    });
+  }
+
+  /** Creates written by one statement; when it fails, one by one in savepoints, each failure its item's answer. */
+  private async insertCreates(
+    tx: EntityManager,
+    creates: PreparedCreate[],
+    route: (em: EntityManager) => ((address: LeadAddress | null) => Promise<{ assigneeId: string; activity: NewActivity } | null>) | null,
+  ): Promise<Array<Record<string, any> | AppError>> {
+    const one = async (em: EntityManager, create: PreparedCreate) => {
+      const router = route(em);
+      const routed = !create.submission.assignee && router ? await router(create.place) : null;
+      return this.newLead(create, routed);
+    };
+    if (creates.length > 1) {
+      try {
+        return await transactional(tx, async (sp) => {
+          const leads: NewLead[] = [];
+          for (const create of creates) leads.push(await one(sp, create));
+          return this.leads.insertMany(sp, leads);
+        });
+      } catch (e) {
+        if (!isItemError(e)) throw e;
+        // One item's problem (a reference gone since it was checked...): find which, one at a time.
+      }
+    }
+    const rows: Array<Record<string, any> | AppError> = [];
+    for (const create of creates) rows.push(await itemAnswer(() => transactional(tx, async (sp) => this.leads.insert(sp, await one(sp, create)))));
+    return rows;
+  }
+
+  /** A create's request checked (assignee, attributes) and geocoded: no statement of the write yet. */
+  private async prepareCreate(
+    input: LeadInput,
+    owner: { company: string } | { retailer: string },
+    findAssignee: (id: string, where: Where) => Promise<string | null>,
+  ): Promise<PreparedCreate> {
+    const assignee = await this.assigneeRequest(input, 'company' in owner ? owner.company : null, findAssignee);
     const v = new Validator();
     const name = requiredString(input.name, 'name', v);
     const status = input.status === undefined || input.status === null ? undefined : requiredString(input.status, 'status', v, MAX_STATUS);
@@ -117,37 +268,34 @@ export class LeadService {
       activities,
     };
     const phoneValues = phones.values.map((p) => p.e164);
-    const ownerWhere = 'company' in owner ? { owner_company_id: owner.company } : { owner_retailer_id: owner.retailer };
-    const keys = duplicateKeys('company' in owner ? owner.company : owner.retailer, submission.emails, phoneValues);
+    return {
+      submission,
+      status,
+      owner,
+      ownerWhere: 'company' in owner ? { owner_company_id: owner.company } : { owner_retailer_id: owner.retailer },
+      phoneValues,
+      keys: duplicateKeys('company' in owner ? owner.company : owner.retailer, submission.emails, phoneValues),
+      place: location.kind === 'set' ? locationData(location.fields, submission.coordinates) : null,
+    };
+  }
 
-    const written = await transactional(this.ctx.em, async (tx): Promise<{ id: string; created?: Record<string, any> }> => {
-      await recordActor(tx, this.ctx.caller?.userId);
-      await this.leads.lock(tx, keys);
-      const duplicateId = await this.leads.findDuplicate(tx, { ...ownerWhere, ...leadScope(this.caller) }, submission.emails, phoneValues);
-      const route = 'company' in owner ? (address: LeadAddress | null) => routedAssignment(tx, owner.company, address, this.caller) : null;
-      if (duplicateId) {
-        merges(this.ctx).set(duplicateId, await mergeSubmission(tx, duplicateId, submission, route));
-        return { id: duplicateId };
-      }
-      const place = location.kind === 'set' ? locationData(location.fields, submission.coordinates) : null;
-      const routed = !assignee && route ? await route(place) : null;
-      const row = await this.leads.insert(tx, {
-        name: submission.name,
-        status: status ?? 'New',
-        ownerCompanyId: 'company' in owner ? owner.company : null,
-        ownerRetailerId: 'retailer' in owner ? owner.retailer : null,
-        assigneeId: assignee ?? routed?.assigneeId ?? null,
-        sourceType: submission.sourceType,
-        sourceId: submission.sourceId,
-        createdById: this.caller.userId,
-        location: place,
-        emails: submission.emails,
-        phones: submission.phones,
-        activities: routed ? [...activities, routed.activity] : activities,
-      });
-      return { id: row.id, created: row };
-    }, {}, { rerun: true });
-    return this.reload(written.id, written.created);
+  /** The row a create writes, with the routed store when routing chose one. */
+  private newLead(create: PreparedCreate, routed: { assigneeId: string; activity: NewActivity } | null): NewLead {
+    const { submission, owner } = create;
+    return {
+      name: submission.name,
+      status: create.status ?? 'New',
+      ownerCompanyId: 'company' in owner ? owner.company : null,
+      ownerRetailerId: 'retailer' in owner ? owner.retailer : null,
+      assigneeId: submission.assignee ?? routed?.assigneeId ?? null,
+      sourceType: submission.sourceType,
+      sourceId: submission.sourceId,
+      createdById: this.caller.userId,
+      location: create.place,
+      emails: submission.emails,
+      phones: submission.phones,
+      activities: routed ? [...submission.activities, routed.activity] : submission.activities,
+    };
   }
 
   /**
@@ -220,11 +368,15 @@ export class LeadService {
    * sees the stores of every company it sells for, yet never routes one company's lead to another. Any
    * other type or id is 403.
    */
-  private async assigneeRequest(input: LeadInput, ownerCompanyId: string | null): Promise<AssigneeRequest> {
+  private async assigneeRequest(
+    input: LeadInput,
+    ownerCompanyId: string | null,
+    findAssignee: (id: string, where: Where) => Promise<string | null> = (id, where) => this.leads.assignee(id, where),
+  ): Promise<AssigneeRequest> {
     const named = { type: input.assigneeType, id: input.assigneeId };
     authorize(this.caller, 'assign', about(leadPolicy, { assignee: named }));
     if (input.assigneeId === undefined || input.assigneeId === null) return input.assigneeId;
-    const found = await this.leads.assignee(input.assigneeId, assignableScope(this.caller, ownerCompanyId));
+    const found = await findAssignee(input.assigneeId, assignableScope(this.caller, ownerCompanyId));
     authorize(this.caller, 'assign', about(leadPolicy, { assignee: { ...named, assignable: found !== null } }));
     return found;
   }
@@ -243,3 +395,91 @@ export class LeadService {
   }
 }
 
+/** A create checked and geocoded (`prepareCreate`): what its write needs. */
+interface PreparedCreate {
+  submission: Submission;
+  status: string | undefined;
+  owner: { company: string } | { retailer: string };
+  ownerWhere: Where;
+  phoneValues: string[];
+  /** Its duplicate lock keys, sorted. */
+  keys: string[];
+  place: ReturnType<typeof locationData> | null;
+}
+
+/** Items of a batch checked at once: their geocoding may ask a remote geocoder. */
+const GEOCODE_CONCURRENCY = 8;
+
+/**
+ * Whether an error is one item's answer (its 422, 403 or 404) rather than the request's: an outage, a
+ * deadlock or a bug fails the whole batch (and a deadlock runs it again).
+ */
+function isItemError(e: unknown): e is AppError {
+  return e instanceof AppError && e.code !== 'SERVICE_UNAVAILABLE' && e.code !== 'INTERNAL_SERVER_ERROR';
+}
+
+/** `work`'s value, or its error when that is the item's own. */
+async function itemAnswer<T>(work: () => Promise<T>): Promise<T | AppError> {
+  try {
+    return await work();
+  } catch (e) {
+    if (isItemError(e)) return e;
+    throw e;
+  }
+}
+
+/** `work` over `items` with at most `limit` running at once, answers in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const runner = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, runner));
+  return out;
+}
+
+/** The identity keys of an item, as `DuplicateTargets` reads them. */
+const itemKeys = (create: PreparedCreate) => [...create.submission.emails.map((e) => `email:${e}`), ...create.phoneValues.map((p) => `phone:${p}`)];
+
+type Target = { id: string; rank: number } | { slot: number };
+
+/**
+ * The lead each email and phone number of a batch belongs to, as the batch goes: the caller's stored
+ * leads (oldest first, as `findDuplicate` picks) and the leads earlier items created, which are newer
+ * than any stored one and ordered by item. An item merges into the oldest lead of its keys, which then
+ * holds the item's keys too, as it would after a separate request.
+ */
+class DuplicateTargets {
+  private readonly byKey = new Map<string, Target[]>();
+
+  constructor(candidates: readonly DuplicateCandidate[]) {
+    candidates.forEach((c, rank) => this.add([...c.emails.map((e) => `email:${e}`), ...c.phones.map((p) => `phone:${p}`)], { id: c.id, rank }));
+  }
+
+  add(keys: readonly string[], target: Target): void {
+    for (const key of keys) {
+      const list = this.byKey.get(key) ?? [];
+      if (!list.some((t) => sameTarget(t, target))) list.push(target);
+      this.byKey.set(key, list);
+    }
+  }
+
+  /** A created slot whose write failed holds no keys. */
+  forget(slot: number): void {
+    for (const [key, list] of this.byKey) this.byKey.set(key, list.filter((t) => !('slot' in t && t.slot === slot)));
+  }
+
+  oldest(keys: readonly string[]): Target | undefined {
+    let best: Target | undefined;
+    for (const key of keys) for (const t of this.byKey.get(key) ?? []) if (!best || older(t, best)) best = t;
+    return best;
+  }
+}
+
+const sameTarget = (a: Target, b: Target) => ('id' in a && 'id' in b ? a.id === b.id : 'slot' in a && 'slot' in b && a.slot === b.slot);
+/** Stored leads before created ones; stored ones by rank (created_at, id), created ones by item. */
+const older = (a: Target, b: Target) => ('id' in a ? !('id' in b) || a.rank < b.rank : 'slot' in b && a.slot < b.slot);

@@ -10,6 +10,7 @@ import { Location } from '../contact/location.entity';
 import type { Caller } from '../../auth/caller';
 import { creatorTerritory } from './lead.policy';
 import { routeNewLead, type LeadAddress } from '../routing/routing.service';
+import type { RoutingSettings } from '../routing/routing.types';
 import type { Lead } from './lead.entity';
 import { LeadActivity, type LeadActivityType } from './lead-activity.entity';
 import type { LeadActivityItemInput, LeadEmailInput, LeadLocationInput, LeadPhoneNumberInput } from './lead.input';
@@ -58,9 +59,10 @@ export async function routedAssignment(
   companyId: string,
   address: LeadAddress | null,
   creator: Caller,
+  settings?: RoutingSettings,
 ): Promise<{ assigneeId: string; activity: NewActivity } | null> {
   const territoryId = creatorTerritory(creator);
-  const choice = await routeNewLead(tx, companyId, address, territoryId);
+  const choice = await routeNewLead(tx, companyId, address, territoryId, settings);
   if (!choice) return null;
   return {
     assigneeId: choice.crlId,

@@ -62,8 +62,15 @@ export async function loadRoutingSettings(em: Sqlish, companyId: string): Promis
  * nothing when the company's routing is off or no rule matches. With round robin, a transaction-scoped
  * advisory lock on the company makes concurrent creates take turns, so equal stores alternate.
  */
-export async function routeNewLead(tx: Sqlish, companyId: string, address: LeadAddress | null, territoryId: string | null): Promise<RoutingChoice | null> {
-  const settings = await loadRoutingSettings(tx, companyId);
+export async function routeNewLead(
+  tx: Sqlish,
+  companyId: string,
+  address: LeadAddress | null,
+  territoryId: string | null,
+  /** The company's settings when the caller has read them (a batch of creates reads them once). */
+  settings?: RoutingSettings,
+): Promise<RoutingChoice | null> {
+  settings ??= await loadRoutingSettings(tx, companyId);
   if (!settings.enabled) return null;
   return route(tx, settings, targetOf(companyId, address, territoryId));
 }
@@ -92,6 +99,18 @@ export async function rerouteLead(tx: Sqlish, companyId: string, leadId: string,
 
 /** The key of the transaction-scoped advisory lock under which a company's round-robin turns are taken. */
 export const routingLockKey = (companyId: string) => `routing:${companyId}`;
+
+/**
+ * For many creates in one transaction (a batch): the company's settings, read once, when its routing is
+ * on, else null. With round robin the company's turn lock is taken now, right after the creates'
+ * duplicate keys, as a single create takes it (docs/scaling.md, "Lock order of lead writes").
+ */
+export async function routingForMany(tx: Sqlish, companyId: string): Promise<RoutingSettings | null> {
+  const settings = await loadRoutingSettings(tx, companyId);
+  if (!settings.enabled) return null;
+  if (settings.roundRobin) await lockRoundRobin(tx, routingLockKey(companyId));
+  return settings;
+}
 
 async function route(tx: Sqlish, settings: RoutingSettings, target: RoutingTarget): Promise<RoutingChoice | null> {
   if (settings.roundRobin) await lockRoundRobin(tx, routingLockKey(target.companyId));
