@@ -3,6 +3,7 @@ import { query } from '../db/sql';
 
 /** The user of an unrevoked key, with its scope assignments. */
 export interface KeyCallerRow {
+  key_id: string;
   key_hash: string;
   id: string;
   role: string;
@@ -27,7 +28,7 @@ export async function keyCallerRow(em: EntityManager, hash: string): Promise<Key
        update api_keys set last_used_at = now()
         where id in (select id from k) and (last_used_at is null or last_used_at < now() - interval '60 seconds')
      )
-     select k.key_hash, u.id, u.role, u.company_id, u.retailer_id, u.territory_id,
+     select k.id as key_id, k.key_hash, u.id, u.role, u.company_id, u.retailer_id, u.territory_id,
             array(select company_retailer_id from user_company_retailers where user_id = u.id) as cr_ids,
             array(select company_retailer_location_id from user_company_retailer_locations where user_id = u.id) as crl_ids,
             array(select retailer_location_id from user_retailer_locations where user_id = u.id) as rl_ids

@@ -52,5 +52,6 @@ async function readCaller(em: EntityManager, hash: string): Promise<Caller | nul
     companyRetailerIds: row.cr_ids ?? [],
     companyRetailerLocationIds: row.crl_ids ?? [],
     retailerLocationIds: row.rl_ids ?? [],
+    apiKeyId: row.key_id,
   };
 }

@@ -10,6 +10,8 @@ export interface Caller {
   companyRetailerIds: string[];
   companyRetailerLocationIds: string[];
   retailerLocationIds: string[];
+  /** The API key the request was authenticated with (none for work done without a request). */
+  apiKeyId?: string;
 }
 
 /**

@@ -69,10 +69,12 @@ export async function query<T = any>(em: EntityManager, sql: string, bindings: r
   const trx = em.getTransactionContext();
   const send = async (name: string | undefined) => {
     if (!trx) return (await pooled(connection.getKnex().client, sql, bindings, name)) as T[];
-    const raw = connection.getKnex().raw(sql, bindings);
-    if (name) raw.options({ name });
-    raw.transacting(trx);
-    return (await raw).rows as T[];
+    return inTurn(trx, async () => {
+      const raw = connection.getKnex().raw(sql, bindings);
+      if (name) raw.options({ name });
+      raw.transacting(trx);
+      return (await raw).rows as T[];
+    });
   };
   try {
     return await connection.executeQuery(
@@ -94,6 +96,19 @@ export async function query<T = any>(em: EntityManager, sql: string, bindings: r
     // MikroORM's exception classes, as for its own statements (`transactional` maps constraint violations).
     throw e instanceof Error ? em.getDriver().convertException(e) : e;
   }
+}
+
+/**
+ * A transaction's statements one at a time, in the order they were asked for: a transaction is one
+ * connection, and node-postgres (from pg 9) refuses a query sent while another runs on it. The
+ * request's loaders ask theirs at once when a write's answer is read inside its transaction (an
+ * `Idempotency-Key` write, src/rest/idempotency.ts).
+ */
+const running = new WeakMap<object, Promise<unknown>>();
+function inTurn<T>(trx: object, run: () => Promise<T>): Promise<T> {
+  const next = (running.get(trx) ?? Promise.resolve()).then(run, run);
+  running.set(trx, next.catch(() => undefined));
+  return next;
 }
 
 /**

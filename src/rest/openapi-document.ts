@@ -7,6 +7,7 @@ import { clientFields, DEFAULT_PER_PAGE, MAX_PER_PAGE, type SearchDocument } fro
 import type { ListDocuments, OpenApiDocument } from './openapi';
 import type { RestResource } from './resource';
 import { RecordSchemas } from './openapi-records';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH, REPLAYED_HEADER, STILL_RUNNING } from './idempotency';
 
 /**
  * The generator of `schema/openapi.json` (`npm run openapi:emit`). What the code already knows is
@@ -69,7 +70,7 @@ export function readProse(file = OPENAPI_PROSE_PATH): OpenApiProse {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as OpenApiProse;
 }
 
-const ref = (kind: 'schemas' | 'parameters' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: 'schemas' | 'parameters' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const responses = (codes: number[]) => Object.fromEntries(codes.map((code) => [String(code), ref('responses', RESPONSE[code])]));
 const number = (n: number) => n.toLocaleString('en-US');
@@ -80,6 +81,7 @@ const RESPONSE: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
+  409: 'IdempotencyConflict',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   422: 'UnprocessableEntity',
@@ -91,9 +93,9 @@ const RESPONSE: Record<number, string> = {
 const ERRORS = {
   list: [400, 401, 403, 429, 503],
   show: [400, 401, 403, 404, 429, 503],
-  create: [400, 401, 403, 413, 415, 422, 429, 503],
-  update: [400, 401, 403, 404, 413, 415, 422, 429, 503],
-  destroy: [400, 401, 403, 404, 422, 429, 503],
+  create: [400, 401, 403, 409, 413, 415, 422, 429, 503],
+  update: [400, 401, 403, 404, 409, 413, 415, 422, 429, 503],
+  destroy: [400, 401, 403, 404, 409, 422, 429, 503],
 };
 
 /** `company_retailer_locations` -> `Company Retailer Locations`. */
@@ -117,6 +119,7 @@ export function generateOpenApi({ prose, schema, documents, resources, enums }: 
       if (!written[`${name}Body`]) written[`${name}Body`] = bodySchema(resource.rest);
       if (!written[resource.rest.inputType]) inputs.addInput(resource.rest.inputType, resource.rest.inputType);
     }
+    if (resource.rest.operations.create && resource.rest.batch) Object.assign(lists, batchSchemas(resource.rest, resource.rest.batch));
   }
   const unknown = records.unknownRefinements();
   if (unknown.length) throw new Error(`openapi.prose.json refines ${unknown.join(', ')}, which the GraphQL schema does not have`);
@@ -146,7 +149,9 @@ export function generateOpenApi({ prose, schema, documents, resources, enums }: 
     paths: { ...paths, ...structuredClone(prose.paths) },
     components: {
       ...components,
-      parameters: { ...components.parameters, q: queryParameter(), opts: optsParameter() },
+      parameters: { ...components.parameters, q: queryParameter(), opts: optsParameter(), IdempotencyKey: idempotencyKeyParameter() },
+      headers: { ...components.headers, IdempotentReplayed: replayedHeader() },
+      responses: { ...components.responses, IdempotencyConflict: idempotencyConflict() },
       schemas: { ...components.schemas, ...lists },
     },
   } as OpenApiDocument;
@@ -229,8 +234,11 @@ function resourcePaths({ rest, search }: OpenApiResource, prose: OpenApiProse, s
     const examples = prose.operations[lowerFirst(name)]?.examples;
     return { required: true, content: { 'application/json': { schema: ref('schemas', schema), ...(examples ? { examples } : {}) } } };
   };
+  const idempotencyKey = ref('parameters', 'IdempotencyKey');
+  const replayable = (response: Record<string, unknown>) => ({ ...response, headers: { [REPLAYED_HEADER]: ref('headers', 'IdempotentReplayed') } });
   const collection: Record<string, unknown> = {};
   const item: Record<string, unknown> = { parameters: [ref('parameters', 'id')] };
+  const paths: OpenApiDocument['paths'] = {};
   if (ops.list) {
     const list = operation(
       ops.list,
@@ -245,10 +253,22 @@ function resourcePaths({ rest, search }: OpenApiResource, prose: OpenApiProse, s
     collection.post = operation(
       ops.create,
       `Create a ${noun}`,
-      { parameters: [include], requestBody: requestBody(ops.create, body('create')) },
+      { parameters: [include, idempotencyKey], requestBody: requestBody(ops.create, body('create')) },
       ERRORS.create,
-      { 201: { description: `The created ${noun}.`, content: json(record) } },
+      { 201: replayable({ description: `The created ${noun}.`, content: json(record) }) },
     );
+  }
+  if (ops.create && rest.batch) {
+    const name = schemaName(rest);
+    paths[`${rest.path}/batch`] = {
+      post: operation(
+        rest.batch.operation,
+        `Create up to ${number(rest.batch.max)} ${words(rest.plural)}`,
+        { parameters: [include, idempotencyKey], requestBody: requestBody(rest.batch.operation, `${name}BatchBody`) },
+        ERRORS.create,
+        { 200: replayable({ description: `One result per item, in order: each item's status and body as \`POST ${rest.path}\` would have answered it.`, content: json(ref('schemas', `${name}BatchResults`)) }) },
+      ),
+    };
   }
   if (ops.show) {
     item.get = operation(ops.show, `Show a ${noun}`, { parameters: [include] }, ERRORS.show, { 200: { description: `The ${noun}.`, content: json(record) } });
@@ -261,13 +281,90 @@ function resourcePaths({ rest, search }: OpenApiResource, prose: OpenApiProse, s
     item[method] = operation(
       name,
       `${verb} a ${noun}`,
-      { parameters: [include], requestBody: requestBody(name, body('update')) },
+      { parameters: [include, idempotencyKey], requestBody: requestBody(name, body('update')) },
       ERRORS.update,
-      { 200: { description: `The updated ${noun}.`, content: json(record) } },
+      { 200: replayable({ description: `The updated ${noun}.`, content: json(record) }) },
     );
   }
-  if (ops.destroy) item.delete = operation(ops.destroy, `Delete a ${noun}`, {}, ERRORS.destroy, { 204: ref('responses', 'NoContent') });
-  return { [rest.path]: collection, [`${rest.path}/{id}`]: item };
+  if (ops.destroy) {
+    item.delete = operation(ops.destroy, `Delete a ${noun}`, { parameters: [idempotencyKey] }, ERRORS.destroy, {
+      204: replayable({ description: 'Deleted; empty body.' }),
+    });
+  }
+  return { [rest.path]: collection, ...paths, [`${rest.path}/{id}`]: item };
+}
+
+/**
+ * A batch's body (`{"<plural>": [<input>, ...]}`), its answer and the answer's items: each item's
+ * status with the body its single create would have answered (the record, or the error envelope).
+ */
+function batchSchemas(rest: RestResource, batch: NonNullable<RestResource['batch']>): Record<string, unknown> {
+  const name = schemaName(rest);
+  return {
+    [`${name}BatchBody`]: {
+      type: 'object',
+      description: `Up to ${number(batch.max)} ${words(rest.plural)} under the key \`${batch.root}\`, each what \`POST ${rest.path}\` takes under \`${rest.root}\`. A body without the list is 422 \`missing\`, an empty list \`too_short\`, more than ${number(batch.max)} items \`too_long\` (on \`${batch.root}\`, for the whole request).`,
+      required: [batch.root],
+      properties: { [batch.root]: { type: 'array', minItems: 1, maxItems: batch.max, items: ref('schemas', rest.inputType) } },
+    },
+    [`${name}BatchResults`]: {
+      type: 'object',
+      description: `One result per item of the request, in its order.`,
+      required: ['results'],
+      properties: { results: { type: 'array', items: ref('schemas', `${name}BatchResult`) } },
+      additionalProperties: false,
+    },
+    [`${name}BatchResult`]: {
+      type: 'object',
+      description: `One item's answer: \`status\` and \`body\` are what \`POST ${rest.path}\` with that item would have answered (201 and the ${words(rest.root)}, also when it merged into a duplicate; or 403, 422 and their envelopes). An item's failure leaves the others written.`,
+      required: ['status', 'body'],
+      properties: {
+        status: { type: 'integer', examples: [201, 422] },
+        body: {
+          anyOf: [ref('schemas', name), ref('schemas', 'UnprocessableEntityError'), ref('schemas', 'ForbiddenError'), ref('schemas', 'Error')],
+        },
+      },
+      additionalProperties: false,
+    },
+  };
+}
+
+function idempotencyKeyParameter() {
+  return {
+    name: IDEMPOTENCY_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      `Makes the write safe to send again (docs/partners.md). The first answer to a key of an API key is stored with the write itself ` +
+      `and, for ${IDEMPOTENCY_TTL_HOURS} hours, answered again (same status and body, with \`${REPLAYED_HEADER}: true\`) to the same ` +
+      `method, path, query string and body with that key; another request with the key is 422, one sent while the first is still running is 409. ` +
+      `Answers of 5xx and 429 are not stored. Keys are scoped to the API key. At most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters (else 400).`,
+    schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
+  };
+}
+
+function replayedHeader() {
+  return {
+    description: `\`true\` on an answer replayed for an \`${IDEMPOTENCY_HEADER}\` already answered; absent otherwise.`,
+    schema: { type: 'string', enum: ['true'] },
+  };
+}
+
+function idempotencyConflict() {
+  return {
+    description: `A request with the same \`${IDEMPOTENCY_HEADER}\` is still being processed: send it again once that one is answered (\`Retry-After\`).`,
+    headers: { 'Retry-After': { description: 'Seconds to wait before sending it again.', schema: { type: 'integer' } } },
+    content: {
+      'application/json': {
+        schema: ref('schemas', 'Error'),
+        examples: {
+          running: {
+            value: { status: 409, error: 'Conflict', message: STILL_RUNNING },
+          },
+        },
+      },
+    },
+  };
 }
 
 function includeParameter(associations: readonly string[]) {

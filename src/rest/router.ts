@@ -1,10 +1,8 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { logger } from '../logger';
 import type { GraphQLSchema } from 'graphql';
 import type { ContextDeps } from '../context';
-import { httpError, httpErrorFromUnknown, notFoundBody } from '../http/envelopes';
-import { fromHttpError } from '../http/errors';
-import { RestExecutor, RestError } from './executor';
+import { notFoundBody } from '../http/envelopes';
+import { httpErrorOf, RestExecutor } from './executor';
 import { OperationRegistry } from './operations';
 import { resourceRouter, type RestResource } from './resource';
 import type { FairShare } from '../http/fair-share';
@@ -45,14 +43,7 @@ export function firstSegment(path: string): string {
 
 /** Every error of a /v1 request ends here as a SPEC 7 body; nothing escapes as an HTML page. */
 export function restErrorHandler(err: any, _req: Request, res: Response, _next: NextFunction): void {
-  if (err instanceof RestError) {
-    res.status(err.http.status).set(err.http.headers ?? {}).json(err.http.body);
-    return;
-  }
   // The vocabulary's own errors, and HTTP errors raised before a handler (an undecodable path...).
-  const known = fromHttpError(err);
-  const http = known ? httpError(known.code, known.message, known.details) : httpErrorFromUnknown(err);
-  if (!known && http.status === 503) logger.warn({ err }, 'REST request failed: database unavailable');
-  else if (!known) logger.error({ err }, 'unhandled REST error');
+  const http = httpErrorOf(err);
   res.status(http.status).set(http.headers ?? {}).json(http.body);
 }

@@ -22,6 +22,11 @@ const SPEC_ENDPOINTS: Record<string, string[]> = {
   '/store_locator/{id}': ['get'],
 };
 
+/** Paths added beyond SPEC 4.2 (PRODUCT.md 11: additive, described by the document). */
+const ADDITIONS: Record<string, string[]> = {
+  '/leads/batch': ['post'],
+};
+
 function operations() {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] })),
@@ -45,10 +50,10 @@ test('title and version per SPEC 9, paths under /v1', () => {
   expect(doc.servers).toEqual([expect.objectContaining({ url: '/v1' })]);
 });
 
-test('documents exactly the paths and methods of SPEC 4.2', () => {
+test('documents exactly the paths and methods of SPEC 4.2, and the additions', () => {
   const documented = Object.fromEntries(Object.entries(doc.paths).map(([p, item]) => [p, METHODS.filter((m) => item[m])]));
   const sorted = (o: Record<string, string[]>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, [...v].sort()]));
-  expect(sorted(documented)).toEqual(sorted(SPEC_ENDPOINTS));
+  expect(sorted(documented)).toEqual(sorted({ ...SPEC_ENDPOINTS, ...ADDITIONS }));
 });
 
 test('store locator is public, every other operation needs X-Api-Key and documents 401', () => {
@@ -75,7 +80,7 @@ test('status codes per the SPEC 4.2 table', () => {
     delete: ['204', '401', '404', '422'],
   };
   for (const { path, method, op } of operations()) {
-    if (path.startsWith('/store_locator')) continue;
+    if (path.startsWith('/store_locator') || ADDITIONS[path]) continue;
     const kind = op.operationId.match(/^(list|show|create|update|replace|delete)/)![1];
     const codes = Object.keys(op.responses);
     expect({ path, method, codes: expected[kind].filter((c) => codes.includes(c)) }).toEqual({ path, method, codes: expected[kind] });
@@ -143,4 +148,33 @@ test('every response schema compiles, and every example in the document matches 
     }
   }
   expect(examples).toBeGreaterThan(10);
+});
+
+test('POST /leads/batch: 200 with one result per item, the create statuses for the request as a whole', () => {
+  const op = doc.paths['/leads/batch'].post;
+  expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '503']);
+  expect(op.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/LeadBatchBody' });
+  const body = doc.components.schemas.LeadBatchBody;
+  expect(body.properties.leads).toEqual({ type: 'array', minItems: 1, maxItems: 500, items: { $ref: '#/components/schemas/LeadInput' } });
+  const result = doc.components.schemas.LeadBatchResult;
+  expect(result.required).toEqual(['status', 'body']);
+  expect(result.properties.body.anyOf).toContainEqual({ $ref: '#/components/schemas/Lead' });
+});
+
+test('every write takes Idempotency-Key, documents its 409 and the replay header; reads do not', () => {
+  expect(doc.components.parameters.IdempotencyKey).toEqual(
+    expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }),
+  );
+  let writes = 0;
+  for (const { path, method, op } of operations()) {
+    const names = (op.parameters ?? []).map((p: any) => p.$ref);
+    const write = method !== 'get';
+    expect({ path, method, key: names.includes('#/components/parameters/IdempotencyKey') }).toEqual({ path, method, key: write });
+    if (!write) continue;
+    writes++;
+    expect({ path, method, conflict: op.responses['409'] }).toEqual({ path, method, conflict: { $ref: '#/components/responses/IdempotencyConflict' } });
+    const success = Object.entries<any>(op.responses).find(([code]) => code.startsWith('2'))![1];
+    expect({ path, method, replay: success.headers?.['Idempotent-Replayed'] }).toEqual({ path, method, replay: { $ref: '#/components/headers/IdempotentReplayed' } });
+  }
+  expect(writes).toBe(19);
 });

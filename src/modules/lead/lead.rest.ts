@@ -1,4 +1,5 @@
 import type { RestResource } from '../../rest/resource';
+import { LIMITS } from '../../limits';
 
 export const leadRest: RestResource = {
   path: '/leads',
@@ -14,4 +15,5 @@ export const leadRest: RestResource = {
     destroy: 'DeleteLead',
   },
   associations: ['phone_numbers', 'emails', 'location', 'assignee', 'lead_activities'],
+  batch: { operation: 'CreateLeads', root: 'leads', max: LIMITS.maxBatchItems },
 };
