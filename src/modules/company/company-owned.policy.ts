@@ -1,5 +1,5 @@
-import { actionTable, ALL, READ, type Action } from '../../access/policy';
-import { companyUser, platformOperator } from '../../access/audience';
+import { actionTable, ALL, READ, type Action, type ResourcePolicy } from '../../access/policy';
+import { anyUser, companyUser, platformOperator } from '../../access/audience';
 import type { Caller } from '../../auth/caller';
 import type { Where } from '../../search/types';
 import { Role } from '../user/role';
@@ -23,4 +23,23 @@ export interface CompanyOwnedFacts {
 export function companyOwnedDecision(caller: Caller, action: Action, record: CompanyOwnedFacts | undefined): boolean {
   if (action !== 'create') return true;
   return platformOperator(caller) || record?.companyId === caller.companyId;
+}
+
+/**
+ * The policy of a company's named record (`Type`, its list `plural`, its show `single`): any user reaches
+ * the fields; the operator and the company's admin write; the company's users see them.
+ */
+export function companyOwnedPolicy(name: string, type: string, plural: string, single: string): ResourcePolicy<Action, CompanyOwnedFacts> {
+  return {
+    name,
+    graphql: {
+      audience: anyUser,
+      Query: [plural, single],
+      Mutation: [`create${type}`, `update${type}`, `delete${type}`],
+      types: [type, `${type}Page`],
+    },
+    actions: companyOwnedActions,
+    decide: companyOwnedDecision,
+    scope: companyOwnedScope,
+  };
 }
