@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { buildSchema } from 'graphql';
-import { LEAD_ACTIVITY_TYPES } from './lead/lead-activity.entity';
+import { LEAD_ACTIVITY_TYPES, SYSTEM_LEAD_ACTIVITY_TYPES } from './lead/lead-activity.entity';
 import { openApiLists, restResources } from './index';
 import { readDocuments, readProse, type OpenApiInputs } from '../rest/openapi-document';
 import { restDocumentFiles } from '../rest/operations';
@@ -18,6 +18,6 @@ export function openApiInputs(): OpenApiInputs {
     schema: buildSchema(fs.readFileSync(SCHEMA_FILE, 'utf8')),
     documents: readDocuments(restDocumentFiles()),
     resources: restResources.map((rest) => ({ rest, search: openApiLists[rest.path] })),
-    enums: { LeadActivityType: LEAD_ACTIVITY_TYPES },
+    enums: { LeadActivityType: LEAD_ACTIVITY_TYPES, StoredLeadActivityType: [...LEAD_ACTIVITY_TYPES, ...SYSTEM_LEAD_ACTIVITY_TYPES] },
   };
 }

@@ -9,7 +9,9 @@ export class LeadEvent {
   id!: string;
 
   @Field(() => String, {
-    description: '`lead.created`, `lead.updated`, `lead.assigned`, `lead.status_changed`, `lead.merged` or `lead_activity.created`.',
+    description:
+      '`lead.created`, `lead.updated`, `lead.assigned`, `lead.status_changed`, `lead.merged`, `lead_activity.created`, `lead.sla_breached`, ' +
+      '`lead.offered`, `lead.accepted`, `lead.declined`, `lead.offer_expired` or `lead.outcome_recorded`.',
   })
   type!: LeadEventType;
 

@@ -4,7 +4,7 @@ import { BaseEntity } from '../../db/base.entity';
 import { JSONScalar } from '../../graphql/common';
 import { Lead } from './lead.entity';
 
-/** The `type` discriminator values of SPEC 2.2 (single-table; a CHECK constraint holds the list). */
+/** The `type` discriminator values of SPEC 2.2 a client may write (single-table; a CHECK constraint holds the list with the system's). */
 export const LEAD_ACTIVITY_TYPES = [
   'LeadActivity::InboundCall',
   'LeadActivity::OutboundCall',
@@ -18,7 +18,13 @@ export const LEAD_ACTIVITY_TYPES = [
   'LeadActivity::Assignment',
   'LeadActivity::StatusChange',
 ] as const;
-export type LeadActivityType = (typeof LEAD_ACTIVITY_TYPES)[number];
+/**
+ * Types only the system writes (docs/lead-loop.md): a client sending one gets 422 `invalid` on `type`,
+ * as for any unknown type. They are read like the others.
+ */
+export const SYSTEM_LEAD_ACTIVITY_TYPES = ['LeadActivity::OfferAccepted', 'LeadActivity::OfferDeclined', 'LeadActivity::OfferExpired', 'LeadActivity::Outcome'] as const;
+export type SystemLeadActivityType = (typeof SYSTEM_LEAD_ACTIVITY_TYPES)[number];
+export type LeadActivityType = (typeof LEAD_ACTIVITY_TYPES)[number] | SystemLeadActivityType;
 
 /** An event on a lead's timeline. */
 @ObjectType({ description: "An event on a lead's timeline: a call, a note, a quote request, a status change... Visible to whoever sees its lead." })

@@ -9,6 +9,11 @@ export enum WebhookEvent {
   LeadMerged = 'lead.merged',
   LeadActivityCreated = 'lead_activity.created',
   LeadSlaBreached = 'lead.sla_breached',
+  LeadOffered = 'lead.offered',
+  LeadAccepted = 'lead.accepted',
+  LeadDeclined = 'lead.declined',
+  LeadOfferExpired = 'lead.offer_expired',
+  LeadOutcomeRecorded = 'lead.outcome_recorded',
 }
 registerEnumType(WebhookEvent, {
   name: 'WebhookEvent',
@@ -21,6 +26,11 @@ registerEnumType(WebhookEvent, {
     LeadMerged: { description: '`lead.merged`: a create merged into this existing lead (PRODUCT.md 5).' },
     LeadSlaBreached: { description: '`lead.sla_breached`: a lead was not answered within its company\'s first-response time (docs/response-times.md).' },
     LeadActivityCreated: { description: "`lead_activity.created`: an activity was added to a lead's timeline." },
+    LeadOffered: { description: '`lead.offered`: a lead was offered to a store (every assignment to a store is an offer; docs/lead-loop.md).' },
+    LeadAccepted: { description: '`lead.accepted`: the offered store accepted the lead.' },
+    LeadDeclined: { description: '`lead.declined`: the offered store declined the lead (with a reason); it is handed to the next store or escalated.' },
+    LeadOfferExpired: { description: "`lead.offer_expired`: an offer was not answered within the company's acceptance window; the lead is handed over or escalated." },
+    LeadOutcomeRecorded: { description: '`lead.outcome_recorded`: the won or lost outcome of a lead was recorded.' },
   },
 });
 
