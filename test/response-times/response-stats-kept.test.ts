@@ -96,14 +96,15 @@ async function drift() {
              date_trunc('week', l.created_at at time zone 'UTC')::date as created_week,
              date_trunc('week', t.first_assigned_at at time zone 'UTC')::date as assigned_week,
              leadnet_response_bucket(extract(epoch from t.answered_at - t.assigned_at)::float8) as bucket,
-             t.breached_at is not null as breached, lower(l.status) = 'won' as won, lower(l.status) = 'lost' as lost
+             t.breached_at is not null as breached, lower(l.status) = 'won' as won, lower(l.status) = 'lost' as lost,
+             greatest(t.breaches, (t.breached_at is not null)::int) as breaches
         from leads l join lead_response_timers t on t.lead_id = l.id)
     (select 'missing' as side, * from fresh except select 'missing', * from lead_response_facts)
     union all (select 'stale', * from lead_response_facts except select 'stale', * from fresh)`);
   const rollups = await sql(`
     with fresh as (
       select owner_company_id, assignee_company_id, created_week, assigned_week, bucket, count(*)::int as received,
-             (count(*) filter (where breached))::int as breaches, (count(*) filter (where won))::int as won, (count(*) filter (where lost))::int as lost
+             coalesce(sum(breaches), 0)::int as breaches, (count(*) filter (where won))::int as won, (count(*) filter (where lost))::int as lost
         from lead_response_facts where owner_company_id is not null or assignee_company_id is not null
        group by 1, 2, 3, 4, 5)
     (select 'missing' as side, * from fresh except select 'missing', * from lead_response_rollups)
@@ -118,7 +119,7 @@ async function drift() {
  */
 async function storeWeeksDrift() {
   const facts = await sql(`select owner_company_id, assignee_company_id, assignee_id, assignee_territory_id, assignee_retailer_id,
-                                  created_week::text as week, bucket, breached, won, lost
+                                  created_week::text as week, bucket, breaches, won, lost
                              from lead_response_facts where owner_company_id is not null or assignee_company_id is not null`);
   const kept = await sql(`select owner_company_id, assignee_company_id, assignee_id, assignee_territory_id, assignee_retailer_id,
                                  week::text as week, received, answered, breaches, won, lost, histogram from lead_response_store_weeks`);
@@ -138,7 +139,7 @@ async function storeWeeksDrift() {
       const histogram: number[] = [];
       for (const f of mine) if (f.bucket !== null) histogram[f.bucket] = (histogram[f.bucket] ?? 0) + 1;
       fresh.set(`${keyOf(key)}|${week}`, {
-        received: mine.length, answered: mine.filter((f) => f.bucket !== null).length, breaches: mine.filter((f) => f.breached).length,
+        received: mine.length, answered: mine.filter((f) => f.bucket !== null).length, breaches: mine.reduce((n, f) => n + f.breaches, 0),
         won: mine.filter((f) => f.won).length, lost: mine.filter((f) => f.lost).length, histogram: Array.from(histogram, (n) => n ?? 0),
       });
     }

@@ -312,12 +312,12 @@ async function computeStats(ctx: Context, args: LeadResponseStatsArgs): Promise<
   // Without the rollup every part is one row per lead, aggregated once; with it, parts are summed by bucket.
   const factPart = (condition: Statement): Statement => (rollup
     ? new Statement()
-      .add(`select ${keysOf('f')}f.bucket, count(*)::int, count(*) filter (where f.breached)::int, count(*) filter (where f.won)::int,
+      .add(`select ${keysOf('f')}f.bucket, count(*)::int, coalesce(sum(f.breaches), 0)::int, count(*) filter (where f.won)::int,
               count(*) filter (where f.lost)::int from lead_response_facts f `)
       .add(condition)
       .add(` group by ${[...columns.map((c) => `f.${c.fact}`), 'f.bucket'].join(', ')}`)
     : new Statement()
-      .add(`select ${keysOf('f')}f.bucket, 1, f.breached::int, f.won::int, f.lost::int from lead_response_facts f `)
+      .add(`select ${keysOf('f')}f.bucket, 1, f.breaches, f.won::int, f.lost::int from lead_response_facts f `)
       .add(condition));
   const parts: Statement[] = [];
   const compile = (doc: SearchDocument, w: Where | null) => (w ? compileWhere(doc, w) : { sql: 'true', bindings: [] });
@@ -415,7 +415,7 @@ async function storeWeeksStats(ctx: Context, p: {
 }): Promise<LeadResponseStatsRow[]> {
   const keys = (alias: string) => p.columns.map((c) => `${alias}.${c.fact}, `).join('');
   const byKeys = (alias: string) => p.columns.map((c) => `${alias}.${c.fact}`).join(', ');
-  const factCounts = `f.bucket, count(*)::int, count(f.bucket)::int, count(*) filter (where f.breached)::int,
+  const factCounts = `f.bucket, count(*)::int, count(f.bucket)::int, coalesce(sum(f.breaches), 0)::int,
     count(*) filter (where f.won)::int, count(*) filter (where f.lost)::int, null::text`;
   // Date lists as array literals (knex would spread a bound array into a list of parameters).
   const dates = (list: string[]) => `{${list.join(',')}}`;
@@ -495,12 +495,12 @@ async function storeByStoreStats(ctx: Context, p: { factArms: Where[]; leadArms:
   };
   const figures = `count(*)::int as received, count(u.bucket)::int as answered,
     percentile_disc(0.5) within group (order by u.bucket) as p50, percentile_disc(0.9) within group (order by u.bucket) as p90,
-    count(*) filter (where u.breached)::int as breaches, count(*) filter (where u.won)::int as won, count(*) filter (where u.lost)::int as lost`;
+    coalesce(sum(u.breaches), 0)::int as breaches, count(*) filter (where u.won)::int as won, count(*) filter (where u.lost)::int as lost`;
   const facts = (store: string): Statement => {
     const part = new Statement()
-      .add(`select f.assigned_week, f.bucket, f.breached, f.won, f.lost from lead_response_facts f where ${store} and (`)
+      .add(`select f.assigned_week, f.bucket, f.breaches, f.won, f.lost from lead_response_facts f where ${store} and (`)
       .add(factScope).add(') and (').add(filter).add(')');
-    if (p.leadArms.length) part.add(` union all select f.assigned_week, f.bucket, f.breached, f.won, f.lost from lead_response_facts f `).add(ownLeads()).add(` where ${store}`);
+    if (p.leadArms.length) part.add(` union all select f.assigned_week, f.bucket, f.breaches, f.won, f.lost from lead_response_facts f `).add(ownLeads()).add(` where ${store}`);
     return part;
   };
   const stores = new Statement()

@@ -158,8 +158,9 @@ export async function tryNamedLock(em: EntityManager, key: string): Promise<bool
   return locked;
 }
 
+/** The timer breached `at`; its count of breaches (kept across reassignments, the statistics' figure) goes up by one. */
 export async function markBreached(em: EntityManager, leadId: string, at: Date): Promise<void> {
-  await query(em, `update lead_response_timers set breached_at = ? where lead_id = ?`, [at, leadId]);
+  await query(em, `update lead_response_timers set breached_at = ?, breaches = breaches + 1 where lead_id = ?`, [at, leadId]);
 }
 
 /** Appends the lead's `lead.sla_breached` event, happened `at`. */
