@@ -96,6 +96,7 @@ const ERRORS = {
   create: [400, 401, 403, 409, 413, 415, 422, 429, 503],
   update: [400, 401, 403, 404, 409, 413, 415, 422, 429, 503],
   destroy: [400, 401, 403, 404, 409, 422, 429, 503],
+  action: [400, 401, 403, 404, 413, 415, 422, 429, 503],
 };
 
 /** `company_retailer_locations` -> `Company Retailer Locations`. */
@@ -120,6 +121,7 @@ export function generateOpenApi({ prose, schema, documents, resources, enums }: 
       if (!written[resource.rest.inputType]) inputs.addInput(resource.rest.inputType, resource.rest.inputType);
     }
     if (resource.rest.operations.create && resource.rest.batch) Object.assign(lists, batchSchemas(resource.rest, resource.rest.batch));
+    for (const action of resource.rest.actions ?? []) if (action.inputType && !written[action.inputType]) inputs.addInput(action.inputType, action.inputType);
   }
   const unknown = records.unknownRefinements();
   if (unknown.length) throw new Error(`openapi.prose.json refines ${unknown.join(', ')}, which the GraphQL schema does not have`);
@@ -291,7 +293,21 @@ function resourcePaths({ rest, search }: OpenApiResource, prose: OpenApiProse, s
       204: replayable({ description: 'Deleted; empty body.' }),
     });
   }
-  return { [rest.path]: collection, ...paths, [`${rest.path}/{id}`]: item };
+  const actions: OpenApiDocument['paths'] = {};
+  for (const action of rest.actions ?? []) {
+    const body = action.body ?? action.inputType;
+    actions[`${rest.path}/{id}/${action.name}`] = {
+      parameters: [ref('parameters', 'id')],
+      post: operation(
+        action.operation,
+        action.summary,
+        { parameters: [include, idempotencyKey], ...(body ? { requestBody: requestBody(action.operation, body) } : {}) },
+        [...new Set([...ERRORS.action, ...(action.errors ?? [])])].sort((a, b) => a - b),
+        { 200: replayable({ description: `The ${noun}, as its show answers it.`, content: json(record) }) },
+      ),
+    };
+  }
+  return { [rest.path]: collection, ...paths, [`${rest.path}/{id}`]: item, ...actions };
 }
 
 /**

@@ -39,6 +39,29 @@ export interface RestResource {
    * items and whose `result` has one entry per item; each item is answered as the create answers it.
    */
   batch?: { operation: string; root: string; max: number };
+  /** Actions on one record, each `POST <path>/{id}/<name>` (`RestAction`). */
+  actions?: readonly RestAction[];
+}
+
+/**
+ * `POST <path>/{id}/<name>` (issue 42: a lead's `accept`, `decline`, `outcome`): runs `operation` with
+ * `id`, the `include_` flags and the body's variables, and answers 200 with the record as its show
+ * answers it. The body (not under a root key) is read by `variables`, or mapped onto the GraphQL input
+ * type `inputType` as the variable `input` (unknown keys and wrong types as a create's body: 422 on the
+ * attribute), after `mapBody` turned the contract's spelling of a value into GraphQL's.
+ */
+export interface RestAction {
+  name: string;
+  operation: string;
+  /** The OpenAPI summary, e.g. `Record a lead's outcome`. */
+  summary: string;
+  inputType?: string;
+  mapBody?: (body: Record<string, unknown>) => Record<string, unknown>;
+  variables?: (body: Record<string, unknown>) => Record<string, unknown>;
+  /** OpenAPI: the request body's schema (default `inputType`; neither: no body). */
+  body?: string;
+  /** OpenAPI: error statuses beyond every action's. */
+  errors?: readonly number[];
 }
 
 /** The answer of a batch: each item's status and body, as its single create would have answered. */
@@ -150,6 +173,22 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
         const flags = include(req);
         const variables = { id: req.params.id, input: input(req, false), ...flags };
         return async (ctx, options) => ({ status: 200, body: await executor.execute(ctx, name, variables, options) });
+      }),
+    );
+  }
+  for (const action of resource.actions ?? []) {
+    router.post(
+      `${resource.path}/:id/${action.name}`,
+      write((req) => {
+        const flags = include(req);
+        const body = isObject(req.body) ? req.body : {};
+        const variables: Record<string, unknown> = { ...(action.variables?.(body) ?? {}), id: req.params.id, ...flags };
+        if (action.inputType) {
+          const type = schema.getType(action.inputType);
+          if (!isInputObjectType(type)) throw new Error(`${action.inputType} is not an input type`);
+          variables.input = toGraphQLInput(action.mapBody ? action.mapBody(body) : body, type, strict());
+        }
+        return async (ctx, options) => ({ status: 200, body: await executor.execute(ctx, action.operation, variables, options) });
       }),
     );
   }
