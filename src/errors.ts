@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'BAD_USER_INPUT'
   | 'BAD_REQUEST'
+  | 'CONFLICT'
   | 'REQUEST_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
@@ -79,6 +80,12 @@ export const writeConflict = () =>
  */
 export const searchUnavailable = () =>
   new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable (search engine unreachable); retry later');
+
+/**
+ * The record is not in a state that allows the write (an offer already answered, or not the caller's
+ * store's): 409 with the 422 envelope's `errors` and `details` (src/http/envelopes.ts).
+ */
+export const conflict = (message: string, details: ErrorDetail[]) => new AppError('CONFLICT', message, details);
 
 /** `Couldn't find Lead with 'id'=<id>`, the message partners already match on. */
 export const notFound = (type: string, id: string) =>

@@ -25,12 +25,12 @@ export function genericBody(status: number, message: string) {
 }
 
 /** SPEC 7's 422 envelope: `errors` (field -> short messages) for older clients, and `details`. */
-export function unprocessableBody(message: string, details: ErrorDetail[]) {
+export function unprocessableBody(message: string, details: ErrorDetail[], status = 422) {
   const errors: Record<string, string[]> = {};
   for (const d of details) (errors[d.field] ??= []).push(d.message);
   return {
-    status: 422,
-    error: 'Unprocessable Entity',
+    status,
+    error: STATUS_CODES[status] ?? 'Error',
     message,
     errors,
     details: details.map((d) => ({ field: d.field, code: d.code, message: d.message, full_message: d.fullMessage })),
@@ -51,6 +51,9 @@ export function httpError(code: ErrorCode, message: string, details: ErrorDetail
       return { status: 400, body: badRequestBody(message) };
     case 'BAD_USER_INPUT':
       return { status: 422, body: unprocessableBody(message, details) };
+    case 'CONFLICT':
+      // The 422 envelope's shape (`errors`, `details`) with 409 `Conflict` (docs/lead-loop.md).
+      return { status: 409, body: unprocessableBody(message, details, 409) };
     case 'REQUEST_TIMEOUT':
       return { status: 408, body: genericBody(408, message) };
     case 'PAYLOAD_TOO_LARGE':
@@ -72,7 +75,7 @@ export function httpError(code: ErrorCode, message: string, details: ErrorDetail
   }
 }
 
-const KNOWN: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_REQUEST', 'BAD_USER_INPUT', 'SERVICE_UNAVAILABLE']);
+const KNOWN: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_REQUEST', 'BAD_USER_INPUT', 'CONFLICT', 'SERVICE_UNAVAILABLE']);
 
 /** The HTTP form of the first error of a GraphQL result. */
 export function httpErrorFromGraphQL(error: GraphQLError): HttpError {

@@ -3,20 +3,31 @@ import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadResolver } from './lead.resolver';
 import { LeadActivityResolver } from './lead-activity.resolver';
+import { LeadOfferResolver } from './lead-offer.resolver';
 import { leadPolicy } from './lead.policy';
 import { leadRest } from './lead.rest';
 import { leadActivityRest } from './lead-activity.rest';
 import { leadActivitySearch, leadSearch } from './lead.search';
 import { leadDemo } from './lead.demo';
+import { LeadOfferWorker, LEAD_OFFER_WORKER_LEADER } from './lead-offer.worker';
 
 export const leadModule: AppModule = {
   name: 'lead',
   entities: [Lead, LeadActivity],
-  resolvers: [LeadResolver, LeadActivityResolver],
+  resolvers: [LeadResolver, LeadActivityResolver, LeadOfferResolver],
   policies: [leadPolicy],
   connections: { leads: 'Lead', leadActivities: 'LeadActivity' },
   rest: [leadRest, leadActivityRest],
   openApiLists: { '/leads': leadSearch, '/lead_activities': leadActivitySearch },
   search: [leadSearch, leadActivitySearch],
   demo: [leadDemo],
+  // Offers lapse (docs/lead-loop.md): started with the response-time worker (NOTIFICATION_WORKER).
+  jobs: [
+    {
+      name: 'lead-offer-worker',
+      leader: LEAD_OFFER_WORKER_LEADER,
+      enabled: (config) => config.notifications.worker,
+      create: ({ deps }) => new LeadOfferWorker(deps.orm),
+    },
+  ],
 };

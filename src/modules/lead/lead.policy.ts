@@ -62,8 +62,36 @@ export function assignableScope(caller: Caller, ownerCompanyId: string | null): 
 /** The only assignee type (SPEC 2.1). */
 export const ASSIGNEE_TYPE = 'CompanyRetailerLocation';
 
-/** What a decision about a lead reads: for `assign`, the assignee a write names. */
+/** A store a lead was offered to, by what decides who answers for it. */
+export interface OfferStore {
+  id: string;
+  retailerLocationId: string | null;
+  retailerId: string | null;
+}
+
+/**
+ * The users who answer an offer for a store (docs/lead-loop.md), the same set whose activity answers a
+ * first-response timer (docs/response-times.md "Answered"): its location users and sales associates, the
+ * store managers of its retailer location, and its retailer's admins (and an API key of any of them).
+ */
+export function answersForStore(caller: Caller, store: OfferStore): boolean {
+  switch (caller.role) {
+    case Role.CompanyLocationUser:
+    case Role.CompanySalesAssociate:
+      return caller.companyRetailerLocationIds.includes(store.id);
+    case Role.RetailerStoreManager:
+      return store.retailerLocationId !== null && caller.retailerLocationIds.includes(store.retailerLocationId);
+    case Role.RetailerAdmin:
+      return store.retailerId !== null && caller.retailerId === store.retailerId;
+    default:
+      return false;
+  }
+}
+
+/** What a decision about a lead reads: for `assign`, the assignee a write names; for `answerOffer`, the offered store. */
 export interface LeadFacts {
+  /** The store of the offer to answer. */
+  offerStore?: OfferStore;
   assignee?: {
     /** `assignee_type` as sent (undefined or blank: not sent). */
     type?: string | null;
@@ -74,8 +102,8 @@ export interface LeadFacts {
   };
 }
 
-/** Beside the contract's actions: `assign`, name a lead's assignee in a write. */
-export type LeadAction = Action | 'assign';
+/** Beside the contract's actions: `assign`, name a lead's assignee in a write; `answerOffer`, accept or decline an offer of it. */
+export type LeadAction = Action | 'assign' | 'answerOffer';
 
 /** The territory of a lead its creator makes: a territory manager's own (routing prefers its stores). */
 export function creatorTerritory(creator: Caller): string | null {
@@ -111,11 +139,14 @@ export const leadPolicy: ResourcePolicy<LeadAction, LeadFacts> = {
       'updateLeadActivity',
       'replaceLeadActivity',
       'deleteLeadActivity',
+      'acceptLead',
+      'declineLead',
     ],
-    types: ['Lead', 'LeadPage', 'LeadAssignee', 'LeadMerge', 'LeadActivity', 'LeadActivityPage'],
+    types: ['Lead', 'LeadPage', 'LeadAssignee', 'LeadMerge', 'LeadActivity', 'LeadActivityPage', 'LeadOffer'],
   },
   actions: leadActions,
-  decide: (_caller, action, lead) => {
+  decide: (caller, action, lead) => {
+    if (action === 'answerOffer') return !!lead?.offerStore && answersForStore(caller, lead.offerStore);
     if (action !== 'assign' || !lead?.assignee) return true;
     const { type, id, assignable } = lead.assignee;
     if (!isBlank(type) && type !== ASSIGNEE_TYPE && id !== null) return false;

@@ -53,6 +53,8 @@ export interface ResponseSettingsRow {
   first_response_minutes: number | null;
   business_hours: boolean;
   reassign: boolean;
+  accept_minutes: number | null;
+  max_handovers: number;
 }
 
 /** The company's saved settings, if it ever saved any. */
@@ -70,14 +72,14 @@ export async function lockResponseTimes(em: EntityManager, key: number): Promise
 export async function saveResponseSettings(
   em: EntityManager,
   companyId: string,
-  settings: { firstResponseMinutes: number | null; businessHours: boolean; reassign: boolean },
+  settings: { firstResponseMinutes: number | null; businessHours: boolean; reassign: boolean; acceptMinutes: number | null; maxHandovers: number },
 ): Promise<void> {
   await query(
     em,
-    `insert into company_response_settings (company_id, first_response_minutes, business_hours, reassign) values (?, ?, ?, ?)
+    `insert into company_response_settings (company_id, first_response_minutes, business_hours, reassign, accept_minutes, max_handovers) values (?, ?, ?, ?, ?, ?)
          on conflict (company_id) do update set first_response_minutes = excluded.first_response_minutes, business_hours = excluded.business_hours,
-           reassign = excluded.reassign, updated_at = now()`,
-    [companyId, settings.firstResponseMinutes, settings.businessHours, settings.reassign],
+           reassign = excluded.reassign, accept_minutes = excluded.accept_minutes, max_handovers = excluded.max_handovers, updated_at = now()`,
+    [companyId, settings.firstResponseMinutes, settings.businessHours, settings.reassign, settings.acceptMinutes, settings.maxHandovers],
   );
 }
 
