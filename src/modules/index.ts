@@ -18,6 +18,7 @@ import { importModule } from './import/import.module';
 import { storeLocatorModule } from './store-locator/store-locator.module';
 import { notificationsModule } from './notifications/notifications.module';
 import { responseTimesModule } from './response-times/response-times.module';
+import { leadOutcomesModule } from './lead-outcomes/lead-outcomes.module';
 import type { SearchDocument } from '../search/types';
 import type { RestResource } from '../rest/resource';
 import type { ListDocuments } from '../rest/openapi';
@@ -50,6 +51,7 @@ export const modules: readonly AppModule[] = [
   storeLocatorModule,
   notificationsModule,
   responseTimesModule,
+  leadOutcomesModule,
 ];
 
 /** The search documents of these modules (a search engine indexes each). */

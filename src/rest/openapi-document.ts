@@ -121,7 +121,7 @@ export function generateOpenApi({ prose, schema, documents, resources, enums }: 
       if (!written[resource.rest.inputType]) inputs.addInput(resource.rest.inputType, resource.rest.inputType);
     }
     if (resource.rest.operations.create && resource.rest.batch) Object.assign(lists, batchSchemas(resource.rest, resource.rest.batch));
-    for (const action of resource.rest.actions ?? []) if (action.inputType && !written[action.inputType]) inputs.addInput(action.inputType, action.inputType);
+    for (const action of resource.rest.actions ?? []) if (action.inputType && !action.body && !written[action.inputType]) inputs.addInput(action.inputType, action.inputType);
   }
   const unknown = records.unknownRefinements();
   if (unknown.length) throw new Error(`openapi.prose.json refines ${unknown.join(', ')}, which the GraphQL schema does not have`);

@@ -38,6 +38,8 @@ const SCALARS: Record<string, Schema> = {
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },
   DateTimeISO: { type: 'string', format: 'date-time' },
+  // graphql-scalars' SafeInt: an integer within ±(2^53 - 1).
+  SafeInt: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
   // Any JSON value: the prose may narrow it (`"type": ["object", "null"]`).
   JSON: {},
 };

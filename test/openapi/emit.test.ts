@@ -19,9 +19,13 @@ describe('generator', () => {
   const only = (overrides: Partial<OpenApiInputs>) => generateOpenApi({ ...inputs, ...overrides });
 
   test('a resource\'s paths, methods, summaries and envelopes come from its RestResource', () => {
-    const rest = { ...leadRest, operations: { list: 'ListLeads', show: 'ShowLead' }, associations: ['emails'] };
+    const rest = { ...leadRest, operations: { list: 'ListLeads', show: 'ShowLead' }, associations: ['emails'], actions: [] };
     const doc = only({ resources: [{ rest, search: leadSearch }] });
     expect(Object.keys(doc.paths)).toEqual(['/leads', '/leads/{id}', '/store_locator', '/store_locator/{id}']);
+    // Each action is a path of its own after the record's, answered with the record.
+    const withActions = only({ resources: [{ rest: { ...rest, actions: leadRest.actions }, search: leadSearch }] });
+    expect(Object.keys(withActions.paths)).toEqual(['/leads', '/leads/{id}', ...leadRest.actions!.map((a) => `/leads/{id}/${a.name}`), '/store_locator', '/store_locator/{id}']);
+    expect(withActions.paths['/leads/{id}/outcome'].post).toMatchObject({ operationId: 'recordLeadOutcome', summary: "Record a lead's outcome" });
     expect(Object.keys(doc.paths['/leads'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/leads/{id}'])).toEqual(['parameters', 'get']);
     expect(doc.paths['/leads/{id}'].get).toMatchObject({ operationId: 'showLead', summary: 'Show a lead', tags: ['Leads'] });
@@ -39,8 +43,8 @@ describe('generator', () => {
 
   test('a record has the keys its REST operation answers: those under @include are not required; drift stops the generator', () => {
     const lead = generateOpenApi(inputs).components.schemas.Lead;
-    expect(lead.required).toEqual(['id', 'name', 'status', 'created_at']);
-    expect(Object.keys(lead.properties)).toEqual(['id', 'name', 'status', 'created_at', 'phone_numbers', 'emails', 'location', 'assignee', 'lead_activities']);
+    expect(lead.required).toEqual(['id', 'name', 'status', 'created_at', 'outcome']);
+    expect(Object.keys(lead.properties)).toEqual(['id', 'name', 'status', 'created_at', 'outcome', 'phone_numbers', 'emails', 'location', 'assignee', 'lead_activities']);
     const prose = structuredClone(inputs.prose);
     prose.fields = { ...prose.fields, 'Lead.colour': { type: 'string' } };
     expect(() => only({ prose })).toThrow('openapi.prose.json refines Lead.colour, which the GraphQL schema does not have');

@@ -48,6 +48,17 @@ export interface LeadAssigneeRow {
   retailerLocationId: string | null;
 }
 
+/** A lead's outcome (`lead_outcomes`, docs/lead-loop.md "Outcomes"), as `Lead.outcome` answers it. */
+export interface LeadOutcomeRow {
+  result: string;
+  amountMinor: number | null;
+  currency: string | null;
+  lostReason: string | null;
+  closedOn: string;
+  recordedAt: Date;
+  recordedById: string | null;
+}
+
 export { ASSIGNEE_TYPE } from './lead.policy';
 import { ASSIGNEE_TYPE } from './lead.policy';
 
@@ -91,6 +102,22 @@ const ASSIGNEE: ColumnMap<StoredAssignee> = {
   retailerLocationId: 'retailer_location_id',
   storeName: (t) => `${t}_rl.name`,
 };
+/** An outcome over `lead_outcomes <t>` (`amount_minor` is at most 2^53 - 1: a JSON number reads it exactly). */
+const OUTCOME: ColumnMap<LeadOutcomeRow> = {
+  result: 'result',
+  amountMinor: 'amount_minor',
+  currency: 'currency',
+  lostReason: 'lost_reason',
+  closedOn: (t) => `to_char(${t}.closed_on, 'YYYY-MM-DD')`,
+  recordedAt: 'recorded_at',
+  recordedById: 'recorded_by_id',
+};
+const outcomeRow = (row: LeadOutcomeRow | null): LeadOutcomeRow | null => {
+  if (!row) return null;
+  if (typeof row.recordedAt === 'string') row.recordedAt = new Date(row.recordedAt);
+  if (typeof row.amountMinor === 'string') row.amountMinor = Number(row.amountMinor);
+  return row;
+};
 const ASSIGNEE_FROM = (t: string) => `company_retailer_locations ${t} left join retailer_locations ${t}_rl on ${t}_rl.id = ${t}.retailer_location_id`;
 
 /** The columns of a `LeadRow`, over `leads l`. */
@@ -107,6 +134,7 @@ const SQL = {
   locations: `select ${selectColumns(LOCATION, 'x')} from "locations" x where x.id = any(?::uuid[])`,
   activities: `select ${selectColumns(ACTIVITY, 'x')} from "lead_activities" x where x.lead_id = any(?::uuid[]) order by ${ACTIVITY_ORDER}`,
   assignees: `select ${selectColumns(ASSIGNEE, 'x')} from ${ASSIGNEE_FROM('x')} where x.id = any(?::uuid[])`,
+  outcomes: `select x.lead_id as id, ${selectColumns(OUTCOME, 'x')} from "lead_outcomes" x where x.lead_id = any(?::uuid[])`,
 };
 
 async function byId<T extends { id: string }>(em: EntityManager, sql: string, ids: readonly string[]): Promise<Array<T | null>> {
@@ -150,6 +178,13 @@ const makeLeadReads = (ctx: Context) => ({
   assignee: ctx.loaders.custom<string, LeadAssigneeRow | null>('lead.assignees', async (ids) =>
     (await byId<StoredAssignee>(ctx.em, SQL.assignees, ids)).map((crl) => crl && toAssignee(crl)),
   ),
+  outcome: ctx.loaders.custom<string, LeadOutcomeRow | null>('lead.outcomes', async (ids) =>
+    (await byId<LeadOutcomeRow & { id: string }>(ctx.em, SQL.outcomes, ids)).map((row) => {
+      if (!row) return null;
+      const { id: _id, ...outcome } = row;
+      return outcomeRow(outcome);
+    }),
+  ),
 });
 
 /** The associations a lead list can read with its rows (`readLeadPage`). */
@@ -159,9 +194,10 @@ export interface LeadEmbeds {
   location: LocationRow | null;
   assignee: LeadAssigneeRow | null;
   leadActivities: LeadActivityRow[];
+  outcome: LeadOutcomeRow | null;
 }
 export type LeadEmbed = keyof LeadEmbeds;
-export const LEAD_EMBEDS: readonly LeadEmbed[] = ['emails', 'phoneNumbers', 'location', 'assignee', 'leadActivities'];
+export const LEAD_EMBEDS: readonly LeadEmbed[] = ['emails', 'phoneNumbers', 'location', 'assignee', 'leadActivities', 'outcome'];
 
 /** The associations read with a lead's row (`primeLeadRow`), kept on the row itself. */
 const EMBEDDED = Symbol('lead associations read with the row');
@@ -181,6 +217,7 @@ export function leadAssociation<K extends LeadEmbed>(ctx: Context, lead: LeadRow
     location: () => (lead.locationId ? reads.location.load(lead.locationId) : null),
     assignee: () => (lead.assigneeId ? reads.assignee.load(lead.assigneeId) : null),
     leadActivities: () => reads.activities.load(lead.id),
+    outcome: () => reads.outcome.load(lead.id),
   };
   return load[name]();
 }
@@ -195,6 +232,7 @@ const EMBED_SQL: Record<LeadEmbed, string> = {
   location: jsonRow(LOCATION, 'locations x where x.id = l.location_id'),
   assignee: jsonRow(ASSIGNEE, `${ASSIGNEE_FROM('x')} where x.id = l.assignee_id`),
   leadActivities: jsonList(jsonColumns(ACTIVITY, 'x'), 'lead_activities x where x.lead_id = l.id', ACTIVITY_ORDER),
+  outcome: jsonRow(OUTCOME, 'lead_outcomes x where x.lead_id = l.id'),
 };
 
 /**
@@ -208,6 +246,8 @@ const INSERTED_EMBED_SQL: Record<LeadEmbed, string> = {
   location: jsonRow(LOCATION, 'loc x'),
   assignee: EMBED_SQL.assignee,
   leadActivities: jsonList(jsonColumns(ACTIVITY, 'x'), 'act x', ACTIVITY_ORDER),
+  // A lead just inserted has no outcome yet.
+  outcome: 'null::json',
 };
 
 /** The lead columns and the JSON columns of `embeds`, as `readLeadPage` and `primeLeadRow` name them. */
@@ -240,6 +280,7 @@ export function primeLeadRow(ctx: Context, row: Record<string, any>): LeadRow {
     const value = read[e];
     if (e === 'phoneNumbers') withFormats(value);
     if (e === 'assignee') embedded.assignee = value && toAssignee(value);
+    else if (e === 'outcome') embedded.outcome = outcomeRow(value);
     else embedded[e] = Array.isArray(value) ? value.map(withDates) : value && withDates(value);
   }
   const lead = withDates(columns);

@@ -1,0 +1,86 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { query } from '../../db/sql';
+import type { Sql } from '../../search/types';
+
+/** One group's row of the funnel statement (`funnelStatement`). */
+export interface FunnelRow {
+  store_id?: string | null;
+  territory_id?: string | null;
+  retailer_id?: string | null;
+  week?: string | null;
+  source?: string | null;
+  leads: number;
+  offered: number;
+  accepted: number;
+  declined: number;
+  expired: number;
+  contacted: number;
+  won: number;
+  lost: number;
+  median: number | null;
+  reasons: Array<{ reason: string; count: number }> | null;
+  revenue: Array<{ currency: string; amount: string }> | null;
+}
+
+/** A group key: its expression over the scoped lead `l`, over an offer `f` of it (store `s`, company retailer `scr`), and its name. */
+export interface FunnelKey {
+  lead: string;
+  offer: string;
+  as: string;
+}
+
+/**
+ * The funnel of the leads `scoped` selects (`select l.id, ... from leads l ... where <scope> and <filter>`,
+ * every lead column the keys read), grouped by `keys`: lead figures (leads, contacted, won, lost,
+ * revenue per currency) by the lead's keys, offer figures (offered, accepted, declined by reason,
+ * expired, median seconds to accept) by the offer's. One statement; at most `limit` groups.
+ */
+export function funnelStatement(scoped: Sql, keys: readonly FunnelKey[], limit: number): Sql {
+  const names = keys.map((k) => k.as);
+  const leadKeys = keys.map((k) => `${k.lead} as ${k.as}, `).join('');
+  const offerKeys = keys.map((k) => `${k.offer} as ${k.as}, `).join('');
+  // By position: an output name that is also a column of a joined table (`store_id`) would mean the column.
+  const groupBy = (list: string[]) => (list.length ? ` group by ${list.map((_, i) => i + 1).join(', ')}` : '');
+  const select = names.map((k) => (k === 'week' ? `to_char(week, 'YYYY-MM-DD') as week, ` : `${k}, `)).join('');
+  const zero = (columns: string) => `${names.map((k) => `${k}, `).join('')}${columns}`;
+  const sql = `with scoped as materialized (${scoped.sql}),
+    lead_part as (
+      select ${leadKeys}count(*) as leads, count(t.answered_at) as contacted,
+             count(*) filter (where o.result = 'won') as won, count(*) filter (where o.result = 'lost') as lost
+        from scoped l left join lead_response_timers t on t.lead_id = l.id left join lead_outcomes o on o.lead_id = l.id${groupBy(names)}),
+    revenue_part as (
+      select ${zero("jsonb_agg(jsonb_build_object('currency', currency, 'amount', amount::text) order by currency) as revenue")}
+        from (select ${leadKeys}o.currency, sum(o.amount_minor) as amount
+                from scoped l join lead_outcomes o on o.lead_id = l.id
+               where o.result = 'won' and o.amount_minor is not null${groupBy([...names, 'o.currency'])}) x${groupBy(names)}),
+    offers as (
+      select ${offerKeys}f.state, f.decline_reason, extract(epoch from f.answered_at - f.offered_at) as seconds
+        from scoped l join lead_offers f on f.lead_id = l.id
+        left join company_retailer_locations s on s.id = f.store_id
+        left join company_retailers scr on scr.id = s.company_retailer_id),
+    offer_part as (
+      select ${zero(`count(*) as offered, count(*) filter (where state = 'accepted') as accepted,
+             count(*) filter (where state = 'declined') as declined, count(*) filter (where state = 'expired') as expired,
+             percentile_disc(0.5) within group (order by seconds) filter (where state = 'accepted') as median`)}
+        from offers${groupBy(names)}),
+    reason_part as (
+      select ${zero("jsonb_agg(jsonb_build_object('reason', reason, 'count', n) order by n desc, reason) as reasons")}
+        from (select ${zero('coalesce(decline_reason, \'other\') as reason, count(*)::int as n')}
+                from offers where state = 'declined'${groupBy([...names, "coalesce(decline_reason, 'other')"])}) x${groupBy(names)}),
+    u as (
+      select ${zero('leads, contacted, won, lost, 0 as offered, 0 as accepted, 0 as declined, 0 as expired, null::numeric as median, null::jsonb as reasons, null::jsonb as revenue')} from lead_part
+      union all select ${zero('0, 0, 0, 0, offered, accepted, declined, expired, median, null, null')} from offer_part
+      union all select ${zero('0, 0, 0, 0, 0, 0, 0, 0, null, reasons, null')} from reason_part
+      union all select ${zero('0, 0, 0, 0, 0, 0, 0, 0, null, null, revenue')} from revenue_part)
+    select ${select}sum(leads)::int as leads, sum(offered)::int as offered, sum(accepted)::int as accepted, sum(declined)::int as declined,
+           sum(expired)::int as expired, sum(contacted)::int as contacted, sum(won)::int as won, sum(lost)::int as lost,
+           max(median)::float8 as median, (array_agg(reasons) filter (where reasons is not null))[1] as reasons,
+           (array_agg(revenue) filter (where revenue is not null))[1] as revenue
+      from u${groupBy(names)}${names.length ? ` order by ${names.map((k) => `${k} nulls last`).join(', ')}` : ''} limit ${limit}`;
+  return { sql, bindings: scoped.bindings };
+}
+
+/** Runs the funnel statement (unprepared: its text depends on the scope and filter). */
+export function funnelRows(em: EntityManager, statement: Sql): Promise<FunnelRow[]> {
+  return query<FunnelRow>(em, statement.sql, statement.bindings, { prepare: false });
+}

@@ -1,0 +1,76 @@
+import { ArgsType, Field, getMetadataStorage, type ClassType } from 'type-graphql';
+import type { Context } from '../../context';
+import { authorize } from '../../access/policy';
+import { listInputs, ListOptions } from '../../search/list-args';
+import { compileScope, compileWhere } from '../../search/where';
+import { hiddenFields } from '../../search/list';
+import { fromClause } from '../../search/types';
+import { leadSearch } from '../lead/lead.search';
+import { leadScope } from '../lead/lead.policy';
+import { leadOutcomePolicy } from './lead-outcome.policy';
+import { funnelRows, funnelStatement, type FunnelKey } from './lead-funnel.queries';
+import { LeadFunnelGroup, type LeadFunnelRow } from './lead-outcome.types';
+
+/** The lead list's own typed filter (`LeadWhere`), so the funnel filters exactly as `leads(where:)` does. */
+function leadWhereType(): ClassType {
+  const { FilterArgs } = listInputs(leadSearch, 'Lead');
+  const field = getMetadataStorage().fields.find((f) => f.target === FilterArgs && f.name === 'where');
+  return field!.getType() as ClassType;
+}
+
+@ArgsType()
+export class LeadFunnelArgs {
+  @Field(() => leadWhereType(), { nullable: true, description: 'The lead list\'s filter (`LeadWhere`), e.g. `{ createdAt: { gte: "2026-01-01" } }`.' })
+  where?: unknown;
+
+  @Field(() => [LeadFunnelGroup], { nullable: true, description: 'Distinct groupings (duplicates collapse); none: one row for everything.' })
+  groupBy?: LeadFunnelGroup[] | null;
+}
+
+const WEEK = `date_trunc('week', l.created_at at time zone 'UTC')::date`;
+const KEYS: Record<LeadFunnelGroup, FunnelKey> = {
+  [LeadFunnelGroup.STORE]: { lead: 'l.assignee_id', offer: 'f.store_id', as: 'store_id' },
+  [LeadFunnelGroup.TERRITORY]: { lead: 'l.assignee_territory_id', offer: 'coalesce(s.territory_id, scr.territory_id)', as: 'territory_id' },
+  [LeadFunnelGroup.RETAILER]: { lead: 'l.assignee_retailer_id', offer: 's.retailer_id', as: 'retailer_id' },
+  [LeadFunnelGroup.WEEK]: { lead: WEEK, offer: WEEK, as: 'week' },
+  [LeadFunnelGroup.SOURCE]: { lead: 'l.source_type', offer: 'l.source_type', as: 'source' },
+};
+const MAX_ROWS = 5000;
+
+/**
+ * The lead funnel (docs/lead-loop.md "The funnel") over the leads the caller's lead list shows for
+ * `where` (the same scope, `leadScope`, and typed filter): one statement over the scoped leads, their
+ * offers, first-response timers and outcomes.
+ */
+export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<LeadFunnelRow[]> {
+  const caller = ctx.caller!;
+  authorize(caller, 'funnel', leadOutcomePolicy);
+  const groups = [...new Set(args.groupBy ?? [])];
+  const where = new ListOptions(leadSearch, hiddenFields(leadSearch, caller)).where(args.where);
+  const scope = compileScope(leadSearch, leadScope(caller));
+  const filter = where ? compileWhere(leadSearch, where) : { sql: 'true', bindings: [] };
+  const scoped = {
+    sql: `select l.id, l.assignee_id, l.assignee_territory_id, l.assignee_retailer_id, l.source_type, l.created_at
+            from ${fromClause(leadSearch, scope.sql, filter.sql)} where (${scope.sql}) and (${filter.sql})`,
+    bindings: [...scope.bindings, ...filter.bindings],
+  };
+  const rows = await funnelRows(ctx.em, funnelStatement(scoped, groups.map((g) => KEYS[g]), MAX_ROWS));
+  return rows.map((r) => ({
+    storeId: r.store_id ?? null,
+    territoryId: r.territory_id ?? null,
+    retailerId: r.retailer_id ?? null,
+    week: r.week ?? null,
+    source: r.source ?? null,
+    leads: r.leads,
+    offered: r.offered,
+    accepted: r.accepted,
+    declined: r.declined,
+    declinedByReason: r.reasons ?? [],
+    expired: r.expired,
+    contacted: r.contacted,
+    won: r.won,
+    lost: r.lost,
+    revenue: (r.revenue ?? []).map((x) => ({ currency: x.currency, amountMinor: Number(x.amount) })),
+    medianSecondsToAccept: r.median === null ? null : Math.round(r.median),
+  }));
+}
