@@ -95,25 +95,26 @@ test('events reach the subscribers who may see the lead, and no one else', async
   await subscribed(before, admin, north, south, other, retailer);
 
   const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ name: 'Live Lead', assignee_id: r.net.storeNorth.id }));
-  const created = await admin.take(3);
-  expect(created.map((e) => e.type).sort()).toEqual(['lead.assigned', 'lead.created', 'lead_activity.created']);
+  // An assignment is an offer (docs/lead-loop.md): lead.offered follows lead.assigned.
+  const created = await admin.take(4);
+  expect(created.map((e) => e.type).sort()).toEqual(['lead.assigned', 'lead.created', 'lead.offered', 'lead_activity.created']);
   for (const e of created) {
     expect(e).toMatchObject({ leadId: lead.id, ownerType: 'Company', ownerId: r.net.company.id, lead: { id: lead.id, name: 'Live Lead', assigneeId: r.net.storeNorth.id } });
   }
   expect(created.find((e) => e.type === 'lead_activity.created')).toMatchObject({ leadActivityId: lead.lead_activities[0].id, leadActivity: { type: 'LeadActivity::QuoteRequest' } });
-  expect((await north.take(3)).map((e) => e.leadId)).toEqual([lead.id, lead.id, lead.id]);
-  expect((await retailer.take(3)).map((e) => e.leadId)).toEqual([lead.id, lead.id, lead.id]);
+  expect((await north.take(4)).map((e) => e.leadId)).toEqual([lead.id, lead.id, lead.id, lead.id]);
+  expect((await retailer.take(4)).map((e) => e.leadId)).toEqual([lead.id, lead.id, lead.id, lead.id]);
 
   // A status change through PATCH: status_changed, its StatusChange activity, updated.
   await api(t, 'patch', `/v1/leads/${lead.id}`, { key: r.users.locationUser.key, body: { lead: { status: 'Contacted' } } });
-  const changed = await admin.take(6);
-  expect(changed.slice(3).map((e) => e.type).sort()).toEqual(['lead.status_changed', 'lead.updated', 'lead_activity.created']);
-  expect(changed[5].lead.status).toBe('Contacted');
+  const changed = await admin.take(7);
+  expect(changed.slice(4).map((e) => e.type).sort()).toEqual(['lead.status_changed', 'lead.updated', 'lead_activity.created']);
+  expect(changed[6].lead.status).toBe('Contacted');
 
   // A duplicate create merges: lead.merged (and the merge note's activity).
   await createLead(t, r.users.companyAdmin.key, quoteRequest({ emails: lead.emails.map((e: any) => ({ email: e.email })) }));
-  const merged = await admin.take(9);
-  expect(merged.slice(6).map((e) => e.type).sort()).toEqual(['lead.merged', 'lead_activity.created', 'lead_activity.created']);
+  const merged = await admin.take(10);
+  expect(merged.slice(7).map((e) => e.type).sort()).toEqual(['lead.merged', 'lead_activity.created', 'lead_activity.created']);
 
   // Those who may not see the lead heard nothing: their first event is about a lead of their own.
   const southLead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeSouth.id }));

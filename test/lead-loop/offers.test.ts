@@ -265,3 +265,103 @@ describe('hand-over', () => {
     expect((await loopEvents(alone.id)).at(-1)).toMatchObject({ type: 'lead.declined', data: { escalation: 'no_eligible_store' } });
   });
 });
+
+describe('lapse', () => {
+  const WEEKDAYS: StoreSpec['hours'] = (['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] as const).map((day) => ({ day }));
+
+  /** The lead's open offer offered at `iso` and its window computed again, the worker's clock at `iso`. */
+  async function offeredAt(leadId: string, iso: string) {
+    await sql(`update lead_offers set offered_at = ?, counted_from = null, computed = false, respond_by = null where lead_id = ? and state = 'open'`, [iso, leadId]);
+    now = new Date(iso);
+    await offers.tick();
+  }
+  const respondBy = async (leadId: string) => {
+    const [row] = await sql(`select respond_by from lead_offers where lead_id = ? and state = 'open'`, [leadId]);
+    return row?.respond_by ? new Date(row.respond_by).toISOString() : null;
+  };
+
+  test('the acceptance window counts the store\'s business hours; past it the offer expires and the lead goes to the next store, in order in the outbox', async () => {
+    const b = await brand({ acceptMinutes: 120 });
+    const a = await storeAt(b, 1, { hours: WEEKDAYS, locationTimezone: 'America/New_York' });
+    const c = await storeAt(b, 2, { hours: WEEKDAYS, locationTimezone: 'America/New_York' });
+    const lead = await leadAt(b, a);
+    // Friday 2026-11-06 16:00 EST: one hour left today, one on Monday: 10:00 EST = 15:00 UTC.
+    await offeredAt(lead.id, '2026-11-06T21:00:00Z');
+    expect(await respondBy(lead.id)).toBe('2026-11-09T15:00:00.000Z');
+    const gqlOffer = await gql(t, a.user, `query($id: ID!) { lead(id: $id) { ${OFFER} } }`, { id: lead.id });
+    expect(gqlOffer.body.data.lead.offer).toMatchObject({ storeId: a.id, state: 'OPEN', respondBy: '2026-11-09T15:00:00.000Z' });
+
+    for (const at of ['2026-11-07T18:00:00Z', '2026-11-09T14:59:00Z']) {
+      now = new Date(at);
+      expect((await offers.tick()).expired).toBe(0);
+    }
+    now = new Date('2026-11-09T15:00:00Z');
+    expect((await offers.tick()).expired).toBe(1);
+    expect((await offers.tick()).expired).toBe(0); // once
+    expect(await assigneeOf(lead.id)).toBe(c.id);
+    expect(await offerRows(lead.id)).toMatchObject([{ store_id: a.id, state: 'expired' }, { store_id: c.id, state: 'open', handovers: 1 }]);
+    expect((await loopEvents(lead.id)).map((e) => e.type)).toEqual(['lead.assigned', 'lead.offered', 'lead.offer_expired', 'lead.assigned', 'lead.offered']);
+    expect((await loopEvents(lead.id))[2].data).toMatchObject({ store_id: a.id, respond_by: '2026-11-09T15:00:00.000Z', next_store_id: c.id, escalation: null });
+    const show = await api(t, 'get', `/v1/leads/${lead.id}?include=*`, { key: b.admin });
+    const types = show.body.lead_activities.map((x: any) => [x.type, x.data?.reason]);
+    expect(types).toEqual(expect.arrayContaining([['LeadActivity::OfferExpired', undefined], ['LeadActivity::Assignment', 'offer_expired']]));
+    // The lapsed store may not answer any more: it no longer sees the lead.
+    expect((await accept(a.user, lead.id)).status).toBe(404);
+
+    // C lets it lapse too; A had it: with no other store it is escalated and stays at C.
+    await offeredAt(lead.id, '2026-11-10T14:00:00Z');
+    now = new Date('2026-11-10T16:00:00Z');
+    expect((await offers.tick()).expired).toBe(1);
+    expect(await assigneeOf(lead.id)).toBe(c.id);
+    expect((await loopEvents(lead.id)).at(-1)).toMatchObject({ type: 'lead.offer_expired', data: { next_store_id: null, escalation: 'no_eligible_store' } });
+    expect(await offerRows(lead.id)).toMatchObject([{ state: 'expired' }, { state: 'expired' }]);
+  });
+
+  test('an answer before the window ends stops the lapse; without a window offers never lapse; setting one counts open offers from the change', async () => {
+    const b = await brand();
+    const a = await storeAt(b, 1);
+    await storeAt(b, 2);
+    const lead = await leadAt(b, a);
+    await offeredAt(lead.id, '2026-11-02T15:00:00Z');
+    expect(await respondBy(lead.id)).toBeNull();
+    now = new Date('2027-11-02T15:00:00Z');
+    expect((await offers.tick()).expired).toBe(0);
+
+    const before = Date.now();
+    const settings = await responseSettings(b, { acceptMinutes: 30, businessHours: false, maxHandovers: 5 });
+    expect(settings.updateResponseTimeSettings).toEqual({ acceptMinutes: 30, maxHandovers: 5 });
+    now = new Date();
+    await offers.tick();
+    const by = new Date((await respondBy(lead.id))!).getTime();
+    expect(by).toBeGreaterThanOrEqual(before + 30 * 60_000 - 1000);
+
+    const answered = await leadAt(b, a);
+    await offeredAt(answered.id, '2026-11-02T15:00:00Z');
+    expect((await accept(a.user, answered.id)).status).toBe(200);
+    now = new Date('2026-11-02T16:00:00Z');
+    expect((await offers.tick()).expired).toBe(0); // the first lead's window counts from today
+    expect(await offerRows(answered.id)).toMatchObject([{ state: 'accepted' }]);
+
+    const bad = await gql(t, b.admin, 'mutation { updateResponseTimeSettings(input: { acceptMinutes: 0, maxHandovers: -1 }) { acceptMinutes } }');
+    expect(bad.body.errors[0].extensions.details.map((d: any) => d.field).sort()).toEqual(['accept_minutes', 'max_handovers']);
+    const read = await gql(t, b.admin, '{ responseTimeSettings { acceptMinutes maxHandovers } }');
+    expect(read.body.data.responseTimeSettings).toEqual({ acceptMinutes: 30, maxHandovers: 5 });
+  });
+});
+
+describe('reads', () => {
+  test('Lead.offer is read in one statement for a page of leads', async () => {
+    const b = await brand();
+    const a = await storeAt(b, 1);
+    for (let i = 0; i < 6; i++) await leadAt(b, a);
+    const count = async (n: number) => {
+      t.resetStatements();
+      const res = await gql(t, b.admin, `{ leads(perPage: ${n}) { nodes { id ${OFFER} } } }`);
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data.leads.nodes).toHaveLength(n);
+      expect(res.body.data.leads.nodes.every((l: any) => l.offer.storeId === a.id)).toBe(true);
+      return t.statements.length;
+    };
+    expect(await count(2)).toBe(await count(6));
+  });
+});
