@@ -3,6 +3,8 @@ import { NotificationResolver } from './notification.resolver';
 import { notificationPolicy } from './notification.policy';
 import { startNotifications } from './notification.start';
 import { notificationRouter } from './notification.router';
+import { offerPageRouter } from './offer-page.router';
+import { Router } from 'express';
 
 /** E-mail about leads assigned to a user's stores: settings in GraphQL, sent from the event outbox (docs/notifications.md). */
 export const notificationsModule: AppModule = {
@@ -11,5 +13,6 @@ export const notificationsModule: AppModule = {
   policies: [notificationPolicy],
   // Not a plain job: it says at start-up why no e-mail will be sent (no SMTP_URL, NOTIFICATION_WORKER=false).
   start: ({ deps }) => startNotifications(deps.orm, deps.config),
-  routes: ({ deps }) => notificationRouter(deps.orm, deps.config),
+  // The unsubscribe page and the page a lead mail's link opens (Accept / Decline without logging in).
+  routes: ({ deps }) => Router().use(notificationRouter(deps.orm, deps.config), offerPageRouter(deps)),
 };
