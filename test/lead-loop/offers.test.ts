@@ -8,7 +8,7 @@ import * as f from '../support/factories';
 import { createLead, quoteRequest, withGeocoder } from '../support/leads';
 import { locatorNetwork, north, store, type StoreSpec } from '../support/locator-factories';
 import { Role } from '../../src/modules/user/role';
-import { LeadOfferWorker } from '../../src/modules/lead/lead-offer.worker';
+import { LeadOfferWorker } from '../../src/modules/response-times/offer-lapse.worker';
 import { ResponseTimeWorker } from '../../src/modules/response-times/response-time.worker';
 import type { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
 

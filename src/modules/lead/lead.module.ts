@@ -9,7 +9,6 @@ import { leadRest } from './lead.rest';
 import { leadActivityRest } from './lead-activity.rest';
 import { leadActivitySearch, leadSearch } from './lead.search';
 import { leadDemo } from './lead.demo';
-import { LeadOfferWorker, LEAD_OFFER_WORKER_LEADER } from './lead-offer.worker';
 
 export const leadModule: AppModule = {
   name: 'lead',
@@ -21,13 +20,4 @@ export const leadModule: AppModule = {
   openApiLists: { '/leads': leadSearch, '/lead_activities': leadActivitySearch },
   search: [leadSearch, leadActivitySearch],
   demo: [leadDemo],
-  // Offers lapse (docs/lead-loop.md): started with the response-time worker (NOTIFICATION_WORKER).
-  jobs: [
-    {
-      name: 'lead-offer-worker',
-      leader: LEAD_OFFER_WORKER_LEADER,
-      enabled: (config) => config.notifications.worker,
-      create: ({ deps }) => new LeadOfferWorker(deps.orm),
-    },
-  ],
 };

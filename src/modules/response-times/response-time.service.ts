@@ -6,7 +6,7 @@ import { ResponseTimeSettings, type ResponseTimeSettingsInput } from './response
 import { RESPONSE_TIME_LOCK } from './response-time.worker';
 import { lockResponseTimes, responseSettingsRow, restartTimers, saveResponseSettings } from './response-time.repository';
 import { restartOffers } from '../lead/lead-offer.repository';
-import { LEAD_OFFER_LOCK } from '../lead/lead-offer.worker';
+import { LEAD_OFFER_LOCK } from './offer-lapse.worker';
 
 /** A company admin reads and changes its company's first-response time; any other role is 403. */
 export class ResponseTimeService {

@@ -3,10 +3,10 @@ import { logger } from '../../logger';
 import { withXactLock } from '../../db/leader';
 import { resolveZone } from '../store-locator/store-locator.hours';
 import { routingLockKey } from '../routing/routing.service';
-import { addBusinessMinutes } from '../response-times/business-time';
-import { storeHours } from '../response-times/response-time.repository';
-import { closeOffer, lockLapsedOffers, lockUncomputedOffers, recordOfferActivity, recordOfferEvent, setRespondBy, tryNamedLock } from './lead-offer.repository';
-import { handOver, nextStore } from './lead-offer.service';
+import { addBusinessMinutes } from './business-time';
+import { storeHours } from './response-time.repository';
+import { closeOffer, lockLapsedOffers, lockUncomputedOffers, recordOfferActivity, recordOfferEvent, setRespondBy, tryNamedLock } from '../lead/lead-offer.repository';
+import { handOver, nextStore } from '../lead/lead-offer.service';
 
 /** Advisory lock of one step of the offer worker (transaction-scoped). */
 export const LEAD_OFFER_LOCK = 7_312_050;
@@ -22,7 +22,8 @@ export interface LeadOfferWorkerOptions {
 }
 
 /**
- * Offers that lapse (docs/lead-loop.md). The offers are kept by a trigger on the lead events outbox; this
+ * Offers that lapse (docs/lead-loop.md), a part of the response-time settings (`acceptMinutes`, counted as
+ * first-response due times are): without this module offers are answered but never lapse. The offers are kept by a trigger on the lead events outbox; this
  * worker, run by one process at a time (leader lock), gives each open offer its respond-by time (the
  * company's `accept_minutes` counted in the store's opening hours in its zone, as first-response due
  * times are) and expires the open offers past it: the offer `expired`, a `lead.offer_expired` event, an
