@@ -12,7 +12,45 @@ export interface LeadSummary {
   products: Array<{ name: string; quantity: string | null }>;
   storeName: string | null;
   url: string;
+  /** The lead's Accept / Decline page beside `url` when `url` is the operator's dashboard (offer-mail.ts). */
+  pageUrl?: string | null;
+  /** What the mail tells of this lead, as it was when it happened (the delivery's `about`); digests show it per lead. */
+  about?: About | null;
 }
+
+/**
+ * What a delivery is about, copied at fan-out (`notification_deliveries.about`): an assignment (its store,
+ * time, the store it came from, its activity's reason or routing rule) or a breach (its store, times, and
+ * what became of the lead). A mail sent after the lead moved on still tells this one.
+ */
+export interface About {
+  kind?: 'assignment' | 'breach';
+  store_id?: string | null;
+  store_name?: string | null;
+  at?: string | null;
+  from_id?: string | null;
+  from_name?: string | null;
+  /** The `Assignment` activity's reason: `sla_breached` (escalated), `declined`, `offer_expired`, or none. */
+  reason?: string | null;
+  rule?: string | null;
+  assigned_at?: string | null;
+  due_at?: string | null;
+  reassignment?: string | null;
+  to_name?: string | null;
+}
+
+/** An instant as a person reads it, in the recipient's language and time zone: `6 Dec 2026, 15:40 UTC`. */
+export function formatAt(locale: Locale, at: Date, zone = 'UTC'): string {
+  const options: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false, timeZoneName: 'short' };
+  try {
+    return new Intl.DateTimeFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { ...options, timeZone: zone }).format(at);
+  } catch {
+    return new Intl.DateTimeFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { ...options, timeZone: 'UTC' }).format(at);
+  }
+}
+
+/** Escalated: reassigned because its store let the first-response time pass. */
+export const isEscalated = (about: About | null | undefined): boolean => about?.kind === 'assignment' && about.reason === 'sla_breached';
 
 export interface Mail {
   subject: string;
@@ -66,12 +104,25 @@ const TEXT = {
     products: 'Products asked for',
     quantity: 'quantity',
     open: 'Open the lead',
+    answer: 'Accept or decline',
     why: 'You receive this e-mail because you asked to hear about new leads for your stores.',
     unsubscribe: 'Unsubscribe from these e-mails',
     none: 'none given',
     slaSubject: (name: string) => `Lead not answered in time: ${name}`,
     slaIntro: (store: string | null, due: string) => `${store ?? 'The store'} did not answer this lead within its first-response time (due ${due}).`,
     slaWhy: 'You receive this e-mail because you oversee this store.',
+    escalatedSubject: (name: string) => `Escalated lead: ${name}`,
+    assignment: 'Assignment',
+    assigned: (store: string, at: string) => `A new lead was assigned to ${store} on ${at}.`,
+    routed: (store: string, at: string) => `A new lead was assigned to ${store} by the routing rules on ${at}.`,
+    reassigned: (from: string, store: string, at: string) => `A lead was reassigned from ${from} to ${store} on ${at}.`,
+    escalated: (from: string, store: string, at: string) => `Escalated: ${from} did not answer this lead within its first-response time, so it was reassigned to ${store} on ${at}.`,
+    declined: (from: string, store: string, at: string) => `${from} declined this lead, so it was handed over to ${store} on ${at}.`,
+    lapsed: (from: string, store: string, at: string) => `${from} did not accept this lead in time, so it was handed over to ${store} on ${at}.`,
+    aStore: 'a store',
+    yourStore: 'your store',
+    breachThen: (r: string | null | undefined, to: string | null) =>
+      r === 'reassigned' ? `The lead was reassigned to ${to ?? 'another store'}.` : r === 'no_eligible_store' ? 'No other store could take it: it stays where it is.' : '',
   },
   fr: {
     subject: (name: string) => `Nouveau contact : ${name}`,
@@ -86,18 +137,47 @@ const TEXT = {
     products: 'Produits demandés',
     quantity: 'quantité',
     open: 'Voir le contact',
+    answer: 'Accepter ou refuser',
     why: 'Vous recevez cet e-mail car vous avez demandé à être prévenu des nouveaux contacts de vos magasins.',
     unsubscribe: 'Se désabonner de ces e-mails',
     none: 'non renseigné',
     slaSubject: (name: string) => `Contact sans réponse dans les délais : ${name}`,
     slaIntro: (store: string | null, due: string) => `${store ?? 'Le magasin'} n'a pas répondu à ce contact dans le délai de première réponse (échéance ${due}).`,
     slaWhy: 'Vous recevez cet e-mail car vous supervisez ce magasin.',
+    escalatedSubject: (name: string) => `Contact escaladé : ${name}`,
+    assignment: 'Attribution',
+    assigned: (store: string, at: string) => `Un nouveau contact a été attribué à ${store} le ${at}.`,
+    routed: (store: string, at: string) => `Un nouveau contact a été attribué à ${store} par les règles d'attribution le ${at}.`,
+    reassigned: (from: string, store: string, at: string) => `Un contact a été réattribué de ${from} à ${store} le ${at}.`,
+    escalated: (from: string, store: string, at: string) => `Escaladé : ${from} n'a pas répondu à ce contact dans le délai de première réponse, il a donc été réattribué à ${store} le ${at}.`,
+    declined: (from: string, store: string, at: string) => `${from} a refusé ce contact, il a donc été transmis à ${store} le ${at}.`,
+    lapsed: (from: string, store: string, at: string) => `${from} n'a pas accepté ce contact à temps, il a donc été transmis à ${store} le ${at}.`,
+    aStore: 'un magasin',
+    yourStore: 'votre magasin',
+    breachThen: (r: string | null | undefined, to: string | null) =>
+      r === 'reassigned' ? `Le contact a été réattribué à ${to ?? 'un autre magasin'}.` : r === 'no_eligible_store' ? "Aucun autre magasin ne pouvait le prendre : il reste où il est." : '',
   },
 } satisfies Record<Locale, unknown>;
 
-function leadRows(t: (typeof TEXT)[Locale], lead: LeadSummary): Array<[string, string[]]> {
+/** The sentence telling an assignment as it was (its store, time, and why), or null without one. */
+export function assignmentSentence(locale: Locale, about: About | null | undefined, zone = 'UTC'): string | null {
+  if (!about || about.kind !== 'assignment' || !about.at) return null;
+  const t = TEXT[locale];
+  const store = about.store_name ? oneLine(about.store_name) : t.yourStore;
+  const from = about.from_name ? oneLine(about.from_name) : t.aStore;
+  const at = formatAt(locale, new Date(about.at), zone);
+  if (about.reason === 'sla_breached') return t.escalated(from, store, at);
+  if (about.reason === 'declined') return t.declined(from, store, at);
+  if (about.reason === 'offer_expired') return t.lapsed(from, store, at);
+  if (about.from_id) return t.reassigned(from, store, at);
+  return about.rule ? t.routed(store, at) : t.assigned(store, at);
+}
+
+function leadRows(t: (typeof TEXT)[Locale], lead: LeadSummary, locale?: Locale, zone?: string): Array<[string, string[]]> {
   const products = lead.products.map((p) => (p.quantity ? `${p.name} (${t.quantity} ${p.quantity})` : p.name));
+  const told = locale ? assignmentSentence(locale, lead.about, zone) : null;
   return [
+    ...(told ? ([[t.assignment, [told]]] as Array<[string, string[]]>) : []),
     [t.name, [lead.name || t.unnamed]],
     [t.email, lead.emails],
     [t.phone, lead.phones],
@@ -106,19 +186,20 @@ function leadRows(t: (typeof TEXT)[Locale], lead: LeadSummary): Array<[string, s
   ];
 }
 
-function leadText(t: (typeof TEXT)[Locale], lead: LeadSummary): string {
-  const lines = leadRows(t, lead).map(([label, values]) => `${label}: ${values.length ? values.join(', ') : t.none}`);
-  return [...lines, `${t.open}: ${lead.url}`].join('\n');
+function leadText(t: (typeof TEXT)[Locale], lead: LeadSummary, locale?: Locale, zone?: string): string {
+  const lines = leadRows(t, lead, locale, zone).map(([label, values]) => `${label}: ${values.length ? values.join(', ') : t.none}`);
+  return [...lines, `${t.open}: ${lead.url}`, ...(lead.pageUrl ? [`${t.answer}: ${lead.pageUrl}`] : [])].join('\n');
 }
 
-function leadHtml(t: (typeof TEXT)[Locale], lead: LeadSummary): string {
-  const rows = leadRows(t, lead)
+function leadHtml(t: (typeof TEXT)[Locale], lead: LeadSummary, locale?: Locale, zone?: string): string {
+  const rows = leadRows(t, lead, locale, zone)
     .map(
       ([label, values]) =>
         `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(label)}</th><td>${values.length ? values.map(escapeHtml).join('<br>') : `<i>${escapeHtml(t.none)}</i>`}</td></tr>`,
     )
     .join('');
-  return `<table>${rows}</table><p><a href="${escapeHtml(lead.url)}">${escapeHtml(t.open)}</a></p>`;
+  const page = lead.pageUrl ? ` · <a href="${escapeHtml(lead.pageUrl)}">${escapeHtml(t.answer)}</a>` : '';
+  return `<table>${rows}</table><p><a href="${escapeHtml(lead.url)}">${escapeHtml(t.open)}</a>${page}</p>`;
 }
 
 function page(locale: Locale, body: string, unsubscribeUrl: string, why: string = TEXT[locale].why): string {
@@ -131,31 +212,36 @@ function page(locale: Locale, body: string, unsubscribeUrl: string, why: string 
 }
 
 /** The mail telling one recipient about one lead assigned to a store of theirs. */
-export function leadAssignedMail(locale: Locale, lead: LeadSummary, unsubscribeUrl: string): Mail {
+export function leadAssignedMail(locale: Locale, lead: LeadSummary, unsubscribeUrl: string, zone = 'UTC'): Mail {
   const t = TEXT[locale];
   const store = lead.storeName ? oneLine(lead.storeName) : null;
+  // The assignment as it was (its own store and time), told once: as the intro, not again as a row.
+  const intro = assignmentSentence(locale, lead.about, zone) ?? t.intro(store);
+  const own = { ...lead, about: null };
   return {
-    subject: oneLine(t.subject(lead.name || t.unnamed)),
-    text: `${t.intro(store)}\n\n${leadText(t, lead)}\n\n-- \n${t.why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
-    html: page(locale, `<p>${escapeHtml(t.intro(store))}</p>${leadHtml(t, lead)}`, unsubscribeUrl),
+    subject: oneLine((isEscalated(lead.about) ? t.escalatedSubject : t.subject)(lead.name || t.unnamed)),
+    text: `${intro}\n\n${leadText(t, own)}\n\n-- \n${t.why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
+    html: page(locale, `<p>${escapeHtml(intro)}</p>${leadHtml(t, own)}`, unsubscribeUrl),
   };
 }
 
 /** The daily digest: every lead assigned to the recipient's stores since the last one. */
-export function digestMail(locale: Locale, leads: LeadSummary[], unsubscribeUrl: string): Mail {
+export function digestMail(locale: Locale, leads: LeadSummary[], unsubscribeUrl: string, zone = 'UTC'): Mail {
   const t = TEXT[locale];
   return {
     subject: t.digestSubject(leads.length),
-    text: `${t.digestIntro(leads.length)}\n\n${leads.map((l) => leadText(t, l)).join('\n\n')}\n\n-- \n${t.why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
-    html: page(locale, `<p>${escapeHtml(t.digestIntro(leads.length))}</p>${leads.map((l) => leadHtml(t, l)).join('<hr>')}`, unsubscribeUrl),
+    text: `${t.digestIntro(leads.length)}\n\n${leads.map((l) => leadText(t, l, locale, zone)).join('\n\n')}\n\n-- \n${t.why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
+    html: page(locale, `<p>${escapeHtml(t.digestIntro(leads.length))}</p>${leads.map((l) => leadHtml(t, l, locale, zone)).join('<hr>')}`, unsubscribeUrl),
   };
 }
 
 /** The mail telling an admin or territory manager that a store let a lead's first-response time pass. */
-export function slaBreachedMail(locale: Locale, lead: LeadSummary, storeName: string | null, dueAt: Date, unsubscribeUrl: string): Mail {
+export function slaBreachedMail(locale: Locale, lead: LeadSummary, storeName: string | null, dueAt: Date, unsubscribeUrl: string, about?: About | null): Mail {
   const t = TEXT[locale];
   const due = dueAt.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
-  const intro = t.slaIntro(storeName ? oneLine(storeName) : null, due);
+  // What became of the lead (reassigned, or no store left), as the breach recorded it.
+  const then = t.breachThen(about?.reassignment, about?.to_name ? oneLine(about.to_name) : null);
+  const intro = `${t.slaIntro(storeName ? oneLine(storeName) : null, due)}${then ? ` ${then}` : ''}`;
   return {
     subject: oneLine(t.slaSubject(lead.name || t.unnamed)),
     text: `${intro}\n\n${leadText(t, lead)}\n\n-- \n${t.slaWhy}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,

@@ -114,15 +114,40 @@ export interface FanOutEvent {
   occurred_at: Date | string;
   lane: string;
   store_id: string | null;
+  /** The user whose write made the event (null: the system's own). */
+  actor_id: string | null;
+  /** What the mails of the event say happened, as it was (`About`, notification.mail.ts). */
+  about: Record<string, unknown>;
 }
 
-/** Up to `limit` events of the outbox, oldest first, locked (others' locked ones skipped). */
+/** A store's name over a `company_retailer_locations` row `a` and its retailer location `rl`. */
+const storeName = (id: string) =>
+  `(select coalesce(a.name, rl.name) from company_retailer_locations a left join retailer_locations rl on rl.id = a.retailer_location_id where a.id = ${id})`;
+
+/**
+ * Up to `limit` events of the outbox, oldest first, locked (others' locked ones skipped), with the facts
+ * their mails tell: an assignment's store, time, the store it came from and its activity's reason or
+ * routing rule; a breach's store, assignment and due times and what became of the lead.
+ */
 export function lockEventsToFanOut(em: EntityManager, limit: number): Promise<FanOutEvent[]> {
   return query<FanOutEvent>(
     em,
     `select ne.event_id, e.type, e.lead_id, e.occurred_at, coalesce(e.owner_company_id, e.owner_retailer_id)::text as lane,
-              coalesce(e.data->>'to_id', e.data->>'store_id')::uuid as store_id
+              coalesce(e.data->>'to_id', e.data->>'store_id')::uuid as store_id, ne.actor_id,
+              case when e.type = 'lead.sla_breached' then jsonb_build_object(
+                     'kind', 'breach', 'store_id', e.data->>'store_id', 'store_name', ${storeName(`(e.data->>'store_id')::uuid`)},
+                     'assigned_at', e.data->>'assigned_at', 'due_at', e.data->>'due_at', 'reassignment', e.data->>'reassignment',
+                     'to_name', ${storeName(`(e.data->>'reassigned_to_id')::uuid`)})
+                   else jsonb_build_object(
+                     'kind', 'assignment', 'store_id', e.data->>'to_id', 'store_name', ${storeName(`(e.data->>'to_id')::uuid`)}, 'at', e.occurred_at,
+                     'from_id', e.data->>'from_id', 'from_name', ${storeName(`(e.data->>'from_id')::uuid`)},
+                     'reason', act.data->>'reason', 'rule', act.data->>'rule') end as about
          from notification_events ne join lead_events e on e.id = ne.event_id
+         left join lateral (
+           select la.data from lead_activities la
+            where e.type = 'lead.assigned' and la.lead_id = e.lead_id and la.type = 'LeadActivity::Assignment'
+              and la.data->>'to_id' = e.data->>'to_id' and la.created_at <= e.occurred_at + interval '1 minute'
+            order by la.created_at desc limit 1) act on true
         order by ne.seq limit ? for update of ne skip locked`,
     [limit],
   );
@@ -164,16 +189,16 @@ export function assignmentRecipients(em: EntityManager, storeId: string | null, 
 /** One delivery of the event per user: pending now, or queued for a digest at its due time; users already delivered to are left. */
 export async function insertDeliveries(
   em: EntityManager,
-  event: { kind: 'lead_assigned' | 'sla_breached'; eventId: string; leadId: string; lane: string },
+  event: { kind: 'lead_assigned' | 'sla_breached'; eventId: string; leadId: string; lane: string; about: Record<string, unknown> },
   users: { ids: string[]; digest: boolean[]; dueAt: string[] },
 ): Promise<void> {
   await query(
     em,
-    `insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at)
-         select ?, ?, ?, r.user_id, ?, case when r.digest then 'queued' else 'pending' end, r.due_at
+    `insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at, about)
+         select ?, ?, ?, r.user_id, ?, case when r.digest then 'queued' else 'pending' end, r.due_at, ?::jsonb
            from unnest(?::uuid[], ?::boolean[], ?::timestamptz[]) as r(user_id, digest, due_at)
          on conflict (event_id, user_id) do nothing`,
-    [event.kind, event.eventId, event.leadId, event.lane, users.ids, users.digest, users.dueAt],
+    [event.kind, event.eventId, event.leadId, event.lane, JSON.stringify(event.about), users.ids, users.digest, users.dueAt],
   );
 }
 
@@ -202,13 +227,14 @@ export async function gatherDigests(em: EntityManager, now: Date): Promise<numbe
 /** A claimed delivery. */
 export interface ClaimedDelivery {
   id: string;
-  kind: 'lead_assigned' | 'digest' | 'sla_breached';
+  kind: 'lead_assigned' | 'digest' | 'sla_breached' | 'lead_lost';
   event_id: string | null;
   lead_id: string | null;
   user_id: string;
   lane: string;
   attempts: number;
   created_at: Date | string;
+  about: Record<string, unknown> | null;
 }
 
 /** Every organisation's due deliveries up to its free slots, longest due first, leased for `request.leaseMs`. */
@@ -223,7 +249,7 @@ export function claimDeliveries(em: EntityManager, request: ClaimRequest): Promi
             claimed as (select id from due where rank <= ? - in_flight order by next_attempt_at limit ?)
        update notification_deliveries d set next_attempt_at = ?::timestamptz + make_interval(secs => ?)
          from claimed c where d.id = c.id and d.status = 'pending'
-       returning d.id, d.kind, d.event_id, d.lead_id, d.user_id, d.lane, d.attempts, d.created_at`,
+       returning d.id, d.kind, d.event_id, d.lead_id, d.user_id, d.lane, d.attempts, d.created_at, d.about`,
     [
       request.busy.map(([lane]) => lane),
       request.busy.map(([, n]) => n),
@@ -266,15 +292,14 @@ export async function recipientRow(em: EntityManager, userId: string, sla: boole
   return user;
 }
 
-/** The leads of a digest, in the order they came, at most `limit`. */
-export async function digestLeadIds(em: EntityManager, digestId: string, limit: number): Promise<string[]> {
-  return (
-    await query<{ lead_id: string }>(
-      em,
-      `select lead_id from notification_deliveries where digest_id = ? and lead_id is not null group by lead_id order by min(created_at) limit ?`,
-      [digestId, limit],
-    )
-  ).map((r) => r.lead_id);
+/** The leads of a digest, in the order they came, at most `limit`, each with what its latest delivery is about. */
+export async function digestLeads(em: EntityManager, digestId: string, limit: number): Promise<Array<{ lead_id: string; about: Record<string, unknown> | null }>> {
+  return query<{ lead_id: string; about: Record<string, unknown> | null }>(
+    em,
+    `select lead_id, (array_agg(about order by created_at desc))[1] as about from notification_deliveries
+      where digest_id = ? and lead_id is not null group by lead_id order by min(created_at) limit ?`,
+    [digestId, limit],
+  );
 }
 
 /** A breach event's due time and its store's name. */

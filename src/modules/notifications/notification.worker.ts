@@ -9,8 +9,10 @@ import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
 import type { Role } from '../user/role';
-import { digestMail, leadAssignedMail, slaBreachedMail, oneLine, productsOf, type LeadSummary, type Locale, type Mail } from './notification.mail';
+import { digestMail, leadAssignedMail, slaBreachedMail, oneLine, productsOf, type About, type LeadSummary, type Locale, type Mail } from './notification.mail';
 import { unsubscribeToken } from './notification.token';
+import { insertLostDeliveries } from './offer-page.repository';
+import { linkOfferPages, lostLeadMail } from './offer-mail';
 import { withXactLock } from '../../db/leader';
 import { OutboxRunner, type ClaimRequest, type OutboxItem, type OutboxOutcome, type OutboxQueue, type Verdict } from '../../outbox/runner';
 import { nextDigestAt, zoneOf } from './notification.zone';
@@ -20,7 +22,7 @@ import {
   breachRow,
   claimDeliveries,
   deleteOutboxEvents,
-  digestLeadIds,
+  digestLeads,
   gatherDigests,
   insertDeliveries,
   leadIdsInScope,
@@ -238,10 +240,13 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
       const dueAt = wanted.map((r, i) => (digest[i] ? nextDigestAt(now, this.config.notifications.digestHour, r.zone) : now).toISOString());
       await insertDeliveries(
         em,
-        { kind: sla ? 'sla_breached' : 'lead_assigned', eventId: e.event_id, leadId: e.lead_id, lane: e.lane },
+        { kind: sla ? 'sla_breached' : 'lead_assigned', eventId: e.event_id, leadId: e.lead_id, lane: e.lane, about: e.about },
         { ids: wanted.map((r) => r.id), digest, dueAt },
       );
     }
+    // The stores the batch's assignments took leads from are told (after the assignments' own deliveries: a user who sees the new store too lost nothing).
+    const moved = events.filter((e) => e.type === 'lead.assigned' && now.getTime() - new Date(e.occurred_at).getTime() <= MAX_EVENT_AGE_MS);
+    await insertLostDeliveries(em, moved.map((e) => ({ eventId: e.event_id, lane: e.lane, actorId: e.actor_id ?? null })), now);
     await deleteOutboxEvents(em, events.map((e) => e.event_id));
     return { events: events.length, more: events.length === FANOUT_BATCH };
   }
@@ -274,24 +279,43 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     if (!user) return { ok: false, permanent: true, skipped: true, error: 'recipient deleted' };
     const recipient = recipientOf(user);
     if (recipient.frequency === 'off') return { ok: false, permanent: true, skipped: true, error: 'recipient unsubscribed' };
-    const leadIds = row.kind === 'digest' ? await digestLeadIds(em, row.id, MAX_DIGEST_LEADS) : [row.lead_id!];
+    if (row.kind === 'lead_lost') {
+      const url = this.unsubscribeUrl(recipient.id, false);
+      const lost = await lostLeadMail(em, row.event_id, recipient.locale, url);
+      return lost ? this.send(row, recipient.email, lost, url) : { ok: false, permanent: true, skipped: true, error: 'event gone' };
+    }
+    // Each lead with what its delivery is about, as it was (its own store and time, even if the lead moved on since).
+    const items = row.kind === 'digest' ? await digestLeads(em, row.id, MAX_DIGEST_LEADS) : [{ lead_id: row.lead_id!, about: row.about }];
+    const about = new Map(items.map((i) => [i.lead_id, (i.about ?? null) as About | null]));
+    const leadIds = items.map((i) => i.lead_id);
     const visible = await visibleLeads(em, recipient.caller, leadIds, undefined, sla);
-    const leads = (await this.summaries(em, leadIds.filter((id) => visible.has(id)))).filter(Boolean) as LeadSummary[];
+    const leads = ((await this.summaries(em, leadIds.filter((id) => visible.has(id)))).filter(Boolean) as LeadSummary[]).map((l) => ({ ...l, about: about.get(l.id) ?? null }));
     if (!leads.length) return { ok: false, permanent: true, skipped: true, error: 'no lead the recipient may see' };
-    const n = this.config.notifications;
-    const token = unsubscribeToken(n.secret!, recipient.id, this.clock(), sla ? 'sla_breached' : 'lead_assigned');
-    const unsubscribeUrl = `${n.publicUrl}/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
+    await linkOfferPages(em, this.config, row, recipient.id, leads, this.clock());
+    const unsubscribeUrl = this.unsubscribeUrl(recipient.id, sla);
     const mail: Mail =
       row.kind === 'digest'
-        ? digestMail(recipient.locale, leads, unsubscribeUrl)
+        ? digestMail(recipient.locale, leads, unsubscribeUrl, recipient.zone)
         : sla
           ? await this.breachMail(em, row, recipient.locale, leads[0], unsubscribeUrl)
-          : leadAssignedMail(recipient.locale, leads[0], unsubscribeUrl);
+          : leadAssignedMail(recipient.locale, leads[0], unsubscribeUrl, recipient.zone);
+    return this.send(row, recipient.email, mail, unsubscribeUrl);
+  }
+
+  private unsubscribeUrl(userId: string, sla: boolean): string {
+    const n = this.config.notifications;
+    const token = unsubscribeToken(n.secret!, userId, this.clock(), sla ? 'sla_breached' : 'lead_assigned');
+    return `${n.publicUrl}/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
+  }
+
+  /** Sends one delivery's mail: the same Message-ID on every attempt. */
+  private async send(row: Claimed, to: string, mail: Mail, unsubscribeUrl: string): Promise<Outcome> {
+    const n = this.config.notifications;
     try {
       await this.transport.sendMail({
         from: n.from,
         messageId: messageId(row.id, n.publicUrl),
-        to: recipient.email,
+        to,
         subject: mail.subject,
         text: mail.text,
         html: mail.html,
@@ -314,7 +338,7 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
 
   private async breachMail(em: EntityManager, row: Claimed, locale: Locale, lead: LeadSummary, unsubscribeUrl: string): Promise<Mail> {
     const e = await breachRow(em, row.event_id);
-    return slaBreachedMail(locale, lead, e?.store_name ?? null, new Date(e?.due_at ?? Date.now()), unsubscribeUrl);
+    return slaBreachedMail(locale, lead, e?.store_name ?? null, new Date(e?.due_at ?? Date.now()), unsubscribeUrl, row.about as About | null);
   }
 
   /** What a mail says of each lead, in the order asked. */
