@@ -194,6 +194,38 @@ describe('accept and decline', () => {
     }
   });
 
+  test('a decline racing a reassignment by the admin: no 5xx, one open offer at the end, at the store the lead is at', async () => {
+    const b = await brand();
+    const a = await storeAt(b, 1);
+    const c = await storeAt(b, 2);
+    const d = await storeAt(b, 3);
+    for (let round = 0; round < 4; round++) {
+      const lead = await leadAt(b, a);
+      const [declined, moved] = await Promise.all([
+        decline(a.user, lead.id, { reason: 'too_far' }),
+        api(t, 'patch', `/v1/leads/${lead.id}`, { key: b.admin, body: { lead: { assignee_id: d.id } } }),
+      ]);
+      expect([200, 404, 409]).toContain(declined.status);
+      expect(moved.status).toBe(200);
+      const open = (await offerRows(lead.id)).filter((o: any) => o.state === 'open');
+      expect(open).toHaveLength(1);
+      expect(open[0].store_id).toBe(await assigneeOf(lead.id));
+      expect([c.id, d.id]).toContain(open[0].store_id);
+    }
+  });
+
+  test('with an Idempotency-Key an accept sent again replays its answer, and does not answer twice', async () => {
+    const b = await brand();
+    const a = await storeAt(b, 1);
+    const lead = await leadAt(b, a);
+    const first = await accept(a.user, lead.id, { 'Idempotency-Key': `accept-${lead.id}` });
+    const again = await accept(a.user, lead.id, { 'Idempotency-Key': `accept-${lead.id}` });
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect((await events(lead.id)).filter((e) => e.type === 'lead.accepted')).toHaveLength(1);
+  });
+
   test('accepting answers the first-response timer; declining hands it to the next store, whose timer starts', async () => {
     const b = await brand({ firstResponseMinutes: 60, businessHours: false });
     const a = await storeAt(b, 1);
@@ -315,6 +347,32 @@ describe('lapse', () => {
     expect(await assigneeOf(lead.id)).toBe(c.id);
     expect((await loopEvents(lead.id)).at(-1)).toMatchObject({ type: 'lead.offer_expired', data: { next_store_id: null, escalation: 'no_eligible_store' } });
     expect(await offerRows(lead.id)).toMatchObject([{ state: 'expired' }, { state: 'expired' }]);
+  });
+
+  test('two workers at once expire an offer once and hand the lead over once; an accept racing the lapse: one of them', async () => {
+    const b = await brand({ acceptMinutes: 60, businessHours: false });
+    const a = await storeAt(b, 1);
+    await storeAt(b, 2);
+    await storeAt(b, 3);
+    const second = new LeadOfferWorker(t.orm, { clock });
+    const lead = await leadAt(b, a);
+    await offeredAt(lead.id, '2026-11-02T15:00:00Z');
+    now = new Date('2026-11-02T16:00:00Z');
+    const [x, y] = await Promise.all([offers.tick(), second.tick()]);
+    expect(x.expired + y.expired).toBe(1);
+    expect((await loopEvents(lead.id)).filter((e) => e.type === 'lead.offer_expired')).toHaveLength(1);
+    expect((await offerRows(lead.id)).map((o: any) => o.state)).toEqual(['expired', 'open']);
+
+    const raced = await leadAt(b, a);
+    await offeredAt(raced.id, '2026-11-02T15:00:00Z');
+    now = new Date('2026-11-02T16:00:00Z');
+    const [answer] = await Promise.all([accept(a.user, raced.id), offers.tick()]);
+    const states = (await offerRows(raced.id)).map((o: any) => o.state);
+    if (answer.status === 200) expect(states).toEqual(['accepted']);
+    else {
+      expect([404, 409]).toContain(answer.status);
+      expect(states).toEqual(['expired', 'open']);
+    }
   });
 
   test('an answer before the window ends stops the lapse; without a window offers never lapse; setting one counts open offers from the change', async () => {
