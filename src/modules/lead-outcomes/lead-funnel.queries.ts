@@ -2,6 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { query } from '../../db/sql';
 import type { Sql } from '../../search/types';
 
+/** The decline reasons of `lead_offers` (Migration20261206150000_lead_offers); a declined offer without one counts as `other`. */
+export const DECLINE_REASONS = ['too_far', 'out_of_stock', 'no_capacity', 'not_our_products', 'duplicate', 'other'] as const;
+
 /** One group's row of the funnel statement (`funnelStatement`). */
 export interface FunnelRow {
   store_id?: string | null;
@@ -18,7 +21,8 @@ export interface FunnelRow {
   won: number;
   lost: number;
   median: number | null;
-  reasons: Array<{ reason: string; count: number }> | null;
+  /** Declined offers per reason (`DECLINE_REASONS`), 0 for none. */
+  [reason: string]: unknown;
   revenue: Array<{ currency: string; amount: string }> | null;
 }
 
@@ -43,7 +47,14 @@ export function funnelStatement(scoped: Sql, keys: readonly FunnelKey[], limit: 
   const groupBy = (list: string[]) => (list.length ? ` group by ${list.map((_, i) => i + 1).join(', ')}` : '');
   const select = names.map((k) => (k === 'week' ? `to_char(week, 'YYYY-MM-DD') as week, ` : `${k}, `)).join('');
   const zero = (columns: string) => `${names.map((k) => `${k}, `).join('')}${columns}`;
-  const sql = `with scoped as materialized (${scoped.sql}),
+  // The offer's store's territory and retailer only when a grouping reads them.
+  const storeJoins = keys.some((k) => /\bs\.|\bscr\./.test(k.offer))
+    ? ' left join company_retailer_locations s on s.id = f.store_id left join company_retailers scr on scr.id = s.company_retailer_id'
+    : '';
+  const reasons = DECLINE_REASONS.map((r) => `count(*) filter (where f.state = 'declined' and coalesce(f.decline_reason, 'other') = '${r}') as "${r}"`).join(', ');
+  const reasonSums = DECLINE_REASONS.map((r) => `sum("${r}")::int as "${r}"`).join(', ');
+  // Each part reads the scoped leads once (not materialized: a scan each, no spill to disk), then the parts are summed per group.
+  const sql = `with scoped as not materialized (${scoped.sql}),
     lead_part as (
       select ${leadKeys}count(*) as leads, count(t.answered_at) as contacted,
              count(*) filter (where o.result = 'won') as won, count(*) filter (where o.result = 'lost') as lost
@@ -53,29 +64,18 @@ export function funnelStatement(scoped: Sql, keys: readonly FunnelKey[], limit: 
         from (select ${leadKeys}o.currency, sum(o.amount_minor) as amount
                 from scoped l join lead_outcomes o on o.lead_id = l.id
                where o.result = 'won' and o.amount_minor is not null${groupBy([...names, 'o.currency'])}) x${groupBy(names)}),
-    offers as (
-      select ${offerKeys}f.state, f.decline_reason, extract(epoch from f.answered_at - f.offered_at) as seconds
-        from scoped l join lead_offers f on f.lead_id = l.id
-        left join company_retailer_locations s on s.id = f.store_id
-        left join company_retailers scr on scr.id = s.company_retailer_id),
     offer_part as (
-      select ${zero(`count(*) as offered, count(*) filter (where state = 'accepted') as accepted,
-             count(*) filter (where state = 'declined') as declined, count(*) filter (where state = 'expired') as expired,
-             percentile_disc(0.5) within group (order by seconds) filter (where state = 'accepted') as median`)}
-        from offers${groupBy(names)}),
-    reason_part as (
-      select ${zero("jsonb_agg(jsonb_build_object('reason', reason, 'count', n) order by n desc, reason) as reasons")}
-        from (select ${zero('coalesce(decline_reason, \'other\') as reason, count(*)::int as n')}
-                from offers where state = 'declined'${groupBy([...names, "coalesce(decline_reason, 'other')"])}) x${groupBy(names)}),
+      select ${offerKeys}count(*) as offered, count(*) filter (where f.state = 'accepted') as accepted,
+             count(*) filter (where f.state = 'declined') as declined, count(*) filter (where f.state = 'expired') as expired, ${reasons},
+             percentile_disc(0.5) within group (order by extract(epoch from f.answered_at - f.offered_at)) filter (where f.state = 'accepted') as median
+        from scoped l join lead_offers f on f.lead_id = l.id${storeJoins}${groupBy(names)}),
     u as (
-      select ${zero('leads, contacted, won, lost, 0 as offered, 0 as accepted, 0 as declined, 0 as expired, null::numeric as median, null::jsonb as reasons, null::jsonb as revenue')} from lead_part
-      union all select ${zero('0, 0, 0, 0, offered, accepted, declined, expired, median, null, null')} from offer_part
-      union all select ${zero('0, 0, 0, 0, 0, 0, 0, 0, null, reasons, null')} from reason_part
-      union all select ${zero('0, 0, 0, 0, 0, 0, 0, 0, null, null, revenue')} from revenue_part)
+      select ${zero(`leads, contacted, won, lost, 0 as offered, 0 as accepted, 0 as declined, 0 as expired, ${DECLINE_REASONS.map((r) => `0 as "${r}"`).join(', ')}, null::numeric as median, null::jsonb as revenue`)} from lead_part
+      union all select ${zero(`0, 0, 0, 0, offered, accepted, declined, expired, ${DECLINE_REASONS.map((r) => `"${r}"`).join(', ')}, median, null`)} from offer_part
+      union all select ${zero(`0, 0, 0, 0, 0, 0, 0, 0, ${DECLINE_REASONS.map(() => '0').join(', ')}, null, revenue`)} from revenue_part)
     select ${select}sum(leads)::int as leads, sum(offered)::int as offered, sum(accepted)::int as accepted, sum(declined)::int as declined,
-           sum(expired)::int as expired, sum(contacted)::int as contacted, sum(won)::int as won, sum(lost)::int as lost,
-           max(median)::float8 as median, (array_agg(reasons) filter (where reasons is not null))[1] as reasons,
-           (array_agg(revenue) filter (where revenue is not null))[1] as revenue
+           sum(expired)::int as expired, sum(contacted)::int as contacted, sum(won)::int as won, sum(lost)::int as lost, ${reasonSums},
+           max(median)::float8 as median, (array_agg(revenue) filter (where revenue is not null))[1] as revenue
       from u${groupBy(names)}${names.length ? ` order by ${names.map((k) => `${k} nulls last`).join(', ')}` : ''} limit ${limit}`;
   return { sql, bindings: scoped.bindings };
 }

@@ -4,11 +4,12 @@ import { authorize } from '../../access/policy';
 import { listInputs, ListOptions } from '../../search/list-args';
 import { compileScope, compileWhere } from '../../search/where';
 import { hiddenFields } from '../../search/list';
-import { fromClause } from '../../search/types';
+import { fromClause, type Sql } from '../../search/types';
+import type { Caller } from '../../auth/caller';
 import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { leadOutcomePolicy } from './lead-outcome.policy';
-import { funnelRows, funnelStatement, type FunnelKey } from './lead-funnel.queries';
+import { DECLINE_REASONS, funnelRows, funnelStatement, type FunnelKey } from './lead-funnel.queries';
 import { LeadFunnelGroup, type LeadFunnelRow } from './lead-outcome.types';
 
 /** The lead list's own typed filter (`LeadWhere`), so the funnel filters exactly as `leads(where:)` does. */
@@ -38,12 +39,10 @@ const KEYS: Record<LeadFunnelGroup, FunnelKey> = {
 const MAX_ROWS = 5000;
 
 /**
- * The lead funnel (docs/lead-loop.md "The funnel") over the leads the caller's lead list shows for
- * `where` (the same scope, `leadScope`, and typed filter): one statement over the scoped leads, their
- * offers, first-response timers and outcomes.
+ * The funnel's one statement for `caller` (the bench explains it): the leads of the caller's lead list
+ * for `where` (the same scope, `leadScope`, and typed filter), grouped as asked.
  */
-export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<LeadFunnelRow[]> {
-  const caller = ctx.caller!;
+export function leadFunnelStatement(caller: Caller, args: LeadFunnelArgs): Sql {
   authorize(caller, 'funnel', leadOutcomePolicy);
   const groups = [...new Set(args.groupBy ?? [])];
   const where = new ListOptions(leadSearch, hiddenFields(leadSearch, caller)).where(args.where);
@@ -54,7 +53,16 @@ export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<Le
             from ${fromClause(leadSearch, scope.sql, filter.sql)} where (${scope.sql}) and (${filter.sql})`,
     bindings: [...scope.bindings, ...filter.bindings],
   };
-  const rows = await funnelRows(ctx.em, funnelStatement(scoped, groups.map((g) => KEYS[g]), MAX_ROWS));
+  return funnelStatement(scoped, groups.map((g) => KEYS[g]), MAX_ROWS);
+}
+
+/**
+ * The lead funnel (docs/lead-loop.md "The funnel") over the leads the caller's lead list shows for
+ * `where` (the same scope, `leadScope`, and typed filter): one statement over the scoped leads, their
+ * offers, first-response timers and outcomes.
+ */
+export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<LeadFunnelRow[]> {
+  const rows = await funnelRows(ctx.em, leadFunnelStatement(ctx.caller!, args));
   return rows.map((r) => ({
     storeId: r.store_id ?? null,
     territoryId: r.territory_id ?? null,
@@ -65,7 +73,9 @@ export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<Le
     offered: r.offered,
     accepted: r.accepted,
     declined: r.declined,
-    declinedByReason: r.reasons ?? [],
+    declinedByReason: DECLINE_REASONS.map((reason) => ({ reason, count: r[reason] as number }))
+      .filter((c) => c.count > 0)
+      .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
     expired: r.expired,
     contacted: r.contacted,
     won: r.won,
