@@ -127,7 +127,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   const body = jsonBody();
   const ownRoutes = modules.flatMap((m) => (m.restRoutes ? [m.restRoutes(deps)] : []));
   app.use('/v1/store_locator', limits.storeLocator);
-  app.use('/v1', inTurn(...limits.api, ...body, restRouter(schema, deps, restResources, [openApiRouter(), ...ownRoutes], fairShare)));
+  app.use('/v1', inTurn(...limits.api, ...body, ...limits.storeContact, restRouter(schema, deps, restResources, [openApiRouter(), ...ownRoutes], fairShare)));
   app.use(
     '/graphql',
     inTurn(graphqlCors(config.http.graphqlCorsOrigins), ...limits.api, ...body),

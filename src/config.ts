@@ -60,6 +60,14 @@ const schema = z.object({
   RATE_LIMIT_API: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_API_PER_IP: z.coerce.number().int().min(0).default(3000),
   RATE_LIMIT_STORE_LOCATOR: z.coerce.number().int().min(0).default(120),
+  // Visitors ask a store (docs/lead-loop.md): contact form posts per IP and per site key, per window.
+  RATE_LIMIT_STORE_CONTACT: z.coerce.number().int().min(0).default(10),
+  RATE_LIMIT_STORE_CONTACT_PER_SITE_KEY: z.coerce.number().int().min(0).default(300),
+  // The contact form's proof-of-work (ALTCHA): the HMAC key (generated and kept in the database when unset),
+  // the PBKDF2 iterations per attempt and the largest counter a browser may have to reach.
+  ALTCHA_HMAC_KEY: z.string().min(32).optional(),
+  ALTCHA_COST: z.coerce.number().int().min(1).max(1_000_000).default(200),
+  ALTCHA_MAX_COUNTER: z.coerce.number().int().min(2).max(10_000_000).default(5000),
   ORGANISATION_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).default(8),
   ORGANISATION_QUEUE: z.coerce.number().int().min(0).max(100_000).default(100),
   ORGANISATION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
@@ -182,6 +190,11 @@ export interface Config {
   storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; /** `Cache-Control: max-age` of locator answers, seconds. */ maxAge: number;
     /** Companies whose stores a process holds for wide searches' totals and facets (0: none). */ heldCompanies: number;
     /** Memory those copies take at most, with the reads under way (bytes). */ heldBytes: number };
+  /**
+   * The contact form's proof-of-work (docs/lead-loop.md): `hmacKey` signs challenges (unset: one generated
+   * and kept in `service_secrets`), `cost` PBKDF2 iterations per attempt, `maxCounter` the largest counter.
+   */
+  altcha: { hmacKey?: string; cost: number; maxCounter: number };
   /** The store finder page and widget (`src/locator-widget/`): map tiles come from outside, so they are configured. */
   locatorWidget: { tileUrl: string; tileAttribution: string };
   /** Shared state (rate-limit counters) lives here when set; in process memory otherwise. */
@@ -191,7 +204,7 @@ export interface Config {
     /** express `trust proxy`: only then is the client IP read from `X-Forwarded-For`. */
     trustProxy: boolean | number | string;
     /** Requests per window; 0 turns a limit off. `api` counts per API key (per IP without one). */
-    rateLimit: { windowMs: number; api: number; apiPerIp: number; storeLocator: number };
+    rateLimit: { windowMs: number; api: number; apiPerIp: number; storeLocator: number; storeContact: number; storeContactPerSiteKey: number };
     /** Each organisation's share of this process (src/http/fair-share.ts). */
     fairShare: FairShareOptions;
     /** Origins allowed to call /graphql from a browser; empty: no CORS headers. */
@@ -342,6 +355,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
         api: e.RATE_LIMIT_API,
         apiPerIp: e.RATE_LIMIT_API_PER_IP,
         storeLocator: e.RATE_LIMIT_STORE_LOCATOR,
+        storeContact: e.RATE_LIMIT_STORE_CONTACT,
+        storeContactPerSiteKey: e.RATE_LIMIT_STORE_CONTACT_PER_SITE_KEY,
       },
       fairShare: { inFlight: e.ORGANISATION_CONCURRENCY, queue: e.ORGANISATION_QUEUE, waitMs: e.ORGANISATION_QUEUE_WAIT_MS },
       graphqlCorsOrigins: e.GRAPHQL_CORS_ORIGINS,
@@ -392,6 +407,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerLockRetryMs: e.WORKER_LOCK_RETRY_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     locatorWidget: { tileUrl: e.LOCATOR_TILE_URL, tileAttribution: e.LOCATOR_TILE_ATTRIBUTION },
+    altcha: { hmacKey: e.ALTCHA_HMAC_KEY, cost: e.ALTCHA_COST, maxCounter: e.ALTCHA_MAX_COUNTER },
   };
 }
 

@@ -15,6 +15,8 @@ export interface RateLimits {
   storeLocator: RequestHandler;
   /** `/v1` (except the locator) and `/graphql`: per API key (per IP without one), then per IP whatever the key. */
   api: RequestHandler[];
+  /** `POST /v1/store_locator/{id}/leads` (the contact form): per client IP, then per site key (read from the parsed body). */
+  storeContact: RequestHandler[];
   close(): Promise<void>;
 }
 
@@ -45,6 +47,15 @@ export function apiBucket(req: Request): string {
 /** As express routes it: case-insensitively (the locator has its own per-IP limit). */
 const isStoreLocator = (req: Request) => /^\/v1\/store_locator(?:[/?]|$)/i.test(req.originalUrl);
 
+/** The public contact form's posts (docs/lead-loop.md). */
+const isStoreContact = (req: Request) => req.method === 'POST' && /^\/v1\/store_locator\/[^/?]+\/leads\/?(?:\?|$)/i.test(req.originalUrl);
+
+/** The site key a contact form names (any string, bounded), so a key's pages share one limit. */
+function siteKeyBucket(req: Request): string {
+  const key = (req.body as Record<string, unknown> | undefined)?.site_key;
+  return `site:${typeof key === 'string' ? key.slice(0, 64) : ''}`;
+}
+
 /**
  * Builds the limiters (express-rate-limit; counters in Redis through rate-limit-redis when `REDIS_URL`
  * is set, so every instance shares one limit). Headers: IETF draft 8 `RateLimit` and `RateLimit-Policy`
@@ -52,7 +63,7 @@ const isStoreLocator = (req: Request) => /^\/v1\/store_locator(?:[/?]|$)/i.test(
  * (logged) rather than fail.
  */
 export async function createRateLimits(config: Config): Promise<RateLimits> {
-  const { windowMs, api, apiPerIp, storeLocator } = config.http.rateLimit;
+  const { windowMs, api, apiPerIp, storeLocator, storeContact, storeContactPerSiteKey } = config.http.rateLimit;
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const store = (prefix: string): Store =>
     redis
@@ -88,6 +99,10 @@ export async function createRateLimits(config: Config): Promise<RateLimits> {
     api: [
       limiter('api', api, apiBucket, { skip: isStoreLocator }),
       limiter('api-ip', apiPerIp, (req) => `ip:${clientIp(req)}`, { skip: isStoreLocator }),
+    ],
+    storeContact: [
+      limiter('store-contact', storeContact, (req) => `ip:${clientIp(req)}`, { skip: (req) => !isStoreContact(req) }),
+      limiter('store-contact-site', storeContactPerSiteKey, siteKeyBucket, { skip: (req) => !isStoreContact(req) }),
     ],
     async close() {
       // Dropped, not QUIT: a Redis that stopped answering would never acknowledge it (and the counters

@@ -15,6 +15,7 @@ import { leadEventsModule } from './lead-events/lead-events.module';
 import { routingModule } from './routing/routing.module';
 import { webhooksModule } from './webhooks/webhooks.module';
 import { importModule } from './import/import.module';
+import { siteKeysModule } from './site-keys/site-keys.module';
 import { storeLocatorModule } from './store-locator/store-locator.module';
 import { notificationsModule } from './notifications/notifications.module';
 import { responseTimesModule } from './response-times/response-times.module';
@@ -48,6 +49,8 @@ export const modules: readonly AppModule[] = [
   routingModule,
   webhooksModule,
   importModule,
+  // Before the store locator: its `/store_locator/challenge` and `/{id}/leads` routes and their CORS come first.
+  siteKeysModule,
   storeLocatorModule,
   notificationsModule,
   responseTimesModule,

@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
-import type { Caller } from '../../auth/caller';
+import { authorOf, type Caller } from '../../auth/caller';
 import type { ListArgs, Page } from '../../graphql/common';
 import { AppError, notFound, Validator } from '../../errors';
 import type { Where } from '../../search/types';
@@ -290,7 +290,8 @@ export class LeadService {
       assigneeId: submission.assignee ?? routed?.assigneeId ?? null,
       sourceType: submission.sourceType,
       sourceId: submission.sourceId,
-      createdById: this.caller.userId,
+      // Null for a lead written on the organisation's behalf (a visitor's form): created_by_id names a user.
+      createdById: authorOf(this.caller) as string,
       location: create.place,
       emails: submission.emails,
       phones: submission.phones,
