@@ -65,6 +65,10 @@ const breaches = async (leadId: string) => sql(`select * from lead_events where 
 describe('first-response timers', () => {
   test('4 business hours from a Friday afternoon before the spring DST change fall due Monday 11:00 EDT; a breach is an event and a mail', async () => {
     const b = await brand({ firstResponseMinutes: 240 });
+    // Breach mails are opt-in: the admin and the manager chose them; another admin, who did not, gets none.
+    for (const u of [b.admin, b.manager]) expect((await gql(t, u.key, 'mutation { updateNotificationPreferences(input: { slaBreached: IMMEDIATE }) { slaBreached } }')).body.errors).toBeUndefined();
+    const silent = await f.userWithKey(em(), Role.CompanyAdmin, b.net.company);
+    expect((await gql(t, silent.key, '{ notificationPreferences { slaBreached } }')).body.data.notificationPreferences.slaBreached).toBe('OFF');
     // Friday 2026-03-06 15:00 EST; clocks spring forward on Sunday 2026-03-08.
     const lead = await assignedAt(b.admin.key, b.storeA.id, '2026-03-06T20:00:00Z');
     now = new Date('2026-03-06T20:00:00Z');

@@ -112,7 +112,9 @@ const TEXT = {
     slaIntro: (store: string | null, due: string) => `${store ?? 'The store'} did not answer this lead within its first-response time (due ${due}).`,
     slaWhy: 'You receive this e-mail because you oversee this store.',
     escalatedSubject: (name: string) => `Escalated lead: ${name}`,
-    assignment: 'Assignment',
+    assignment: 'What happened',
+    breachDigestSubject: (n: number) => (n === 1 ? '1 lead not answered in time' : `${n} leads not answered in time`),
+    breachDigestIntro: (n: number) => (n === 1 ? 'This lead was not answered within its first-response time:' : `These ${n} leads were not answered within their first-response time:`),
     assigned: (store: string, at: string) => `A new lead was assigned to ${store} on ${at}.`,
     routed: (store: string, at: string) => `A new lead was assigned to ${store} by the routing rules on ${at}.`,
     reassigned: (from: string, store: string, at: string) => `A lead was reassigned from ${from} to ${store} on ${at}.`,
@@ -145,7 +147,9 @@ const TEXT = {
     slaIntro: (store: string | null, due: string) => `${store ?? 'Le magasin'} n'a pas répondu à ce contact dans le délai de première réponse (échéance ${due}).`,
     slaWhy: 'Vous recevez cet e-mail car vous supervisez ce magasin.',
     escalatedSubject: (name: string) => `Contact escaladé : ${name}`,
-    assignment: 'Attribution',
+    assignment: 'Ce qui s\'est passé',
+    breachDigestSubject: (n: number) => (n === 1 ? '1 contact sans réponse dans les délais' : `${n} contacts sans réponse dans les délais`),
+    breachDigestIntro: (n: number) => (n === 1 ? "Ce contact n'a pas reçu de réponse dans le délai de première réponse :" : `Ces ${n} contacts n'ont pas reçu de réponse dans le délai de première réponse :`),
     assigned: (store: string, at: string) => `Un nouveau contact a été attribué à ${store} le ${at}.`,
     routed: (store: string, at: string) => `Un nouveau contact a été attribué à ${store} par les règles d'attribution le ${at}.`,
     reassigned: (from: string, store: string, at: string) => `Un contact a été réattribué de ${from} à ${store} le ${at}.`,
@@ -161,8 +165,12 @@ const TEXT = {
 
 /** The sentence telling an assignment as it was (its store, time, and why), or null without one. */
 export function assignmentSentence(locale: Locale, about: About | null | undefined, zone = 'UTC'): string | null {
-  if (!about || about.kind !== 'assignment' || !about.at) return null;
   const t = TEXT[locale];
+  if (about?.kind === 'breach' && about.due_at) {
+    const then = t.breachThen(about.reassignment, about.to_name ? oneLine(about.to_name) : null);
+    return `${t.slaIntro(about.store_name ? oneLine(about.store_name) : null, formatAt(locale, new Date(about.due_at), zone))}${then ? ` ${then}` : ''}`;
+  }
+  if (!about || about.kind !== 'assignment' || !about.at) return null;
   const store = about.store_name ? oneLine(about.store_name) : t.yourStore;
   const from = about.from_name ? oneLine(about.from_name) : t.aStore;
   const at = formatAt(locale, new Date(about.at), zone);
@@ -226,12 +234,16 @@ export function leadAssignedMail(locale: Locale, lead: LeadSummary, unsubscribeU
 }
 
 /** The daily digest: every lead assigned to the recipient's stores since the last one. */
-export function digestMail(locale: Locale, leads: LeadSummary[], unsubscribeUrl: string, zone = 'UTC'): Mail {
+export function digestMail(locale: Locale, leads: LeadSummary[], unsubscribeUrl: string, zone = 'UTC', topic: 'lead_assigned' | 'sla_breached' = 'lead_assigned'): Mail {
   const t = TEXT[locale];
+  // A digest of breaches (the daily one, or those past the hourly cap) reads as breaches, for those who oversee the stores.
+  const sla = topic === 'sla_breached';
+  const intro = sla ? t.breachDigestIntro(leads.length) : t.digestIntro(leads.length);
+  const why = sla ? t.slaWhy : t.why;
   return {
-    subject: t.digestSubject(leads.length),
-    text: `${t.digestIntro(leads.length)}\n\n${leads.map((l) => leadText(t, l, locale, zone)).join('\n\n')}\n\n-- \n${t.why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
-    html: page(locale, `<p>${escapeHtml(t.digestIntro(leads.length))}</p>${leads.map((l) => leadHtml(t, l, locale, zone)).join('<hr>')}`, unsubscribeUrl),
+    subject: sla ? t.breachDigestSubject(leads.length) : t.digestSubject(leads.length),
+    text: `${intro}\n\n${leads.map((l) => leadText(t, l, locale, zone)).join('\n\n')}\n\n-- \n${why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
+    html: page(locale, `<p>${escapeHtml(intro)}</p>${leads.map((l) => leadHtml(t, l, locale, zone)).join('<hr>')}`, unsubscribeUrl, why),
   };
 }
 

@@ -206,22 +206,41 @@ export async function deleteOutboxEvents(em: EntityManager, eventIds: string[]):
   await query(em, `delete from notification_events where event_id = any(?::uuid[])`, [eventIds]);
 }
 
-/** Each user's deliveries queued until `now` or before become one digest delivery (in its organisation's lane); returns how many were gathered. */
+/** A delivery's topic over a `notification_deliveries` row `d`: breaches and assignments are digested apart. */
+const TOPIC = (d: string) => `(case when ${d}.kind = 'sla_breached' then 'sla_breached' else 'lead_assigned' end)`;
+
+/**
+ * Each user's deliveries queued until `now` or before become one digest delivery per topic (in its
+ * organisation's lane, `about` naming the topic); returns how many were gathered.
+ */
 export async function gatherDigests(em: EntityManager, now: Date): Promise<number> {
   const rows = await query(
     em,
     `with due as (
-         select distinct d.user_id from notification_deliveries d where d.status = 'queued' and d.next_attempt_at <= ?::timestamptz limit 500),
+         select distinct d.user_id, ${TOPIC('d')} as topic from notification_deliveries d where d.status = 'queued' and d.next_attempt_at <= ?::timestamptz limit 500),
        digests as (
-         insert into notification_deliveries (kind, user_id, lane, status, next_attempt_at)
-         select 'digest', u.id, coalesce(u.company_id, u.retailer_id)::text, 'pending', ?::timestamptz from due join users u on u.id = due.user_id
-         returning id, user_id)
+         insert into notification_deliveries (kind, user_id, lane, status, next_attempt_at, about)
+         select 'digest', u.id, coalesce(u.company_id, u.retailer_id)::text, 'pending', ?::timestamptz, jsonb_build_object('topic', due.topic)
+           from due join users u on u.id = due.user_id
+         returning id, user_id, about->>'topic' as topic)
        update notification_deliveries d set status = 'digested', digest_id = g.id
-         from digests g where d.user_id = g.user_id and d.status = 'queued' and d.next_attempt_at <= ?::timestamptz
+         from digests g where d.user_id = g.user_id and ${TOPIC('d')} = g.topic and d.status = 'queued' and d.next_attempt_at <= ?::timestamptz
        returning d.id`,
     [now, now, now],
   );
   return rows.length;
+}
+
+/** Of `userIds`, how many breach mails each was sent (or is being sent) one by one in the clock hour `window`. */
+export async function breachMailsInWindow(em: EntityManager, userIds: string[], window: string): Promise<Map<string, number>> {
+  const rows = await query<{ user_id: string; n: number }>(
+    em,
+    `select user_id, count(*)::int as n from notification_deliveries
+      where kind = 'sla_breached' and user_id = any(?::uuid[]) and (about->>'window') = ? and status not in ('queued', 'digested')
+      group by user_id`,
+    [userIds, window],
+  );
+  return new Map(rows.map((r) => [r.user_id, r.n]));
 }
 
 /** A claimed delivery. */

@@ -54,8 +54,8 @@ export class NotificationService {
     if (input.leadAssigned === null || (input.leadAssigned !== undefined && !(FREQUENCIES as readonly string[]).includes(input.leadAssigned))) {
       v.add('lead_assigned', 'invalid', 'must be IMMEDIATE, DAILY_DIGEST or OFF');
     }
-    if (input.slaBreached === null || (input.slaBreached !== undefined && !['immediate', 'off'].includes(input.slaBreached))) {
-      v.add('sla_breached', 'invalid', 'must be IMMEDIATE or OFF');
+    if (input.slaBreached === null || (input.slaBreached !== undefined && !(FREQUENCIES as readonly string[]).includes(input.slaBreached))) {
+      v.add('sla_breached', 'invalid', 'must be IMMEDIATE, DAILY_DIGEST or OFF');
     }
     const zone = input.timeZone;
     if (zone !== undefined && zone !== null && !(zone.length <= 64 && isTimeZone(zone))) v.add('time_zone', 'invalid', 'is not an IANA time zone');

@@ -42,7 +42,9 @@ export class NotificationPreferences {
   leadAssignedIsDefault!: boolean;
 
   @Field(() => NotificationFrequency, {
-    description: 'First-response times passed unanswered (docs/response-times.md), for company admins and territory managers: `IMMEDIATE` (default) or `OFF`.',
+    description:
+      'First-response times passed unanswered (docs/response-times.md), for company admins and territory managers: `OFF` until the user opts in (default), ' +
+      '`IMMEDIATE` (at most 5 mails an hour, the rest gathered into one digest at the end of the hour) or `DAILY_DIGEST`.',
   })
   slaBreached!: NotificationFrequency;
 
@@ -61,7 +63,7 @@ export class NotificationPreferencesInput {
   @Field(() => NotificationFrequency, { nullable: true, description: 'E-mails about leads assigned to a store of the caller; unchanged when left out.' })
   leadAssigned?: NotificationFrequency | null;
 
-  @Field(() => NotificationFrequency, { nullable: true, description: '`IMMEDIATE` or `OFF`.' })
+  @Field(() => NotificationFrequency, { nullable: true, description: 'Breach mails: `IMMEDIATE`, `DAILY_DIGEST` or `OFF`; unchanged when left out.' })
   slaBreached?: NotificationFrequency | null;
 
   @Field(() => String, {

@@ -16,8 +16,10 @@ import { linkOfferPages, lostLeadMail } from './offer-mail';
 import { withXactLock } from '../../db/leader';
 import { OutboxRunner, type ClaimRequest, type OutboxItem, type OutboxOutcome, type OutboxQueue, type Verdict } from '../../outbox/runner';
 import { nextDigestAt, zoneOf } from './notification.zone';
+import { SLA_MAILS_PER_HOUR } from './notification.defaults';
 import {
   assignmentRecipients,
+  breachMailsInWindow,
   breachRecipients,
   breachRow,
   claimDeliveries,
@@ -238,9 +240,25 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
       const digest = wanted.map((r) => r.frequency === 'daily_digest');
       // A digest reader's delivery waits for the digest hour by its own wall clock.
       const dueAt = wanted.map((r, i) => (digest[i] ? nextDigestAt(now, this.config.notifications.digestHour, r.zone) : now).toISOString());
+      const about = { ...e.about };
+      if (sla) {
+        // The cap: past SLA_MAILS_PER_HOUR immediate breach mails in this clock hour, a recipient's next ones
+        // wait for the hour's end and are gathered into one digest then.
+        const window = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
+        about.window = window.toISOString();
+        const sent = await breachMailsInWindow(em, wanted.map((r) => r.id), about.window as string);
+        wanted.forEach((r, i) => {
+          if (digest[i]) return;
+          const n = sent.get(r.id) ?? 0;
+          if (n >= SLA_MAILS_PER_HOUR) {
+            digest[i] = true;
+            dueAt[i] = new Date(window.getTime() + 3_600_000).toISOString();
+          } else sent.set(r.id, n + 1);
+        });
+      }
       await insertDeliveries(
         em,
-        { kind: sla ? 'sla_breached' : 'lead_assigned', eventId: e.event_id, leadId: e.lead_id, lane: e.lane, about: e.about },
+        { kind: sla ? 'sla_breached' : 'lead_assigned', eventId: e.event_id, leadId: e.lead_id, lane: e.lane, about },
         { ids: wanted.map((r) => r.id), digest, dueAt },
       );
     }
@@ -274,7 +292,8 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
   /** Renders and sends one delivery; what its recipient may no longer see, or turned off, is skipped. */
   async deliver(row: Claimed): Promise<Outcome> {
     const em = (this.orm.em as EntityManager).fork();
-    const sla = row.kind === 'sla_breached';
+    // A digest is of one topic: breaches or assignments.
+    const sla = row.kind === 'sla_breached' || (row.kind === 'digest' && row.about?.topic === 'sla_breached');
     const user = await recipientRow(em, row.user_id, sla);
     if (!user) return { ok: false, permanent: true, skipped: true, error: 'recipient deleted' };
     const recipient = recipientOf(user);
@@ -295,7 +314,7 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     const unsubscribeUrl = this.unsubscribeUrl(recipient.id, sla);
     const mail: Mail =
       row.kind === 'digest'
-        ? digestMail(recipient.locale, leads, unsubscribeUrl, recipient.zone)
+        ? digestMail(recipient.locale, leads, unsubscribeUrl, recipient.zone, sla ? 'sla_breached' : 'lead_assigned')
         : sla
           ? await this.breachMail(em, row, recipient.locale, leads[0], unsubscribeUrl)
           : leadAssignedMail(recipient.locale, leads[0], unsubscribeUrl, recipient.zone);
