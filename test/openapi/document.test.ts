@@ -25,6 +25,10 @@ const SPEC_ENDPOINTS: Record<string, string[]> = {
 /** Paths added beyond SPEC 4.2 (PRODUCT.md 11: additive, described by the document). */
 const ADDITIONS: Record<string, string[]> = {
   '/leads/batch': ['post'],
+  // The lead loop's actions on a lead (docs/lead-loop.md).
+  '/leads/{id}/accept': ['post'],
+  '/leads/{id}/decline': ['post'],
+  '/leads/{id}/outcome': ['post'],
   // Visitors ask a store (docs/lead-loop.md): public, no API key.
   '/store_locator/challenge': ['get'],
   '/store_locator/{id}/leads': ['post'],
