@@ -3,6 +3,7 @@ import leafletCss from 'leaflet/dist/leaflet.css';
 import css from './styles.css';
 import { MESSAGES, type Lang, type Messages } from './i18n';
 import { Clusters, type Pin } from './clusters';
+import { contactButton } from './contact';
 
 /** What a host element's data attributes (and the server's configuration) set. */
 export interface FinderOptions {
@@ -15,6 +16,8 @@ export interface FinderOptions {
   lang: Lang;
   tileUrl: string;
   tileAttribution: string;
+  /** The company's publishable site key (`data-site-key`): each store gets a contact form. Null: none. */
+  siteKey: string | null;
 }
 
 interface Hour {
@@ -415,6 +418,12 @@ export class Finder {
             ? el('a', { href: directions, target: '_blank', rel: 'noopener noreferrer', 'aria-label': t.directionsTo(name) }, t.directions)
             : null,
         ),
+        this.options.siteKey
+          ? contactButton(
+              { id: store.id, name, products: store.retailer_location_products ?? [] },
+              { api: this.options.api, siteKey: this.options.siteKey, lang: this.options.lang, t, el, ids: this.ids },
+            )
+          : null,
       );
       this.list.append(item);
       const { latitude, longitude } = store.address ?? {};

@@ -5,7 +5,8 @@ import { pickLang } from './i18n';
  * The embeddable store finder (`GET /locator/widget.js`). Every element carrying `data-leadnet-locator`
  * becomes a finder in its own shadow root, talking to the public store locator API of the server the
  * script came from (or `data-api`). Data attributes: `data-company` (required), `data-color`,
- * `data-radius`, `data-units` (`mi` or `km`), `data-lang` (`en` or `fr`; default: the page's language).
+ * `data-radius`, `data-units` (`mi` or `km`), `data-lang` (`en` or `fr`; default: the page's language),
+ * `data-site-key` (the company's publishable `pk_…` key: each store gets a "Contact this store" form).
  *
  * The script leaves nothing on the host page: no global (not even Leaflet's), no listener on its window,
  * and no API object to call. Elements added later (a single-page app's next view) are found by a
@@ -45,6 +46,7 @@ function optionsOf(host: HTMLElement): FinderOptions | null {
     lang: pickLang(d.lang ?? document.documentElement.lang),
     tileUrl: __LEADNET_LOCATOR__.tileUrl,
     tileAttribution: __LEADNET_LOCATOR__.tileAttribution,
+    siteKey: /^pk_[A-Za-z0-9_-]{32}$/.test(d.siteKey?.trim() ?? '') ? d.siteKey!.trim() : null,
   };
 }
 
