@@ -1,6 +1,7 @@
 import { ArgsType, Field, getMetadataStorage, type ClassType } from 'type-graphql';
 import type { Context } from '../../context';
 import { authorize } from '../../access/policy';
+import { FairShare, shareKey } from '../../http/fair-share';
 import { listInputs, ListOptions } from '../../search/list-args';
 import { compileScope, compileWhere } from '../../search/where';
 import { hiddenFields } from '../../search/list';
@@ -39,6 +40,13 @@ const KEYS: Record<LeadFunnelGroup, FunnelKey> = {
 const MAX_ROWS = 5000;
 
 /**
+ * A funnel statement reads every scoped lead (docs/lead-loop.md "The funnel": hundreds of ms for a
+ * company's year), so, as for `leadResponseStats`, per organisation at most 2 run at once and 16 more
+ * wait; beyond that RATE_LIMITED. One brand's dashboards then hold at most 2 pooled connections.
+ */
+export const funnelShare = new FairShare({ inFlight: 2, queue: 16, waitMs: 30_000 });
+
+/**
  * The funnel's one statement for `caller` (the bench explains it): the leads of the caller's lead list
  * for `where` (the same scope, `leadScope`, and typed filter), grouped as asked.
  */
@@ -62,7 +70,14 @@ export function leadFunnelStatement(caller: Caller, args: LeadFunnelArgs): Sql {
  * offers, first-response timers and outcomes.
  */
 export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<LeadFunnelRow[]> {
-  const rows = await funnelRows(ctx.em, leadFunnelStatement(ctx.caller!, args));
+  const statement = leadFunnelStatement(ctx.caller!, args);
+  const release = await funnelShare.enter(shareKey(ctx.caller!));
+  let rows;
+  try {
+    rows = await funnelRows(ctx.em, statement);
+  } finally {
+    release();
+  }
   return rows.map((r) => ({
     storeId: r.store_id ?? null,
     territoryId: r.territory_id ?? null,
