@@ -42,7 +42,7 @@ describe('the HTTP edge', () => {
   test('defaults protect production: limits on, no proxy trusted, no CORS, timeouts well under Node defaults', () => {
     expect(parseConfig({}).http).toEqual({
       trustProxy: false,
-      rateLimit: { windowMs: 60_000, api: 600, apiPerIp: 3000, storeLocator: 120 },
+      rateLimit: { windowMs: 60_000, api: 600, apiPerIp: 3000, storeLocator: 120, storeContact: 10, storeContactPerSiteKey: 300 },
       fairShare: { inFlight: 8, queue: 100, waitMs: 10_000 },
       graphqlCorsOrigins: [],
       headersTimeoutMs: 10_000,
