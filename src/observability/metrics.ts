@@ -5,6 +5,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { HEAP_LIMIT_BYTES, cacheStats, type CacheStats } from '../memory';
 import { withTimeout } from '../timeout';
 import { connectionPool, outboxBacklog } from './metrics.queries';
+import { MAIL_OUTCOMES, mailCounts } from './mail-counts';
 
 /** A transactional outbox whose backlog is exported (the search outbox today; webhooks would add theirs). */
 export interface OutboxSource {
@@ -80,6 +81,26 @@ export class Metrics {
       },
     });
     this.cacheMetrics();
+    this.mailMetrics();
+  }
+
+  /** Notification mails by outcome (src/observability/mail-counts.ts): SMTP failures are counted, not only logged. */
+  private mailMetrics(): void {
+    const reported = new Map<string, number>();
+    new Counter({
+      name: 'leadnet_notification_mails_total',
+      help: 'Notification mails this process tried, by outcome: sent, retried, failed (given up), bounced (refused for good by the SMTP server), skipped',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+      collect() {
+        for (const outcome of MAIL_OUTCOMES) {
+          const value = mailCounts().get(outcome) ?? 0;
+          const before = reported.get(outcome) ?? 0;
+          this.inc({ outcome }, Math.max(0, value - before));
+          reported.set(outcome, value);
+        }
+      },
+    });
   }
 
   /** One gauge or counter per number of `CacheStats`, labelled by cache. */

@@ -1,17 +1,28 @@
 import type { ResourcePolicy } from '../../access/policy';
-import { networkUser } from '../../access/audience';
+import { networkUser, oneOf } from '../../access/audience';
+import type { Caller } from '../../auth/caller';
 import { Role } from '../user/role';
 
-/** Notification settings: every company and retailer user has its own (it reads and writes only those); the operator none (403). */
-export const notificationPolicy: ResourcePolicy = {
+/**
+ * Notification settings: every company and retailer user has its own (it reads and writes only those); the
+ * operator none (403). `deliveries`: the delivery log of the mails to a company's users is its company
+ * admin's (`deliveryCompany` names the company; 403 for everyone else).
+ */
+export const notificationPolicy: ResourcePolicy<'deliveries'> = {
   name: 'notifications',
   graphql: {
     audience: networkUser,
-    Query: ['notificationPreferences'],
+    Query: ['notificationPreferences', 'notificationDeliveries'],
     Mutation: ['updateNotificationPreferences'],
-    types: ['NotificationPreferences'],
+    types: ['NotificationPreferences', 'NotificationDelivery', 'NotificationDeliveryLogEntry'],
   },
+  decide: (caller, action) => action === 'deliveries' && oneOf(Role.CompanyAdmin)(caller) && !!caller.companyId,
 };
+
+/** The company whose users' deliveries the caller reads (after `can(caller, 'deliveries', notificationPolicy)`): its own. */
+export function deliveryCompany(caller: Caller): string {
+  return caller.companyId!;
+}
 
 /** How a user hears about leads assigned to its stores (`FREQUENCIES`, notification.defaults.ts). */
 export type Frequency = 'immediate' | 'daily_digest' | 'off';

@@ -194,10 +194,12 @@ export async function insertDeliveries(
 ): Promise<void> {
   await query(
     em,
-    `insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at, about)
+    `with made as (
+       insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at, about)
          select ?, ?, ?, r.user_id, ?, case when r.digest then 'queued' else 'pending' end, r.due_at, ?::jsonb
            from unnest(?::uuid[], ?::boolean[], ?::timestamptz[]) as r(user_id, digest, due_at)
-         on conflict (event_id, user_id) do nothing`,
+         on conflict (event_id, user_id) do nothing returning id)
+     insert into notification_delivery_log (delivery_id, status) select id, 'queued' from made`,
     [event.kind, event.eventId, event.leadId, event.lane, JSON.stringify(event.about), users.ids, users.digest, users.dueAt],
   );
 }
@@ -222,10 +224,15 @@ export async function gatherDigests(em: EntityManager, now: Date): Promise<numbe
          insert into notification_deliveries (kind, user_id, lane, status, next_attempt_at, about)
          select 'digest', u.id, coalesce(u.company_id, u.retailer_id)::text, 'pending', ?::timestamptz, jsonb_build_object('topic', due.topic)
            from due join users u on u.id = due.user_id
-         returning id, user_id, about->>'topic' as topic)
-       update notification_deliveries d set status = 'digested', digest_id = g.id
-         from digests g where d.user_id = g.user_id and ${TOPIC('d')} = g.topic and d.status = 'queued' and d.next_attempt_at <= ?::timestamptz
-       returning d.id`,
+         returning id, user_id, about->>'topic' as topic),
+       gathered as (
+         update notification_deliveries d set status = 'digested', digest_id = g.id
+           from digests g where d.user_id = g.user_id and ${TOPIC('d')} = g.topic and d.status = 'queued' and d.next_attempt_at <= ?::timestamptz
+         returning d.id),
+       logged as (
+         insert into notification_delivery_log (delivery_id, status)
+         select id, 'digested' from gathered union all select id, 'queued' from digests)
+     select id from gathered`,
     [now, now, now],
   );
   return rows.length;
@@ -363,4 +370,78 @@ export function leadSummaryRows(em: EntityManager, leadIds: string[]): Promise<L
         where l.id = any(?::uuid[])`,
     [leadIds],
   );
+}
+
+/** A step of a delivery's log (`notification_delivery_log`): what happened, the attempt, the SMTP reply code and a short error. */
+export async function logDelivery(
+  em: EntityManager,
+  id: string,
+  entry: { status: 'sent' | 'retried' | 'failed' | 'bounced' | 'skipped'; attempt: number; smtpCode: number | null; error: string | null },
+): Promise<void> {
+  await query(em, `insert into notification_delivery_log (delivery_id, status, attempt, smtp_code, error) values (?, ?, ?, ?, ?)`, [
+    id,
+    entry.status,
+    entry.attempt,
+    entry.smtpCode,
+    entry.error,
+  ]);
+}
+
+/** A delivery as its log lists it. */
+export interface DeliveryRow {
+  id: string;
+  kind: string;
+  status: string;
+  user_id: string;
+  email: string;
+  lead_id: string | null;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  sent_at: Date | null;
+  digest_id: string | null;
+}
+
+/**
+ * The deliveries to users of the company `companyId`, newest first, at most `first`, filtered by status,
+ * lead, recipient and creation time (each when given).
+ */
+export function companyDeliveries(
+  em: EntityManager,
+  companyId: string,
+  where: { status?: string[] | null; leadId?: string | null; userId?: string | null; createdAfter?: Date | null },
+  first: number,
+): Promise<DeliveryRow[]> {
+  return query<DeliveryRow>(
+    em,
+    `select d.id, d.kind, d.status, d.user_id, u.email, d.lead_id, d.attempts, d.last_error, d.created_at, d.sent_at, d.digest_id
+       from notification_deliveries d join users u on u.id = d.user_id
+      where u.company_id = ?
+        and (?::text[] is null or d.status = any(?::text[]))
+        and (?::uuid is null or d.lead_id = ?::uuid)
+        and (?::uuid is null or d.user_id = ?::uuid)
+        and (?::timestamptz is null or d.created_at > ?::timestamptz)
+      order by d.created_at desc, d.id limit ?`,
+    [
+      companyId,
+      where.status ?? null,
+      where.status ?? null,
+      where.leadId ?? null,
+      where.leadId ?? null,
+      where.userId ?? null,
+      where.userId ?? null,
+      where.createdAfter ?? null,
+      where.createdAfter ?? null,
+      first,
+    ],
+  );
+}
+
+/** The log entries of the deliveries `ids`, in the order they happened (one statement for a page). */
+export function deliveryLogs(
+  em: EntityManager,
+  ids: string[],
+): Promise<Array<{ delivery_id: string; status: string; attempt: number; smtp_code: number | null; error: string | null; at: Date }>> {
+  if (!ids.length) return Promise.resolve([]);
+  return query(em, `select delivery_id, status, attempt, smtp_code, error, at from notification_delivery_log where delivery_id = any(?::uuid[]) order by delivery_id, id`, [ids]);
 }

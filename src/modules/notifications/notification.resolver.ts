@@ -1,7 +1,7 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
-import { NotificationService } from './notification.service';
-import { NotificationPreferences, NotificationPreferencesInput } from './notification.types';
+import { notificationDeliveries, NotificationService } from './notification.service';
+import { NotificationDelivery, NotificationDeliveryWhere, NotificationPreferences, NotificationPreferencesInput } from './notification.types';
 
 @Resolver(() => NotificationPreferences)
 export class NotificationResolver {
@@ -13,5 +13,16 @@ export class NotificationResolver {
   @Mutation(() => NotificationPreferences, { description: "Changes the caller's e-mail notification settings. Company and retailer users." })
   updateNotificationPreferences(@Arg('input', () => NotificationPreferencesInput, { description: 'The settings to change; those left out keep their value.' }) input: NotificationPreferencesInput, @Ctx() ctx: Context) {
     return new NotificationService(ctx).update(input);
+  }
+
+  @Query(() => [NotificationDelivery], {
+    description: "The delivery log of the notification mails to the caller's company's users, newest first (docs/notifications.md). Company admins.",
+  })
+  notificationDeliveries(
+    @Arg('where', () => NotificationDeliveryWhere, { nullable: true, description: 'Which deliveries; all when left out.' }) where: NotificationDeliveryWhere | null,
+    @Arg('first', () => Int, { defaultValue: 50, description: 'How many, newest first (1 to 200).' }) first: number,
+    @Ctx() ctx: Context,
+  ) {
+    return notificationDeliveries(ctx, where, first);
   }
 }

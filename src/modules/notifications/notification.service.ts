@@ -5,9 +5,23 @@ import { FREQUENCIES, type Topic } from './notification.defaults';
 import { LOCALES } from './notification.mail';
 import { nextDigestAt, zoneOf } from './notification.zone';
 import { isTimeZone } from '../../geo/time-zone-name';
-import { Locale, NotificationFrequency, NotificationPreferences, type NotificationPreferencesInput } from './notification.types';
 import {
+  Locale,
+  NotificationFrequency,
+  NotificationPreferences,
+  type NotificationDelivery,
+  type NotificationDeliveryLogEntry,
+  type NotificationDeliveryStatus,
+  type NotificationDeliveryStep,
+  type NotificationDeliveryWhere,
+  type NotificationPreferencesInput,
+} from './notification.types';
+import { authorize } from '../../access/policy';
+import { deliveryCompany, notificationPolicy } from './notification.policy';
+import {
+  companyDeliveries,
   delayQueuedDeliveries,
+  deliveryLogs,
   preferencesRow,
   setLeadAssigned,
   setLocale,
@@ -74,4 +88,45 @@ export class NotificationService {
     });
     return this.get();
   }
+}
+
+/** The most deliveries one `notificationDeliveries` page lists. */
+export const MAX_DELIVERIES = 200;
+
+/**
+ * The delivery log of the mails to the caller's company's users (a company admin's: the policy decides),
+ * newest first, each with its steps: two statements whatever the page's size.
+ */
+export async function notificationDeliveries(ctx: Context, where: NotificationDeliveryWhere | null | undefined, first: number): Promise<NotificationDelivery[]> {
+  authorize(ctx.caller, 'deliveries', notificationPolicy);
+  const v = new Validator();
+  if (!Number.isInteger(first) || first < 1 || first > MAX_DELIVERIES) v.add('first', 'invalid', `must be 1 to ${MAX_DELIVERIES}`);
+  v.throwIfAny();
+  const rows = await companyDeliveries(ctx.em, deliveryCompany(ctx.caller!), {
+    status: where?.status ?? null,
+    leadId: where?.leadId ?? null,
+    userId: where?.recipientId ?? null,
+    createdAfter: where?.createdAfter ?? null,
+  }, first);
+  const logs = await deliveryLogs(ctx.em, rows.map((r) => r.id));
+  const byDelivery = new Map<string, NotificationDeliveryLogEntry[]>();
+  for (const l of logs) {
+    const list = byDelivery.get(l.delivery_id) ?? [];
+    list.push({ status: l.status as NotificationDeliveryStep, attempt: l.attempt, smtpCode: l.smtp_code, error: l.error, at: new Date(l.at) });
+    byDelivery.set(l.delivery_id, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    status: r.status as NotificationDeliveryStatus,
+    recipientId: r.user_id,
+    recipientEmail: r.email,
+    leadId: r.lead_id,
+    digestId: r.digest_id,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    createdAt: new Date(r.created_at),
+    sentAt: r.sent_at ? new Date(r.sent_at) : null,
+    log: byDelivery.get(r.id) ?? [],
+  }));
 }

@@ -1,4 +1,4 @@
-import { Field, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 /** How a user hears about leads assigned to its stores (stored as `immediate`, `daily_digest`, `off`). */
 export enum NotificationFrequency {
@@ -71,4 +71,122 @@ export class NotificationPreferencesInput {
     description: "An IANA time zone (`Europe/Paris`) for the daily digest's hour; null goes back to the default (the store's, else UTC); unchanged when left out.",
   })
   timeZone?: string | null;
+}
+
+/** Where a notification delivery stands (`notification_deliveries.status`). */
+export enum NotificationDeliveryStatus {
+  PENDING = 'pending',
+  QUEUED = 'queued',
+  DIGESTED = 'digested',
+  SENT = 'sent',
+  FAILED = 'failed',
+  SKIPPED = 'skipped',
+}
+registerEnumType(NotificationDeliveryStatus, {
+  name: 'NotificationDeliveryStatus',
+  description: 'Where a notification mail stands.',
+  valuesConfig: {
+    PENDING: { description: 'To be sent (now, or again after a failure).' },
+    QUEUED: { description: 'Waiting for a digest (the daily one, or the end of the hour past the breach mail cap).' },
+    DIGESTED: { description: 'Gathered into a digest delivery (`digestId`).' },
+    SENT: { description: 'Accepted by the SMTP server.' },
+    FAILED: { description: 'Given up: refused for good (a 5xx) or still failing after the retry window.' },
+    SKIPPED: { description: 'Nothing left to tell (recipient gone or unsubscribed, or no lead it may see).' },
+  },
+});
+
+/** What one step of a delivery's log says happened (`notification_delivery_log.status`). */
+export enum NotificationDeliveryStep {
+  QUEUED = 'queued',
+  SENT = 'sent',
+  RETRIED = 'retried',
+  FAILED = 'failed',
+  BOUNCED = 'bounced',
+  SKIPPED = 'skipped',
+  DIGESTED = 'digested',
+}
+registerEnumType(NotificationDeliveryStep, {
+  name: 'NotificationDeliveryStep',
+  description: "A step of a notification mail's delivery log.",
+  valuesConfig: {
+    QUEUED: { description: 'Made (by the fan-out of an event, or as a digest).' },
+    SENT: { description: 'Accepted by the SMTP server.' },
+    RETRIED: { description: 'Failed; tried again later.' },
+    FAILED: { description: 'Failed and given up.' },
+    BOUNCED: { description: 'Refused for good by the SMTP server (a 5xx reply); given up.' },
+    SKIPPED: { description: 'Not sent: nothing left to tell.' },
+    DIGESTED: { description: 'Gathered into a digest.' },
+  },
+});
+
+@ObjectType({ description: "One step of a notification mail's delivery log." })
+export class NotificationDeliveryLogEntry {
+  @Field(() => NotificationDeliveryStep, { description: 'What happened.' })
+  status!: NotificationDeliveryStep;
+
+  @Field(() => Int, { description: 'The attempt it was (0 before any).' })
+  attempt!: number;
+
+  @Field(() => Int, { nullable: true, description: "The SMTP server's reply code, when it gave one." })
+  smtpCode!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'The error, first line only (no secret, no message body).' })
+  error!: string | null;
+
+  @Field(() => Date, { description: 'When (ISO 8601, UTC).' })
+  at!: Date;
+}
+
+@ObjectType({ description: 'A notification mail to one user of the company, with its delivery log (docs/notifications.md "Delivery log").' })
+export class NotificationDelivery {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String, { description: '`lead_assigned`, `sla_breached` or `digest`.' })
+  kind!: string;
+
+  @Field(() => NotificationDeliveryStatus)
+  status!: NotificationDeliveryStatus;
+
+  @Field(() => ID, { description: 'The recipient (a user of the company).' })
+  recipientId!: string;
+
+  @Field(() => String, { description: "The recipient's address." })
+  recipientEmail!: string;
+
+  @Field(() => ID, { nullable: true, description: 'The lead it is about; null for a digest.' })
+  leadId!: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'The digest delivery it was gathered into, if any.' })
+  digestId!: string | null;
+
+  @Field(() => Int, { description: 'Sending attempts made.' })
+  attempts!: number;
+
+  @Field(() => String, { nullable: true, description: 'The last error, first line only.' })
+  lastError!: string | null;
+
+  @Field(() => Date)
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  sentAt!: Date | null;
+
+  @Field(() => [NotificationDeliveryLogEntry], { description: 'Every step, in order.' })
+  log!: NotificationDeliveryLogEntry[];
+}
+
+@InputType({ description: 'Which deliveries; every field given must match.' })
+export class NotificationDeliveryWhere {
+  @Field(() => [NotificationDeliveryStatus], { nullable: true, description: 'Any of these statuses.' })
+  status?: NotificationDeliveryStatus[] | null;
+
+  @Field(() => ID, { nullable: true, description: 'About this lead.' })
+  leadId?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'To this user.' })
+  recipientId?: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'Made after this instant.' })
+  createdAfter?: Date | null;
 }

@@ -17,6 +17,7 @@ import { withXactLock } from '../../db/leader';
 import { OutboxRunner, type ClaimRequest, type OutboxItem, type OutboxOutcome, type OutboxQueue, type Verdict } from '../../outbox/runner';
 import { nextDigestAt, zoneOf } from './notification.zone';
 import { SLA_MAILS_PER_HOUR } from './notification.defaults';
+import { countMail } from '../../observability/mail-counts';
 import {
   assignmentRecipients,
   breachMailsInWindow,
@@ -27,6 +28,7 @@ import {
   digestLeads,
   gatherDigests,
   insertDeliveries,
+  logDelivery,
   leadIdsInScope,
   leadSummaryRows,
   lockEventsToFanOut,
@@ -90,6 +92,16 @@ interface Outcome extends OutboxOutcome {
   permanent: boolean;
   /** Nothing left to tell (recipient gone or unsubscribed, no lead it may see): not a failure. */
   skipped?: boolean;
+  /** The SMTP server's reply code, when it gave one. */
+  smtpCode?: number | null;
+}
+
+/**
+ * An SMTP error as it may be logged and stored: its first line, at most 300 characters, with any
+ * credentials of a URL in it masked (the message body never is in it).
+ */
+export function safeError(message: string): string {
+  return message.split(/\r?\n/)[0].replace(/\/\/[^\s/@]+@/g, '//***@').slice(0, 300);
 }
 
 interface Recipient {
@@ -282,11 +294,22 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
   /** Sent, skipped (nothing left to tell), retried after its backoff, or failed (a 5xx, or `retryHours` passed). */
   async record(row: Claimed, outcome: Outcome, { attempt, giveUp, retryAt }: Verdict): Promise<void> {
     const em = (this.orm.em as EntityManager).fork();
+    const smtpCode = outcome.smtpCode ?? null;
     if (outcome.ok || outcome.skipped) {
-      await markFinished(em, row.id, { status: outcome.ok ? 'sent' : 'skipped', attempt, sentAt: outcome.ok ? this.clock() : null, error: outcome.error });
+      const status = outcome.ok ? 'sent' : 'skipped';
+      await markFinished(em, row.id, { status, attempt, sentAt: outcome.ok ? this.clock() : null, error: outcome.error });
+      await logDelivery(em, row.id, { status, attempt, smtpCode, error: outcome.ok ? null : outcome.error });
+      countMail(status);
       return;
     }
-    await markFailed(em, row.id, { status: giveUp ? 'failed' : 'pending', attempt, retryAt, error: outcome.error?.slice(0, 500) ?? null });
+    const error = outcome.error ? safeError(outcome.error) : null;
+    // Given up: `bounced` when the server refused it for good (a 5xx), else `failed`; otherwise tried again later.
+    const status = !giveUp ? 'retried' : smtpCode !== null && smtpCode >= 500 ? 'bounced' : 'failed';
+    await markFailed(em, row.id, { status: giveUp ? 'failed' : 'pending', attempt, retryAt, error });
+    await logDelivery(em, row.id, { status, attempt, smtpCode, error });
+    countMail(status);
+    // Recipient ids only: no address, no secret, no message body.
+    logger.warn({ delivery: row.id, kind: row.kind, lane: row.lane, user: row.user_id, attempt, smtpCode, status, retryAt, error }, `notification mail ${status}`);
   }
 
   /** Renders and sends one delivery; what its recipient may no longer see, or turned off, is skipped. */
@@ -351,7 +374,7 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     } catch (err) {
       const e = err as Error & { responseCode?: number; code?: string };
       const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500;
-      return { ok: false, permanent, error: `${e.code ?? 'error'}: ${e.message}`.slice(0, 500) };
+      return { ok: false, permanent, smtpCode: typeof e.responseCode === 'number' ? e.responseCode : null, error: safeError(`${e.code ?? 'error'}: ${e.message}`) };
     }
   }
 
