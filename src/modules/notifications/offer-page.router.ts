@@ -23,6 +23,7 @@ const INVALID = {
   expired: [410, 'This link has expired', 'Ce lien a expiré', 'Links in lead e-mails work for 14 days. Open the lead from a more recent e-mail or from your lead list.'],
   unknown: [400, 'This link is not valid', "Ce lien n'est pas valide", 'The account it was sent to no longer exists.'],
   missing: [404, 'This lead no longer exists', "Ce contact n'existe plus", 'It was deleted or merged into another lead.'],
+  body: [400, 'This form could not be read', "Ce formulaire n'a pas pu être lu", 'Open the link from the e-mail again and use its buttons.'],
   csrf: [403, 'This form cannot be sent from here', 'Ce formulaire ne peut pas être envoyé depuis cette page', 'Open the link from the e-mail again and use its buttons.'],
   disabled: [404, 'Lead links are not enabled', 'Les liens vers les contacts ne sont pas activés', 'This service sends no e-mail.'],
   unavailable: [503, 'Please try again in a moment', 'Veuillez réessayer dans un instant', 'The service could not answer just now.'],
@@ -162,9 +163,11 @@ export function offerPageRouter(deps: ContextDeps, clock: () => Date = () => new
     }),
   );
 
+  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
   router.post(
     path,
-    express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }),
+    // A body too large, malformed or of too many fields is a page too, not the API's JSON error.
+    (req, res, next) => form(req, res, (err?: unknown) => (err ? invalid(res, 'body') : next())),
     guarded(async (req, res) => {
       const l = await load(req, res);
       if (!l) return;
