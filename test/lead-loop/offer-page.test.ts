@@ -217,6 +217,11 @@ describe('the page a lead mail links', () => {
     expect(lost.mail.text).not.toContain(c.name);
     expect(lost.mail.text).not.toContain(lead.emails[0].email);
     expect((lost.mail.headerLines as unknown as Array<{ key: string }>).some((h) => h.key === 'list-unsubscribe')).toBe(true);
+    const log = await sql(
+      `select l.status from notification_delivery_log l join notification_deliveries d on d.id = l.delivery_id where d.lead_id = ? and d.kind = 'lead_lost' order by l.id`,
+      [lead.id],
+    );
+    expect(log.map((r: any) => r.status)).toEqual(['queued', 'sent']);
 
     // The colleague's link now says declined; the new store's link offers it.
     const theirs = await get(colleagueLink);

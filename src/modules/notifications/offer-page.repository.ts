@@ -119,14 +119,15 @@ export async function latestOfferIds(em: EntityManager, leadIds: string[]): Prom
  * one `lead_lost` delivery, due `now`, for every user who was sent a mail of its own about the lead's
  * assignment to that store (a delivery of kind `lead_assigned`, status `sent`), whose lead mails are still
  * on, and who is not the user whose write made the move (the event's actor). A user already told of the
- * event (it sees the new store too, so it lost nothing) is left: unique per event and user. Returns how
- * many were written.
+ * event (it sees the new store too, so it lost nothing) is left: unique per event and user. Each starts
+ * its delivery log (`queued`). Returns how many were written.
  */
 export async function insertLostDeliveries(em: EntityManager, events: Array<{ eventId: string; lane: string; actorId: string | null }>, now: Date): Promise<number> {
   if (!events.length) return 0;
   const rows = await query(
     em,
-    `insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at)
+    `with made as (
+     insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at)
      select 'lead_lost', e.id, e.lead_id, u.id, x.lane, 'pending', ?::timestamptz
        from unnest(?::uuid[], ?::text[], ?::uuid[]) as x(event_id, lane, actor_id)
        join lead_events e on e.id = x.event_id
@@ -140,7 +141,9 @@ export async function insertLostDeliveries(em: EntityManager, events: Array<{ ev
         and e.data->>'from_id' is distinct from e.data->>'to_id'
         and u.id is distinct from x.actor_id and ${FREQUENCY_SQL} <> 'off'
      on conflict (event_id, user_id) do nothing
-     returning id`,
+     returning id),
+     logged as (insert into notification_delivery_log (delivery_id, status) select id, 'queued' from made)
+     select id from made`,
     [now, events.map((e) => e.eventId), events.map((e) => e.lane), events.map((e) => e.actorId)],
   );
   return rows.length;
