@@ -157,6 +157,13 @@ describe('the page a lead mail links', () => {
     expect([late.status, stateOf(late.html)]).toEqual([409, 'accepted']);
     const [{ n }] = await sql(`select count(*)::int as n from lead_events where lead_id = ? and type = 'lead.accepted'`, [lead.id]);
     expect(n).toBe(1);
+
+    // Moved on by the admin after it was accepted: the link still says accepted, without the lead.
+    const c = await storeAt(b, 2);
+    expect((await api(t, 'patch', `/v1/leads/${lead.id}`, { key: b.admin, body: { lead: { assignee_id: c.id } } })).status).toBe(200);
+    const after = await get(link);
+    expect([after.status, stateOf(after.html)]).toEqual([200, 'accepted']);
+    expect(after.html).not.toContain('Jeanne');
   });
 
   test('in French for a French-speaking recipient', async () => {

@@ -115,7 +115,8 @@ export function offerPageRouter(deps: ContextDeps, clock: () => Date = () => new
     }
     const lead = await offerLeadRow(orm.em.fork() as EntityManager, offer.lead_id);
     if (!lead) return invalid(res, 'missing');
-    const title = t.title(lead.name || t.unnamed);
+    // A lead the recipient no longer sees (it moved on after its store accepted) is not named.
+    const title = l.visible ? t.title(lead.name || t.unnamed) : t.acceptedTitle;
     const table = l.visible ? leadTable(t, lead, store, offer.state === 'open' ? offer.respond_by : null) : '';
     if (offer.state === 'accepted') {
       return send(res, opts.status ?? 200, document(locale, title, `${notice}<p class="state" id="state" data-state="accepted">${escapeHtml(t.accepted(store, when(offer.answered_at)))}</p>${table}`));
