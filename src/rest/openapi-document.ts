@@ -296,16 +296,15 @@ function resourcePaths({ rest, search }: OpenApiResource, prose: OpenApiProse, s
   const actions: OpenApiDocument['paths'] = {};
   for (const action of rest.actions ?? []) {
     const body = action.body ?? action.inputType;
-    actions[`${rest.path}/{id}/${action.name}`] = {
-      parameters: [ref('parameters', 'id')],
-      post: operation(
-        action.operation,
-        action.summary,
-        { parameters: [include, idempotencyKey], ...(body ? { requestBody: requestBody(action.operation, body) } : {}) },
-        [...new Set([...ERRORS.action, ...(action.errors ?? [])])].sort((a, b) => a - b),
-        { 200: replayable({ description: `The ${noun}, as its show answers it.`, content: json(record) }) },
-      ),
-    };
+    const post = operation(
+      action.operation,
+      action.summary,
+      { parameters: [include, idempotencyKey], ...(body ? { requestBody: requestBody(action.operation, body) } : {}) },
+      [...new Set([...ERRORS.action, ...(action.errors ?? [])])].sort((a, b) => a - b),
+      { 200: replayable({ description: `The ${noun}, as its show answers it.`, content: json(record) }) },
+    );
+    for (const [status, name] of Object.entries(action.responses ?? {})) (post.responses as Record<string, unknown>)[status] = ref('responses', name);
+    actions[`${rest.path}/{id}/${action.name}`] = { parameters: [ref('parameters', 'id')], post };
   }
   return { [rest.path]: collection, ...paths, [`${rest.path}/{id}`]: item, ...actions };
 }

@@ -62,6 +62,8 @@ export interface RestAction {
   body?: string;
   /** OpenAPI: error statuses beyond every action's. */
   errors?: readonly number[];
+  /** OpenAPI: for a status, the prose's response component that describes it instead of the generic one (e.g. 409). */
+  responses?: Readonly<Record<number, string>>;
 }
 
 /** The answer of a batch: each item's status and body, as its single create would have answered. */

@@ -25,13 +25,14 @@ export const leadRest: RestResource = {
   batch: { operation: 'CreateLeads', root: 'leads', max: LIMITS.maxBatchItems },
   actions: [
     // docs/lead-loop.md: the offered store's answer; 409 when its offer is not open.
-    { name: 'accept', operation: 'AcceptLead', summary: 'Accept a lead offered to your store', errors: [409] },
+    { name: 'accept', operation: 'AcceptLead', summary: 'Accept a lead offered to your store', errors: [409], responses: { 409: 'OfferConflict' } },
     {
       name: 'decline',
       operation: 'DeclineLead',
       summary: 'Decline a lead offered to your store',
       body: 'LeadDeclineBody',
       errors: [409],
+      responses: { 409: 'OfferConflict' },
       variables: declineVariables,
     },
     {
