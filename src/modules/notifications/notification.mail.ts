@@ -24,7 +24,7 @@ export interface LeadSummary {
  * what became of the lead). A mail sent after the lead moved on still tells this one.
  */
 export interface About {
-  kind?: 'assignment' | 'breach';
+  kind?: 'assignment' | 'breach' | 'reminder';
   store_id?: string | null;
   store_name?: string | null;
   at?: string | null;
@@ -121,6 +121,8 @@ const TEXT = {
     escalated: (from: string, store: string, at: string) => `Escalated: ${from} did not answer this lead within its first-response time, so it was reassigned to ${store} on ${at}.`,
     declined: (from: string, store: string, at: string) => `${from} declined this lead, so it was handed over to ${store} on ${at}.`,
     lapsed: (from: string, store: string, at: string) => `${from} did not accept this lead in time, so it was handed over to ${store} on ${at}.`,
+    reminderSubject: (name: string) => `Reminder: answer this lead in time: ${name}`,
+    reminderIntro: (store: string, due: string) => `${store} has not answered this lead yet. Its first-response time runs out on ${due}.`,
     aStore: 'a store',
     yourStore: 'your store',
     breachThen: (r: string | null | undefined, to: string | null) =>
@@ -156,6 +158,8 @@ const TEXT = {
     escalated: (from: string, store: string, at: string) => `Escaladé : ${from} n'a pas répondu à ce contact dans le délai de première réponse, il a donc été réattribué à ${store} le ${at}.`,
     declined: (from: string, store: string, at: string) => `${from} a refusé ce contact, il a donc été transmis à ${store} le ${at}.`,
     lapsed: (from: string, store: string, at: string) => `${from} n'a pas accepté ce contact à temps, il a donc été transmis à ${store} le ${at}.`,
+    reminderSubject: (name: string) => `Rappel : répondez à ce contact à temps : ${name}`,
+    reminderIntro: (store: string, due: string) => `${store} n'a pas encore répondu à ce contact. Le délai de première réponse expire le ${due}.`,
     aStore: 'un magasin',
     yourStore: 'votre magasin',
     breachThen: (r: string | null | undefined, to: string | null) =>
@@ -258,5 +262,19 @@ export function slaBreachedMail(locale: Locale, lead: LeadSummary, storeName: st
     subject: oneLine(t.slaSubject(lead.name || t.unnamed)),
     text: `${intro}\n\n${leadText(t, lead)}\n\n-- \n${t.slaWhy}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
     html: page(locale, `<p>${escapeHtml(intro)}</p>${leadHtml(t, lead)}`, unsubscribeUrl, t.slaWhy),
+  };
+}
+
+/** The reminder to a store's staff before a lead's first-response time runs out (once per timer). */
+export function slaReminderMail(locale: Locale, lead: LeadSummary, unsubscribeUrl: string, zone = 'UTC'): Mail {
+  const t = TEXT[locale];
+  const about = lead.about;
+  const store = about?.store_name ? oneLine(about.store_name) : t.yourStore;
+  const intro = t.reminderIntro(store, about?.due_at ? formatAt(locale, new Date(about.due_at), zone) : '?');
+  const own = { ...lead, about: null };
+  return {
+    subject: oneLine(t.reminderSubject(lead.name || t.unnamed)),
+    text: `${intro}\n\n${leadText(t, own)}\n\n-- \n${t.why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
+    html: page(locale, `<p>${escapeHtml(intro)}</p>${leadHtml(t, own)}`, unsubscribeUrl),
   };
 }

@@ -189,7 +189,7 @@ export function assignmentRecipients(em: EntityManager, storeId: string | null, 
 /** One delivery of the event per user: pending now, or queued for a digest at its due time; users already delivered to are left. */
 export async function insertDeliveries(
   em: EntityManager,
-  event: { kind: 'lead_assigned' | 'sla_breached'; eventId: string; leadId: string; lane: string; about: Record<string, unknown> },
+  event: { kind: 'lead_assigned' | 'sla_breached' | 'sla_reminder'; eventId: string | null; leadId: string; lane: string; about: Record<string, unknown> },
   users: { ids: string[]; digest: boolean[]; dueAt: string[] },
 ): Promise<void> {
   await query(
@@ -253,7 +253,7 @@ export async function breachMailsInWindow(em: EntityManager, userIds: string[], 
 /** A claimed delivery. */
 export interface ClaimedDelivery {
   id: string;
-  kind: 'lead_assigned' | 'digest' | 'sla_breached' | 'lead_lost';
+  kind: 'lead_assigned' | 'digest' | 'sla_breached' | 'lead_lost' | 'sla_reminder';
   event_id: string | null;
   lead_id: string | null;
   user_id: string;
@@ -444,4 +444,35 @@ export function deliveryLogs(
 ): Promise<Array<{ delivery_id: string; status: string; attempt: number; smtp_code: number | null; error: string | null; at: Date }>> {
   if (!ids.length) return Promise.resolve([]);
   return query(em, `select delivery_id, status, attempt, smtp_code, error, at from notification_delivery_log where delivery_id = any(?::uuid[]) order by delivery_id, id`, [ids]);
+}
+
+/** A first-response timer whose reminder is due (docs/notifications.md "Reminders"). */
+export interface DueReminder {
+  lead_id: string;
+  store_id: string;
+  lane: string;
+  due_at: Date | string;
+  store_name: string | null;
+}
+
+/**
+ * Up to `limit` timers past their reminder time and not yet reminded of (this start of theirs), still
+ * unanswered, not breached, not due, of leads still at their store; locked (others' locked ones skipped).
+ */
+export function lockDueReminders(em: EntityManager, now: Date, limit: number): Promise<DueReminder[]> {
+  return query<DueReminder>(
+    em,
+    `select t.lead_id, t.store_id, coalesce(l.owner_company_id, l.owner_retailer_id)::text as lane, t.due_at, ${storeName('t.store_id')} as store_name
+       from lead_response_timers t join leads l on l.id = t.lead_id and l.assignee_id = t.store_id
+      where t.remind_at <= ? and t.answered_at is null and t.breached_at is null and t.computed and t.due_at > ?
+        and t.reminded_for is distinct from coalesce(t.counted_from, t.assigned_at)
+      order by t.remind_at limit ? for update of t skip locked`,
+    [now, now, limit],
+  );
+}
+
+/** The timers of `leadIds` were reminded of, each for the start it has now. */
+export async function markReminded(em: EntityManager, leadIds: string[]): Promise<void> {
+  if (!leadIds.length) return;
+  await query(em, `update lead_response_timers set reminded_for = coalesce(counted_from, assigned_at) where lead_id = any(?::uuid[])`, [leadIds]);
 }

@@ -9,7 +9,7 @@ import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
 import type { Role } from '../user/role';
-import { digestMail, leadAssignedMail, slaBreachedMail, oneLine, productsOf, type About, type LeadSummary, type Locale, type Mail } from './notification.mail';
+import { digestMail, leadAssignedMail, slaBreachedMail, slaReminderMail, oneLine, productsOf, type About, type LeadSummary, type Locale, type Mail } from './notification.mail';
 import { unsubscribeToken } from './notification.token';
 import { insertLostDeliveries } from './offer-page.repository';
 import { linkOfferPages, lostLeadMail } from './offer-mail';
@@ -28,6 +28,8 @@ import {
   digestLeads,
   gatherDigests,
   insertDeliveries,
+  lockDueReminders,
+  markReminded,
   logDelivery,
   leadIdsInScope,
   leadSummaryRows,
@@ -234,8 +236,32 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
       total += batch.events;
       if (!batch.more) break;
     }
+    await withXactLock(this.orm, NOTIFICATION_LOCK, (em) => this.remind(em));
     await withXactLock(this.orm, NOTIFICATION_LOCK, (em) => this.gatherDigests(em));
     return total;
+  }
+
+  /**
+   * Reminders before a breach (docs/notifications.md "Reminders"): once per timer, to the store's own
+   * staff who hear of its leads one by one (`immediate`), when the timer passes its `remind_at`.
+   */
+  private async remind(em: EntityManager): Promise<number> {
+    const now = this.clock();
+    const due = await lockDueReminders(em, now, FANOUT_BATCH);
+    for (const r of due) {
+      const candidates = (await assignmentRecipients(em, r.store_id, MAX_RECIPIENTS)).map(recipientOf).filter((c) => c.frequency === 'immediate');
+      const wanted: Recipient[] = [];
+      for (const c of candidates) if ((await visibleLeads(em, c.caller, [r.lead_id], r.store_id)).size) wanted.push(c);
+      if (!wanted.length) continue;
+      const about = { kind: 'reminder', store_id: r.store_id, store_name: r.store_name, due_at: new Date(r.due_at).toISOString() };
+      await insertDeliveries(
+        em,
+        { kind: 'sla_reminder', eventId: null, leadId: r.lead_id, lane: r.lane, about },
+        { ids: wanted.map((c) => c.id), digest: wanted.map(() => false), dueAt: wanted.map(() => now.toISOString()) },
+      );
+    }
+    await markReminded(em, due.map((r) => r.lead_id));
+    return due.length;
   }
 
   private async fanOut(em: EntityManager): Promise<{ events: number; more: boolean }> {
@@ -247,7 +273,8 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
       const sla = e.type === 'lead.sla_breached';
       const candidates = (sla ? await breachRecipients(em, e.store_id, MAX_RECIPIENTS) : await assignmentRecipients(em, e.store_id, MAX_RECIPIENTS)).map(recipientOf);
       const wanted: Recipient[] = [];
-      for (const r of candidates) if ((await visibleLeads(em, r.caller, [e.lead_id], e.store_id ?? undefined, sla)).size) wanted.push(r);
+      // Nobody is mailed about their own action (the user whose write made the event: an assignment to its own store, a decline).
+      for (const r of candidates) if (r.id !== e.actor_id && (await visibleLeads(em, r.caller, [e.lead_id], e.store_id ?? undefined, sla)).size) wanted.push(r);
       if (!wanted.length) continue;
       const digest = wanted.map((r) => r.frequency === 'daily_digest');
       // A digest reader's delivery waits for the digest hour by its own wall clock.
@@ -340,7 +367,9 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
         ? digestMail(recipient.locale, leads, unsubscribeUrl, recipient.zone, sla ? 'sla_breached' : 'lead_assigned')
         : sla
           ? await this.breachMail(em, row, recipient.locale, leads[0], unsubscribeUrl)
-          : leadAssignedMail(recipient.locale, leads[0], unsubscribeUrl, recipient.zone);
+          : row.kind === 'sla_reminder'
+            ? slaReminderMail(recipient.locale, leads[0], unsubscribeUrl, recipient.zone)
+            : leadAssignedMail(recipient.locale, leads[0], unsubscribeUrl, recipient.zone);
     return this.send(row, recipient.email, mail, unsubscribeUrl);
   }
 

@@ -123,9 +123,9 @@ export function storeHours(em: EntityManager, retailerLocationId: string | null,
   );
 }
 
-/** The timer's due time is computed: `due`, or null when the company has no first-response time. */
-export async function setDueAt(em: EntityManager, leadId: string, due: Date | null): Promise<void> {
-  await query(em, `update lead_response_timers set computed = true, due_at = ? where lead_id = ?`, [due, leadId]);
+/** The timer's due time is computed: `due`, or null when the company has no first-response time; `remind` its reminder's time. */
+export async function setDueAt(em: EntityManager, leadId: string, due: Date | null, remind: Date | null = null): Promise<void> {
+  await query(em, `update lead_response_timers set computed = true, due_at = ?, remind_at = ? where lead_id = ?`, [due, remind, leadId]);
 }
 
 /** A timer past its due time, unanswered, of a lead still at its store. */

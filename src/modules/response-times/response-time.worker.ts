@@ -21,6 +21,8 @@ export const RESPONSE_TIME_LOCK = 7_312_040;
 /** Held for as long as a process is the one running the response-time worker (src/db/leader.ts). */
 export const RESPONSE_TIME_WORKER_LEADER = 7_312_041;
 const BATCH = 200;
+/** The share of the first-response time after which the store's staff are reminded of an unanswered lead. */
+export const REMIND_AT_SHARE = 0.75;
 const POLL_MS = 5_000;
 
 export interface ResponseTimeWorkerOptions {
@@ -92,16 +94,24 @@ export class ResponseTimeWorker {
     const timers = await lockUncomputedTimers(em, BATCH);
     for (const t of timers) {
       let due: Date | null = null;
+      let remind: Date | null = null;
       if (t.first_response_minutes) {
         const start = new Date(t.counts_from);
-        if (!t.business_hours) due = new Date(start.getTime() + t.first_response_minutes * 60_000);
-        else {
+        // The reminder (docs/notifications.md "Reminders"): at REMIND_AT_SHARE of the time, counted the same way.
+        const early = Math.floor(t.first_response_minutes * REMIND_AT_SHARE);
+        if (!t.business_hours) {
+          due = new Date(start.getTime() + t.first_response_minutes * 60_000);
+          remind = new Date(start.getTime() + early * 60_000);
+        } else {
           const hours = await storeHours(em, t.retailer_location_id, t.store_id);
           const point = t.latitude === null || t.longitude === null ? null : { latitude: Number(t.latitude), longitude: Number(t.longitude) };
-          due = addBusinessMinutes(start, t.first_response_minutes, hours, resolveZone([t.crl_zone, t.rl_zone], point));
+          const zone = resolveZone([t.crl_zone, t.rl_zone], point);
+          due = addBusinessMinutes(start, t.first_response_minutes, hours, zone);
+          remind = early > 0 ? addBusinessMinutes(start, early, hours, zone) : null;
         }
+        if (early <= 0) remind = null;
       }
-      await setDueAt(em, t.lead_id, due);
+      await setDueAt(em, t.lead_id, due, remind);
     }
     return timers.length;
   }
