@@ -135,6 +135,9 @@ const SQL = {
   activities: `select ${selectColumns(ACTIVITY, 'x')} from "lead_activities" x where x.lead_id = any(?::uuid[]) order by ${ACTIVITY_ORDER}`,
   assignees: `select ${selectColumns(ASSIGNEE, 'x')} from ${ASSIGNEE_FROM('x')} where x.id = any(?::uuid[])`,
   outcomes: `select x.lead_id as id, ${selectColumns(OUTCOME, 'x')} from "lead_outcomes" x where x.lead_id = any(?::uuid[])`,
+  // The first-response timer at the lead's current store (docs/response-times.md "On the lead").
+  timers: `select x.lead_id as id, x.due_at as "dueAt", x.breached_at is not null as breached
+             from "lead_response_timers" x join "leads" l on l.id = x.lead_id and l.assignee_id = x.store_id where x.lead_id = any(?::uuid[])`,
 };
 
 async function byId<T extends { id: string }>(em: EntityManager, sql: string, ids: readonly string[]): Promise<Array<T | null>> {
@@ -185,6 +188,9 @@ const makeLeadReads = (ctx: Context) => ({
       return outcomeRow(outcome);
     }),
   ),
+  timer: ctx.loaders.custom<string, { dueAt: Date | null; breached: boolean } | null>('lead.timers', (ids) =>
+    byId<{ id: string; dueAt: Date | null; breached: boolean }>(ctx.em, SQL.timers, ids),
+  ),
 });
 
 /** The associations a lead list can read with its rows (`readLeadPage`). */
@@ -195,9 +201,13 @@ export interface LeadEmbeds {
   assignee: LeadAssigneeRow | null;
   leadActivities: LeadActivityRow[];
   outcome: LeadOutcomeRow | null;
+  /** The first-response due time at the lead's current store (`Lead.respondBy`, response-times). */
+  respondBy: Date | null;
+  /** Whether that timer breached (`Lead.breached`). */
+  breached: boolean;
 }
 export type LeadEmbed = keyof LeadEmbeds;
-export const LEAD_EMBEDS: readonly LeadEmbed[] = ['emails', 'phoneNumbers', 'location', 'assignee', 'leadActivities', 'outcome'];
+export const LEAD_EMBEDS: readonly LeadEmbed[] = ['emails', 'phoneNumbers', 'location', 'assignee', 'leadActivities', 'outcome', 'respondBy', 'breached'];
 
 /** The associations read with a lead's row (`primeLeadRow`), kept on the row itself. */
 const EMBEDDED = Symbol('lead associations read with the row');
@@ -218,6 +228,11 @@ export function leadAssociation<K extends LeadEmbed>(ctx: Context, lead: LeadRow
     assignee: () => (lead.assigneeId ? reads.assignee.load(lead.assigneeId) : null),
     leadActivities: () => reads.activities.load(lead.id),
     outcome: () => reads.outcome.load(lead.id),
+    respondBy: async () => {
+      const due = (await reads.timer.load(lead.id))?.dueAt;
+      return due ? new Date(due) : null;
+    },
+    breached: async () => !!(await reads.timer.load(lead.id))?.breached,
   };
   return load[name]();
 }
@@ -233,6 +248,8 @@ const EMBED_SQL: Record<LeadEmbed, string> = {
   assignee: jsonRow(ASSIGNEE, `${ASSIGNEE_FROM('x')} where x.id = l.assignee_id`),
   leadActivities: jsonList(jsonColumns(ACTIVITY, 'x'), 'lead_activities x where x.lead_id = l.id', ACTIVITY_ORDER),
   outcome: jsonRow(OUTCOME, 'lead_outcomes x where x.lead_id = l.id'),
+  respondBy: `(select x.due_at from lead_response_timers x where x.lead_id = l.id and x.store_id = l.assignee_id)`,
+  breached: `exists (select 1 from lead_response_timers x where x.lead_id = l.id and x.store_id = l.assignee_id and x.breached_at is not null)`,
 };
 
 /**
@@ -246,8 +263,10 @@ const INSERTED_EMBED_SQL: Record<LeadEmbed, string> = {
   location: jsonRow(LOCATION, 'loc x'),
   assignee: EMBED_SQL.assignee,
   leadActivities: jsonList(jsonColumns(ACTIVITY, 'x'), 'act x', ACTIVITY_ORDER),
-  // A lead just inserted has no outcome yet.
+  // A lead just inserted has no outcome yet, and its timer has no due time yet.
   outcome: 'null::json',
+  respondBy: 'null::timestamptz',
+  breached: 'false',
 };
 
 /** The lead columns and the JSON columns of `embeds`, as `readLeadPage` and `primeLeadRow` name them. */
@@ -281,6 +300,8 @@ export function primeLeadRow(ctx: Context, row: Record<string, any>): LeadRow {
     if (e === 'phoneNumbers') withFormats(value);
     if (e === 'assignee') embedded.assignee = value && toAssignee(value);
     else if (e === 'outcome') embedded.outcome = outcomeRow(value);
+    else if (e === 'respondBy') embedded.respondBy = value ? new Date(value) : null;
+    else if (e === 'breached') embedded.breached = !!value;
     else embedded[e] = Array.isArray(value) ? value.map(withDates) : value && withDates(value);
   }
   const lead = withDates(columns);

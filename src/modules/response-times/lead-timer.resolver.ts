@@ -1,0 +1,31 @@
+import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { authorize } from '../../access/policy';
+import { Lead } from '../lead/lead.entity';
+import { leadAssociation, type LeadRow } from '../lead/lead.repository';
+import { responseTimePolicy } from './response-time.policy';
+
+/**
+ * A lead's first-response timer at its current store (docs/response-times.md "On the lead"), read by
+ * whoever sees the lead, the store's own staff included (the response-time policy's `readTimer`): with the
+ * page's row when a list reads it, else one statement per batch of leads (the lead reads' `timer` loader).
+ */
+@Resolver(() => Lead)
+export class LeadTimerResolver {
+  @FieldResolver(() => Date, {
+    nullable: true,
+    description:
+      'When the store the lead is assigned to must answer by (its first-response due time, in its business hours; ISO 8601, UTC); ' +
+      'null when unassigned, when the company has no first-response time, or while the due time is being computed.',
+  })
+  respondBy(@Root() lead: LeadRow, @Ctx() ctx: Context) {
+    authorize(ctx.caller, 'readTimer', responseTimePolicy);
+    return leadAssociation(ctx, lead, 'respondBy');
+  }
+
+  @FieldResolver(() => Boolean, { description: 'True when the store the lead is assigned to let its first-response time pass unanswered.' })
+  breached(@Root() lead: LeadRow, @Ctx() ctx: Context) {
+    authorize(ctx.caller, 'readTimer', responseTimePolicy);
+    return leadAssociation(ctx, lead, 'breached');
+  }
+}
