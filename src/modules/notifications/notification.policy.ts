@@ -4,11 +4,12 @@ import type { Caller } from '../../auth/caller';
 import { Role } from '../user/role';
 
 /**
- * Notification settings: every company and retailer user has its own (it reads and writes only those); the
- * operator none (403). `deliveries`: the delivery log of the mails to a company's users is its company
- * admin's (`deliveryCompany` names the company; 403 for everyone else).
+ * Notification settings: every company and retailer user has its own (it reads and writes them); the
+ * operator none (403). A company admin also reads and changes those of its team (`member`: a user of the
+ * caller's own company, seen; `manage`: the company admin's). `deliveries`: the delivery log of the mails
+ * to a company's users is its company admin's (`deliveryCompany` names the company; 403 for everyone else).
  */
-export const notificationPolicy: ResourcePolicy<'deliveries'> = {
+export const notificationPolicy: ResourcePolicy<'deliveries' | 'member' | 'manage', { companyId: string | null }> = {
   name: 'notifications',
   graphql: {
     audience: networkUser,
@@ -16,7 +17,15 @@ export const notificationPolicy: ResourcePolicy<'deliveries'> = {
     Mutation: ['updateNotificationPreferences'],
     types: ['NotificationPreferences', 'NotificationDelivery', 'NotificationDeliveryLogEntry'],
   },
-  decide: (caller, action) => action === 'deliveries' && oneOf(Role.CompanyAdmin)(caller) && !!caller.companyId,
+  decide: (caller, action, facts) => {
+    const admin = oneOf(Role.CompanyAdmin)(caller) && !!caller.companyId;
+    if (action === 'deliveries') return admin;
+    // Another user's settings: seen when it is of the caller's own company, changed by its company admin.
+    const ownCompany = !!caller.companyId && facts?.companyId === caller.companyId;
+    if (action === 'member') return ownCompany;
+    if (action === 'manage') return admin && ownCompany;
+    return false;
+  },
 };
 
 /** The company whose users' deliveries the caller reads (after `can(caller, 'deliveries', notificationPolicy)`): its own. */

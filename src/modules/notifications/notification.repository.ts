@@ -476,3 +476,9 @@ export async function markReminded(em: EntityManager, leadIds: string[]): Promis
   if (!leadIds.length) return;
   await query(em, `update lead_response_timers set reminded_for = coalesce(counted_from, assigned_at) where lead_id = any(?::uuid[])`, [leadIds]);
 }
+
+/** The company of the user `userId` (null for a retailer's or the operator's user); undefined when there is no such user. */
+export async function userCompany(em: EntityManager, userId: string): Promise<string | null | undefined> {
+  const [row] = await query<{ company_id: string | null }>(em, `select company_id from users where id = ?`, [userId]);
+  return row ? row.company_id : undefined;
+}

@@ -1,18 +1,29 @@
-import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
 import { notificationDeliveries, NotificationService } from './notification.service';
 import { NotificationDelivery, NotificationDeliveryWhere, NotificationPreferences, NotificationPreferencesInput } from './notification.types';
 
 @Resolver(() => NotificationPreferences)
 export class NotificationResolver {
-  @Query(() => NotificationPreferences, { description: "The caller's e-mail notification settings. Company and retailer users." })
-  notificationPreferences(@Ctx() ctx: Context) {
-    return new NotificationService(ctx).get();
+  @Query(() => NotificationPreferences, {
+    description: "The caller's e-mail notification settings, or with `userId` a team member's (a company admin's, for its company). Company and retailer users.",
+  })
+  notificationPreferences(
+    @Arg('userId', () => ID, { nullable: true, description: "A user of the caller's company (company admins); the caller when left out. Another company's user is NOT_FOUND." }) userId: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return new NotificationService(ctx).get(userId);
   }
 
-  @Mutation(() => NotificationPreferences, { description: "Changes the caller's e-mail notification settings. Company and retailer users." })
-  updateNotificationPreferences(@Arg('input', () => NotificationPreferencesInput, { description: 'The settings to change; those left out keep their value.' }) input: NotificationPreferencesInput, @Ctx() ctx: Context) {
-    return new NotificationService(ctx).update(input);
+  @Mutation(() => NotificationPreferences, {
+    description: "Changes the caller's e-mail notification settings and language, or with `userId` a team member's (a company admin's, for its company). Company and retailer users.",
+  })
+  updateNotificationPreferences(
+    @Arg('input', () => NotificationPreferencesInput, { description: 'The settings to change; those left out keep their value.' }) input: NotificationPreferencesInput,
+    @Arg('userId', () => ID, { nullable: true, description: "A user of the caller's company (company admins); the caller when left out. Another company's user is NOT_FOUND." }) userId: string | null,
+    @Ctx() ctx: Context,
+  ) {
+    return new NotificationService(ctx).update(input, userId);
   }
 
   @Query(() => [NotificationDelivery], {

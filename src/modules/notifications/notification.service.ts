@@ -16,11 +16,12 @@ import {
   type NotificationDeliveryWhere,
   type NotificationPreferencesInput,
 } from './notification.types';
-import { authorize } from '../../access/policy';
+import { about, authorize, can } from '../../access/policy';
 import { deliveryCompany, notificationPolicy } from './notification.policy';
 import {
   companyDeliveries,
   delayQueuedDeliveries,
+  userCompany,
   deliveryLogs,
   preferencesRow,
   setLeadAssigned,
@@ -55,13 +56,30 @@ export async function unsubscribe(em: EntityManager, userId: string, topic: Topi
 export class NotificationService {
   constructor(private readonly ctx: Context) {}
 
-  async get(): Promise<NotificationPreferences> {
-    const prefs = await preferencesOf(this.ctx.em, this.ctx.caller!.userId);
-    if (!prefs) throw notFound('User', this.ctx.caller!.userId);
+  /**
+   * The user whose settings are read or changed: the caller's own, or with `userId` a member of its team,
+   * as the policy decides (`member`: a user of the caller's own company, else NOT_FOUND; `manage`: a
+   * company admin's, else FORBIDDEN).
+   */
+  private async target(userId: string | null | undefined): Promise<string> {
+    const self = this.ctx.caller!.userId;
+    if (!userId || userId === self) return self;
+    const company = await userCompany(this.ctx.em, userId);
+    const member = about(notificationPolicy, { companyId: company ?? null });
+    if (company === undefined || !can(this.ctx.caller, 'member', member)) throw notFound('User', userId);
+    authorize(this.ctx.caller, 'manage', member);
+    return userId;
+  }
+
+  async get(userId?: string | null): Promise<NotificationPreferences> {
+    const id = await this.target(userId);
+    const prefs = await preferencesOf(this.ctx.em, id);
+    if (!prefs) throw notFound('User', id);
     return prefs;
   }
 
-  async update(input: NotificationPreferencesInput): Promise<NotificationPreferences> {
+  async update(input: NotificationPreferencesInput, forUserId?: string | null): Promise<NotificationPreferences> {
+    const userId = await this.target(forUserId);
     const v = new Validator();
     // GraphQL checks enum values; an explicit null is the one malformed value left to refuse.
     if (input.locale === null || (input.locale !== undefined && !(LOCALES as readonly string[]).includes(input.locale))) v.add('locale', 'invalid', 'must be EN or FR');
@@ -74,7 +92,6 @@ export class NotificationService {
     const zone = input.timeZone;
     if (zone !== undefined && zone !== null && !(zone.length <= 64 && isTimeZone(zone))) v.add('time_zone', 'invalid', 'is not an IANA time zone');
     v.throwIfAny();
-    const userId = this.ctx.caller!.userId;
     await this.ctx.em.transactional(async (em) => {
       if (input.locale) await setLocale(em, userId, input.locale);
       if (zone !== undefined) {
@@ -86,7 +103,7 @@ export class NotificationService {
       if (input.leadAssigned) await setLeadAssigned(em, userId, input.leadAssigned);
       if (input.slaBreached) await setSlaBreached(em, userId, input.slaBreached);
     });
-    return this.get();
+    return this.get(userId);
   }
 }
 
