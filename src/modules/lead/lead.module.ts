@@ -1,4 +1,5 @@
 import type { AppModule } from '../module';
+import { LeadTimerResolver } from './lead-timer.resolver';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadResolver } from './lead.resolver';
@@ -13,7 +14,7 @@ import { leadDemo } from './lead.demo';
 export const leadModule: AppModule = {
   name: 'lead',
   entities: [Lead, LeadActivity],
-  resolvers: [LeadResolver, LeadActivityResolver, LeadOfferResolver],
+  resolvers: [LeadResolver, LeadActivityResolver, LeadOfferResolver, LeadTimerResolver],
   policies: [leadPolicy],
   connections: { leads: 'Lead', leadActivities: 'LeadActivity' },
   rest: [leadRest, leadActivityRest],

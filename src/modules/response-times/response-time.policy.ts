@@ -5,10 +5,10 @@ import { Role } from '../user/role';
 /**
  * First-response settings and stats: network users reach them; `configure` (read and change a
  * company's first-response time) is a company admin's, for its company (403 otherwise). The stats are
- * scoped as the lead list. `readTimer`: a lead's own timer (`respondBy`, `breached`) is read by every
- * network user who sees the lead, the store's own staff included.
+ * scoped as the lead list. A lead's own timer (`Lead.respondBy`, `Lead.breached`) is part of the lead:
+ * whoever may show the lead reads it, the store's own staff included (lead-timer.resolver.ts).
  */
-export const responseTimePolicy: ResourcePolicy<'configure' | 'readTimer'> = {
+export const responseTimePolicy: ResourcePolicy<'configure'> = {
   name: 'response-times',
   graphql: {
     audience: networkUser,
@@ -16,5 +16,5 @@ export const responseTimePolicy: ResourcePolicy<'configure' | 'readTimer'> = {
     Mutation: ['updateResponseTimeSettings'],
     types: ['ResponseTimeSettings', 'LeadResponseStatsRow'],
   },
-  decide: (caller, action) => (action === 'readTimer' ? networkUser(caller) : oneOf(Role.CompanyAdmin)(caller) && !!caller.companyId),
+  decide: (caller) => oneOf(Role.CompanyAdmin)(caller) && !!caller.companyId,
 };

@@ -1,6 +1,5 @@
 import type { AppModule } from '../module';
 import { ResponseTimeResolver } from './response-time.resolver';
-import { LeadTimerResolver } from './lead-timer.resolver';
 import { responseTimePolicy } from './response-time.policy';
 import { ResponseTimeWorker, RESPONSE_TIME_WORKER_LEADER } from './response-time.worker';
 import { LeadOfferWorker, LEAD_OFFER_WORKER_LEADER } from './offer-lapse.worker';
@@ -8,7 +7,7 @@ import { LeadOfferWorker, LEAD_OFFER_WORKER_LEADER } from './offer-lapse.worker'
 /** First-response timers, escalation and response-time stats (docs/response-times.md). */
 export const responseTimesModule: AppModule = {
   name: 'response-times',
-  resolvers: [ResponseTimeResolver, LeadTimerResolver],
+  resolvers: [ResponseTimeResolver],
   policies: [responseTimePolicy],
   // Started with the notification worker (NOTIFICATION_WORKER), whether or not SMTP is configured.
   jobs: [
