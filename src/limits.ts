@@ -105,6 +105,8 @@ export const NUMERIC_INPUTS: Readonly<Record<string, NumericBound>> = {
   'Query.*(last)': INT4,
   'Query.webhookDeliveries(limit)': INT4,
   'ResponseTimeSettingsInput.firstResponseMinutes': INT4,
+  'ResponseTimeSettingsInput.acceptMinutes': INT4,
+  'ResponseTimeSettingsInput.maxHandovers': INT4,
 };
 
 /**
