@@ -21,10 +21,12 @@ describe('generator', () => {
   test('a resource\'s paths, methods, summaries and envelopes come from its RestResource', () => {
     const rest = { ...leadRest, operations: { list: 'ListLeads', show: 'ShowLead' }, associations: ['emails'], actions: [] };
     const doc = only({ resources: [{ rest, search: leadSearch }] });
-    expect(Object.keys(doc.paths)).toEqual(['/leads', '/leads/{id}', '/store_locator', '/store_locator/{id}']);
+    // The prose's own paths (the contact form's challenge and post) follow the generated ones.
+    const prose = ['/store_locator/challenge', '/store_locator/{id}/leads'];
+    expect(Object.keys(doc.paths)).toEqual(['/leads', '/leads/{id}', '/store_locator', '/store_locator/{id}', ...prose]);
     // Each action is a path of its own after the record's, answered with the record.
     const withActions = only({ resources: [{ rest: { ...rest, actions: leadRest.actions }, search: leadSearch }] });
-    expect(Object.keys(withActions.paths)).toEqual(['/leads', '/leads/{id}', ...leadRest.actions!.map((a) => `/leads/{id}/${a.name}`), '/store_locator', '/store_locator/{id}']);
+    expect(Object.keys(withActions.paths)).toEqual(['/leads', '/leads/{id}', ...leadRest.actions!.map((a) => `/leads/{id}/${a.name}`), '/store_locator', '/store_locator/{id}', ...prose]);
     expect(withActions.paths['/leads/{id}/outcome'].post).toMatchObject({ operationId: 'recordLeadOutcome', summary: "Record a lead's outcome" });
     expect(Object.keys(doc.paths['/leads'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/leads/{id}'])).toEqual(['parameters', 'get']);

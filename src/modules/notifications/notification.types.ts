@@ -139,13 +139,13 @@ export class NotificationDeliveryLogEntry {
 
 @ObjectType({ description: 'A notification mail to one user of the company, with its delivery log (docs/notifications.md "Delivery log").' })
 export class NotificationDelivery {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The delivery.' })
   id!: string;
 
   @Field(() => String, { description: '`lead_assigned`, `sla_breached` or `digest`.' })
   kind!: string;
 
-  @Field(() => NotificationDeliveryStatus)
+  @Field(() => NotificationDeliveryStatus, { description: 'Where the mail is now.' })
   status!: NotificationDeliveryStatus;
 
   @Field(() => ID, { description: 'The recipient (a user of the company).' })
@@ -166,10 +166,10 @@ export class NotificationDelivery {
   @Field(() => String, { nullable: true, description: 'The last error, first line only.' })
   lastError!: string | null;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When it was made (ISO 8601, UTC).' })
   createdAt!: Date;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When the SMTP server accepted it; null until then.' })
   sentAt!: Date | null;
 
   @Field(() => [NotificationDeliveryLogEntry], { description: 'Every step, in order.' })

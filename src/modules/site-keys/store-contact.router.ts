@@ -1,6 +1,9 @@
 import { Router, type Response } from 'express';
 import type { ContextDeps } from '../../context';
 import { logger } from '../../logger';
+import { AppError, badRequest } from '../../errors';
+import { badRequestBody } from '../../http/envelopes';
+import { parseQueryString } from '../../rest/query';
 import { normalOrigin } from './site-key.service';
 import { MAX_CONTACT_BYTES, Refused, StoreContactService } from './store-contact.service';
 
@@ -45,7 +48,18 @@ export function storeContactRouter(deps: ContextDeps): Router {
   router.get('/store_locator/challenge', async (req, res) => {
     res.set('Cache-Control', 'no-store');
     try {
-      res.json(await service.challenge(req.query.site_key, normalOrigin(req.header('origin'))));
+      // The one reader of /v1 query strings: a shape no site key has (an object, a list, a prototype name)
+      // is a 400 in the generic envelope, as on every /v1 path; only a well-formed request can be refused.
+      let siteKey: unknown;
+      try {
+        siteKey = parseQueryString(req.originalUrl).site_key;
+        if (siteKey !== undefined && typeof siteKey !== 'string') throw badRequest('site_key must be one string');
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        res.status(400).json(badRequestBody(e.message));
+        return;
+      }
+      res.json(await service.challenge(siteKey, normalOrigin(req.header('origin'))));
     } catch (e) {
       refuse(res, e);
     }
