@@ -2,7 +2,8 @@
 // contact form over HTTP on a real server: the lead (owned by the store's company, assigned to the store,
 // merged on repeat), its consent, the visitor's confirmation mail at a real SMTP receiver; and abuse:
 // forged, expired and replayed proofs, wrong or missing origins, revoked and foreign keys, the honeypot,
-// oversized bodies, a flood from one IP, and no 5xx over malformed bodies.
+// oversized bodies, a flood from one IP (429) and from many (each request pays its own proof-of-work),
+// and no 5xx over malformed bodies.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { api, createTestApp, gql, type TestApp } from '../support/app';
 import { world, type World } from '../support/network';
@@ -272,6 +273,42 @@ describe('abuse', () => {
     for (let i = 0; i < 8; i++) statuses.push((await post(w.crlIn.id, form(), { ip })).status);
     expect(statuses.slice(0, 5)).toEqual([403, 403, 403, 403, 403]);
     expect(statuses.slice(5)).toEqual([429, 429, 429]);
+  });
+
+  it('makes a flood from many IPs pay the proof-of-work: each request needs its own solved, unspent challenge', async () => {
+    // 30 addresses (X-Forwarded-For behind the trusted proxy), 4 posts each: under the per-IP limit (5).
+    const ips = Array.from({ length: 30 }, (_, i) => `198.51.100.${i + 1}`);
+    const before = await leadCount();
+    const statuses: number[] = [];
+    const send = async (body: Record<string, unknown>, ip: string) => {
+      const res = await post(w.crlIn.id, body, { ip });
+      statuses.push(res.status);
+      return res;
+    };
+    const paid = await solved();
+    expect((await send(form({ altcha: paid }), ips[0])).status).toBe(202);
+    const c = await challenge();
+    const unsolved = Buffer.from(JSON.stringify({ challenge: c, solution: { counter: 0, derivedKey: '00'.repeat(c.parameters.keyLength) } })).toString('base64');
+    let accepted = 1;
+    for (const ip of ips) {
+      // No solution, a challenge fetched but not solved, and the first address's spent solution: refused alike.
+      for (const body of [form(), form({ altcha: unsolved }), form({ altcha: paid })]) {
+        const res = await send(body, ip);
+        expect([ip, res.status, res.body]).toEqual([ip, 403, refused]);
+      }
+      // Its own solved challenge: accepted.
+      const own = await send(form({ altcha: await solved() }), ip);
+      expect([ip, own.status]).toEqual([ip, 202]);
+      accepted++;
+    }
+    // One solved, unspent challenge posted from 20 addresses at once: one lead, the other 19 refused.
+    const shared = await solved();
+    const race = await Promise.all(Array.from({ length: 20 }, (_, i) => send(form({ altcha: shared }), `203.0.113.${i + 1}`)));
+    expect(race.map((r) => r.status).sort()).toEqual([202, ...Array.from({ length: 19 }, () => 403)]);
+    accepted++;
+    // As many leads as solved challenges; the IP limit never stepped in (no 429); no 5xx.
+    expect(await leadCount()).toBe(before + accepted);
+    expect(statuses.filter((s) => s === 429 || s >= 500)).toEqual([]);
   });
 
   it('answers 422 for a bad form once the gate has passed, and never a 5xx over malformed bodies', async () => {
