@@ -8,3 +8,4 @@ export * as users from './users';
 export * as reindex from './reindex';
 export * as search from './search';
 export * as dataImport from './import';
+export * as audit from './audit';
