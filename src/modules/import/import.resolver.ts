@@ -28,7 +28,7 @@ export class ImportResolver {
     @Arg('dryRun', () => Boolean, { defaultValue: false, description: 'Check every row and report what would change, writing nothing.' }) dryRun: boolean,
     @Ctx() ctx: Context,
   ) {
-    return run(ctx, companyId, () => importLocations(ctx.em, ctx.geocoder, companyId, csv, { dryRun, source: 'text' }));
+    return run(ctx, companyId, () => importLocations(ctx.em, ctx.geocoder, companyId, csv, { dryRun, source: 'text', actor: ctx.caller }));
   }
 
   @Mutation(() => ImportReport, { description: "Creates or updates the company's products (and stock) from CSV text, as `leadnet import products` does." })
@@ -38,7 +38,7 @@ export class ImportResolver {
     @Arg('dryRun', () => Boolean, { defaultValue: false, description: 'Check every row and report what would change, writing nothing.' }) dryRun: boolean,
     @Ctx() ctx: Context,
   ) {
-    return run(ctx, companyId, () => importProducts(ctx.em, companyId, csv, { dryRun, source: 'text' }));
+    return run(ctx, companyId, () => importProducts(ctx.em, companyId, csv, { dryRun, source: 'text', actor: ctx.caller }));
   }
 }
 

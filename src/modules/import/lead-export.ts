@@ -8,6 +8,8 @@ import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { toDate } from '../webhooks/webhook.service';
 import { exportPage } from './import.queries';
+import type { Caller } from '../../auth/caller';
+import { audit, type AuditActor } from '../audit/audit.service';
 
 export const LEAD_EXPORT_COLUMNS = [
   'id', 'name', 'status', 'owner_type', 'owner_id', 'assignee_id', 'emails', 'phone_numbers', 'street_line_one', 'street_line_two',
@@ -39,13 +41,16 @@ export function csvCell(value: string): string {
  * `leadnet export leads`: every lead the company's admin sees (the list scope), oldest first, created at
  * or after `since`, as CSV (csv-stringify, a header row, `;` between a lead's emails and phone numbers,
  * formula cells neutralised by `csvCell`) or JSON lines (values as stored). Streams: read in keyset pages of 1000, written as they come, waiting when the output is slow.
+ * Recorded in the company's audit log (`export.run`) before the first row leaves, so an export cut short
+ * (a reader that stops early) is recorded too; `actor` left out is the platform operator at the command line.
  */
 export async function exportLeads(
   em: EntityManager,
   companyId: string,
   out: Writable,
-  options: { since?: Date; format: 'csv' | 'jsonl' },
+  options: { since?: Date; format: 'csv' | 'jsonl'; actor?: Caller | AuditActor | null },
 ): Promise<number> {
+  await audit.record(em, options.actor, 'export.run', { type: 'company', id: companyId, companyId }, { kind: 'leads', format: options.format, since: options.since?.toISOString() ?? null });
   const cond = compileScope(leadSearch, leadScope(organisationAdmin({ companyId })));
   // escape_formulas stays off: csvCell does it, reversibly and leaving phone numbers alone.
   const csv = options.format === 'csv' ? stringify({ header: true, columns: [...LEAD_EXPORT_COLUMNS], cast: { string: csvCell } }) : null;

@@ -101,7 +101,7 @@ export async function importLocations(
   input: ImportInput,
   options: ImportOptions,
 ): Promise<ImportReport> {
-  return inImportTransaction(em, companyId, options, (tx) => run(tx, geocoder, companyId, input, options));
+  return inImportTransaction(em, companyId, 'locations', options, (tx) => run(tx, geocoder, companyId, input, options));
 }
 
 async function run(em: EntityManager, geocoder: Geocoder, companyId: string, input: ImportInput, options: ImportOptions): Promise<ImportReport> {

@@ -45,7 +45,7 @@ interface StockRow {
  * catalog and reports what would change, writing nothing.
  */
 export async function importProducts(em: EntityManager, companyId: string, input: ImportInput, options: ImportOptions): Promise<ImportReport> {
-  return inImportTransaction(em, companyId, options, (tx) => run(tx, companyId, input, options));
+  return inImportTransaction(em, companyId, 'products', options, (tx) => run(tx, companyId, input, options));
 }
 
 async function run(em: EntityManager, companyId: string, input: ImportInput, options: ImportOptions): Promise<ImportReport> {

@@ -2,6 +2,8 @@ import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ImportError, type CsvEncoding, type RowError } from './csv';
 import { tryImportLock, waitForImportLock } from './import.queries';
+import type { Caller } from '../../auth/caller';
+import { audit, type AuditActor } from '../audit/audit.service';
 
 export interface ImportReport {
   rows: number;
@@ -36,6 +38,8 @@ export interface ImportOptions {
    */
   onWait?: () => void;
   lockWaitMs?: number;
+  /** Who imports, for the audit log: the request's caller; left out, the platform operator at the command line. */
+  actor?: Caller | AuditActor | null;
 }
 
 export type ImportInput = Readable | string;
@@ -67,9 +71,16 @@ export function checkAborted(signal: AbortSignal | undefined): void {
  * Runs a whole import as one transaction under the company's import lock (a transaction-scoped advisory
  * lock): imports of one company take turns, so two files naming the same SKU or external id never
  * interleave, and a failure, a malformed line, Ctrl-C or a crash anywhere in the file writes nothing.
- * A dry run takes the same path and writes nothing.
+ * A dry run takes the same path and writes nothing. An import that writes is recorded in the company's
+ * audit log (`import.run`, its counts) in the same transaction.
  */
-export async function inImportTransaction<T>(em: EntityManager, companyId: string, options: ImportOptions, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+export async function inImportTransaction(
+  em: EntityManager,
+  companyId: string,
+  kind: 'products' | 'locations',
+  options: ImportOptions,
+  work: (tx: EntityManager) => Promise<ImportReport>,
+): Promise<ImportReport> {
   return em.transactional(async (tx) => {
     const sql = tx as EntityManager;
     const key = `import:${companyId}`;
@@ -83,6 +94,10 @@ export async function inImportTransaction<T>(em: EntityManager, companyId: strin
     }
     checkAborted(options.signal);
     const result = await work(sql);
+    if (!options.dryRun) {
+      const { rows, created, updated, unchanged, invalid } = result;
+      await audit.record(sql, options.actor, 'import.run', { type: 'company', id: companyId, companyId }, { kind, source: options.source ?? 'file', rows, created, updated, unchanged, invalid });
+    }
     // The last chance to stop: after this the transaction commits.
     checkAborted(options.signal);
     return result;

@@ -7,6 +7,7 @@ import { RESPONSE_TIME_LOCK } from './response-time.worker';
 import { lockResponseTimes, responseSettingsRow, restartTimers, saveResponseSettings } from './response-time.repository';
 import { restartOffers } from '../lead/lead-offer.repository';
 import { LEAD_OFFER_LOCK } from './offer-lapse.worker';
+import { audit, changes } from '../audit/audit.service';
 
 /** A company admin reads and changes its company's first-response time; any other role is 403. */
 export class ResponseTimeService {
@@ -64,6 +65,8 @@ export class ResponseTimeService {
         await lockResponseTimes(em, LEAD_OFFER_LOCK);
         await restartOffers(em, companyId, next.acceptMinutes !== null);
       }
+      const changed = changes({ ...current }, { companyId, ...next }, ['firstResponseMinutes', 'businessHours', 'reassign', 'acceptMinutes', 'maxHandovers']);
+      if (Object.keys(changed).length) await audit.record(em, this.ctx.caller, 'settings.response_times_changed', { type: 'company', id: companyId, companyId }, changed);
     });
     return { companyId, ...next };
   }

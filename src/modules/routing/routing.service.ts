@@ -11,6 +11,8 @@ import type { LatLng } from '../../geo/distance';
 import { countryCode } from '../../geo/offline-geocoder';
 import { CompanyService } from '../company/company.service';
 import { toDate } from '../webhooks/webhook.service';
+import { audit, changes } from '../audit/audit.service';
+import { transactional } from '../../db/write';
 import {
   lockRoundRobin,
   METRES_PER_MILE,
@@ -221,7 +223,12 @@ export class RoutingService {
       v.add('nearest_max_distance_miles', 'blank', "can't be blank when the nearest rule is on");
     }
     v.throwIfAny();
-    return settingsOf(await saveRoutingSettings(this.ctx.em, id, next));
+    return transactional(this.ctx.em.fork() as EntityManager, async (tx) => {
+      const saved = settingsOf(await saveRoutingSettings(tx, id, next));
+      const changed = changes(current, saved, ['enabled', 'strategies', 'nearestMaxDistanceMiles', 'nearestInTerritory', 'roundRobin']);
+      if (Object.keys(changed).length) await audit.record(tx, this.caller, 'settings.routing_changed', { type: 'company', id, companyId: id }, changed);
+      return saved;
+    });
   }
 
   /** Where a lead at `address` would go under the company's current rules (whether routing is on or not). */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import { authorOf, type Caller } from '../../auth/caller';
 import { notFound, Validator } from '../../errors';
@@ -6,6 +7,8 @@ import { isUuid } from '../../search/list';
 import { authorizeSiteKeys, siteKeyCompany } from './site-key.policy';
 import { insertSiteKey, revokeSiteKeyRow, siteKeyById, siteKeysOf, type SiteKeyRow } from './site-key.repository';
 import { SiteKey, type CreateSiteKeyInput } from './site-key.types';
+import { audit } from '../audit/audit.service';
+import { transactional } from '../../db/write';
 
 /** At most this many origins per key. */
 export const MAX_ORIGINS = 20;
@@ -66,14 +69,18 @@ export class SiteKeyService {
     if (origins.length > MAX_ORIGINS) v.add('allowed_origins', 'too_long', `is at most ${MAX_ORIGINS} origins`);
     if (origins.some((o) => o === null)) v.add('allowed_origins', 'invalid', 'each must be a scheme, a host and an optional port, without a path (https://shop.example.com)');
     v.throwIfAny();
-    const [row] = await insertSiteKey(this.ctx.em, {
-      companyId: companyId!,
-      key: newSiteKey(),
-      name,
-      allowedOrigins: [...new Set(origins as string[])],
-      createdById: authorOf(this.caller),
+    return transactional(this.ctx.em.fork() as EntityManager, async (tx) => {
+      const [row] = await insertSiteKey(tx, {
+        companyId: companyId!,
+        key: newSiteKey(),
+        name,
+        allowedOrigins: [...new Set(origins as string[])],
+        createdById: authorOf(this.caller),
+      });
+      // The key is publishable, yet the log names it by its record's id only.
+      await audit.record(tx, this.caller, 'site_key.created', { type: 'site_key', id: row.id, companyId: row.company_id }, { name: row.name, allowed_origins: row.allowed_origins });
+      return toSiteKey(row);
     });
-    return toSiteKey(row);
   }
 
   /** The keys of `companyId` (the caller's company when absent), revoked ones too, newest first. */
@@ -96,6 +103,11 @@ export class SiteKeyService {
       authorizeSiteKeys(this.caller, this.caller.companyId ?? '');
       throw notFound('SiteKey', id);
     }
-    return toSiteKey(await revokeSiteKeyRow(this.ctx.em, id));
+    if (row.revoked_at !== null) return toSiteKey(row);
+    return transactional(this.ctx.em.fork() as EntityManager, async (tx) => {
+      const revoked = await revokeSiteKeyRow(tx, id);
+      await audit.record(tx, this.caller, 'site_key.revoked', { type: 'site_key', id, companyId: revoked.company_id }, { name: revoked.name });
+      return toSiteKey(revoked);
+    });
   }
 }

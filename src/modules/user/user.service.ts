@@ -21,6 +21,7 @@ import { about, authorize } from '../../access/policy';
 import { userSearch, type UserManager } from './user.search';
 import { assignmentRows } from './user.repository';
 import { isOperatorRole, userPolicy } from './user.policy';
+import { audit, changes } from '../audit/audit.service';
 
 const UNIQUE = { users_email_unique: 'email' };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -68,6 +69,19 @@ export async function loadAssignments(em: EntityManager, userIds: readonly strin
   const field = { cr: 'companyRetailerIds', crl: 'companyRetailerLocationIds', rl: 'retailerLocationIds' } as const;
   for (const row of rows) byUser.get(row.user_id)?.[field[row.kind]].push(row.id);
   return userIds.map((id) => byUser.get(id) ?? { companyRetailerIds: [], companyRetailerLocationIds: [], retailerLocationIds: [] });
+}
+
+const SCOPE_FIELDS = ['territory_id', 'company_retailer_ids', 'company_retailer_location_ids', 'retailer_location_ids'] as const;
+
+/** A user's scope assignments as the audit log records them (ids, sorted). */
+function scopeOf(user: User): Record<(typeof SCOPE_FIELDS)[number], string | string[] | null> {
+  const ids = (items: Array<{ id: string }>) => items.map((i) => i.id).sort();
+  return {
+    territory_id: user.territory?.id ?? null,
+    company_retailer_ids: ids(user.companyRetailers.isInitialized() ? user.companyRetailers.getItems() : []),
+    company_retailer_location_ids: ids(user.companyRetailerLocations.isInitialized() ? user.companyRetailerLocations.getItems() : []),
+    retailer_location_ids: ids(user.retailerLocations.isInitialized() ? user.retailerLocations.getItems() : []),
+  };
 }
 
 /** A new API key for `user`, added to `em` (flush to store it). Only its SHA-256 is kept. */
@@ -135,6 +149,12 @@ export class UserService {
       await this.assign(em, user, role, input, v);
       v.throwIfAny();
       await em.flush();
+      await audit.record(em, this.ctx.caller, 'user.created', { type: 'user', id: user.id, companyId: user.company?.id ?? null }, {
+        role,
+        company_id: user.company?.id ?? null,
+        retailer_id: user.retailer?.id ?? null,
+        ...scopeOf(user),
+      });
       return user;
     });
   }
@@ -149,12 +169,19 @@ export class UserService {
     if (!role || !v.ok) return v.throwIfAny() as never;
     return this.write(async (em) => {
       const user = await em.findOneOrFail(User, found.id, { populate: ['companyRetailers', 'companyRetailerLocations', 'retailerLocations'] });
+      const before = { role: user.role, ...scopeOf(user) };
+      const personal = (['email', 'name'] as const).filter((k) => (k === 'email' ? email! : name) !== user[k]);
       user.email = email!;
       user.name = name;
       user.role = role;
       await this.assign(em, user, role, input, v);
       v.throwIfAny();
       await em.flush();
+      // Role and scope changes with their values; a changed e-mail or name by its field's name only (personal data).
+      const changed = changes(before, { role: user.role, ...scopeOf(user) }, ['role', ...SCOPE_FIELDS]);
+      const target = { type: 'user', id: user.id, companyId: user.company?.id ?? null };
+      if (Object.keys(changed).length) await audit.record(em, this.ctx.caller, 'user.role_changed', target, { ...changed, fields: [...Object.keys(changed), ...personal] });
+      else if (personal.length) await audit.record(em, this.ctx.caller, 'user.updated', target, { fields: personal });
       return user;
     });
   }
@@ -187,6 +214,7 @@ export class UserService {
     return this.write(async (em) => {
       const generated = issueApiKey(em, em.getReference(User, user.id), text || null);
       await em.flush();
+      await audit.record(em, this.ctx.caller, 'api_key.created', { type: 'api_key', id: generated.apiKey.id, companyId: user.company?.id ?? null }, { user_id: user.id });
       return generated;
     });
   }
@@ -200,9 +228,10 @@ export class UserService {
     });
     if (key.revokedAt) return key;
     return this.write(async (em) => {
-      const revoking = await em.findOneOrFail(ApiKey, key.id);
+      const revoking = await em.findOneOrFail(ApiKey, key.id, { populate: ['user'] });
       revoking.revokedAt = new Date();
       await em.flush();
+      await audit.record(em, this.ctx.caller, 'api_key.revoked', { type: 'api_key', id: revoking.id, companyId: revoking.user.company?.id ?? null }, { user_id: revoking.user.id });
       return revoking;
     });
   }
