@@ -20,6 +20,7 @@ import { storeLocatorModule } from './store-locator/store-locator.module';
 import { notificationsModule } from './notifications/notifications.module';
 import { responseTimesModule } from './response-times/response-times.module';
 import { leadOutcomesModule } from './lead-outcomes/lead-outcomes.module';
+import { personalDataModule } from './personal-data/personal-data.module';
 import type { SearchDocument } from '../search/types';
 import type { RestResource } from '../rest/resource';
 import type { ListDocuments } from '../rest/openapi';
@@ -55,6 +56,7 @@ export const modules: readonly AppModule[] = [
   notificationsModule,
   responseTimesModule,
   leadOutcomesModule,
+  personalDataModule,
 ];
 
 /** The search documents of these modules (a search engine indexes each). */

@@ -11,7 +11,7 @@ export class LeadEvent {
   @Field(() => String, {
     description:
       '`lead.created`, `lead.updated`, `lead.assigned`, `lead.status_changed`, `lead.merged`, `lead_activity.created`, `lead.sla_breached`, ' +
-      '`lead.offered`, `lead.accepted`, `lead.declined`, `lead.offer_expired` or `lead.outcome_recorded`.',
+      '`lead.offered`, `lead.accepted`, `lead.declined`, `lead.offer_expired`, `lead.outcome_recorded` or `lead.erased`.',
   })
   type!: LeadEventType;
 

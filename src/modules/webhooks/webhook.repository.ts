@@ -160,6 +160,7 @@ export function deleteOldEvents(em: EntityManager, retentionDays: number, limit:
 /** A lead event not yet dispatched. */
 export interface UndispatchedEvent {
   id: string;
+  type: LeadEventType;
   lead_id: string;
   owner_company_id: string | null;
   owner_retailer_id: string | null;
@@ -168,7 +169,7 @@ export interface UndispatchedEvent {
 /** Up to `limit` of the newest undispatched events, locked (others' locked ones skipped). */
 export function lockUndispatchedEvents(em: EntityManager, limit: number): Promise<UndispatchedEvent[]> {
   return em.execute(
-    `select id, lead_id, owner_company_id, owner_retailer_id from lead_events where dispatched_at is null order by seq desc limit ? for update skip locked`,
+    `select id, type, lead_id, owner_company_id, owner_retailer_id from lead_events where dispatched_at is null order by seq desc limit ? for update skip locked`,
     [limit],
   );
 }

@@ -14,6 +14,7 @@ export enum WebhookEvent {
   LeadDeclined = 'lead.declined',
   LeadOfferExpired = 'lead.offer_expired',
   LeadOutcomeRecorded = 'lead.outcome_recorded',
+  LeadErased = 'lead.erased',
 }
 registerEnumType(WebhookEvent, {
   name: 'WebhookEvent',
@@ -31,6 +32,7 @@ registerEnumType(WebhookEvent, {
     LeadDeclined: { description: '`lead.declined`: the offered store declined the lead (with a reason); it is handed to the next store or escalated.' },
     LeadOfferExpired: { description: "`lead.offer_expired`: an offer was not answered within the company's acceptance window; the lead is handed over or escalated." },
     LeadOutcomeRecorded: { description: '`lead.outcome_recorded`: the won or lost outcome of a lead was recorded.' },
+    LeadErased: { description: "`lead.erased`: the lead's personal fields were erased (docs/personal-data.md); the body's `lead` is `{\"id\"}` only: erase your copy." },
   },
 });
 

@@ -205,8 +205,9 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
       await insertDeliveries(em, kept);
       const heard = new Set(kept.map((p) => p.event_id));
       const wanted = events.filter((e) => heard.has(e.id));
-      const leads = await this.leadJsons(wanted);
-      await storePayloads(em, wanted.map((e) => [e.id, JSON.stringify(leads.get(e.lead_id) ?? null)] as const));
+      // An erased lead's event carries its id only (docs/personal-data.md).
+      const leads = await this.leadJsons(wanted.filter((e) => e.type !== 'lead.erased'));
+      await storePayloads(em, wanted.map((e) => [e.id, JSON.stringify(e.type === 'lead.erased' ? { id: e.lead_id } : (leads.get(e.lead_id) ?? null))] as const));
     }
     await markDispatched(em, eventIds);
     return { dispatched: eventIds.length, more: cut >= 0 || events.length === DISPATCH_BATCH };
