@@ -45,8 +45,8 @@ describe('generator', () => {
 
   test('a record has the keys its REST operation answers: those under @include are not required; drift stops the generator', () => {
     const lead = generateOpenApi(inputs).components.schemas.Lead;
-    expect(lead.required).toEqual(['id', 'name', 'status', 'created_at', 'outcome', 'respond_by', 'breached']);
-    expect(Object.keys(lead.properties)).toEqual(['id', 'name', 'status', 'created_at', 'outcome', 'respond_by', 'breached', 'phone_numbers', 'emails', 'location', 'assignee', 'lead_activities']);
+    expect(lead.required).toEqual(['id', 'name', 'status', 'created_at', 'outcome', 'respond_by', 'breached', 'escalated_at']);
+    expect(Object.keys(lead.properties)).toEqual(['id', 'name', 'status', 'created_at', 'outcome', 'respond_by', 'breached', 'escalated_at', 'phone_numbers', 'emails', 'location', 'assignee', 'lead_activities']);
     const prose = structuredClone(inputs.prose);
     prose.fields = { ...prose.fields, 'Lead.colour': { type: 'string' } };
     expect(() => only({ prose })).toThrow('openapi.prose.json refines Lead.colour, which the GraphQL schema does not have');

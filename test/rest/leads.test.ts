@@ -759,18 +759,18 @@ describe('GET /v1/leads: lists, include and statement counts', () => {
     const lead = await createLead(t, r.users.companyAdmin.key, quoteRequest({ assignee_id: r.net.storeNorth.id, location: { city: 'Portland' } }));
     t.resetStatements();
     const res = await api(t, 'get', `/v1/leads/${lead.id}?include=emails,bogus`, { key: r.users.companyAdmin.key });
-    expect(Object.keys(res.body).sort()).toEqual(['breached', 'created_at', 'emails', 'id', 'name', 'outcome', 'respond_by', 'status']);
+    expect(Object.keys(res.body).sort()).toEqual(['breached', 'created_at', 'emails', 'escalated_at', 'id', 'name', 'outcome', 'respond_by', 'status']);
     expect(t.statements.some((s) => /from "phone_numbers"|from "lead_activities"|from "locations"/.test(s))).toBe(false);
     const all = await api(t, 'get', `/v1/leads/${lead.id}?include=*`, { key: r.users.companyAdmin.key });
-    expect(Object.keys(all.body).sort()).toEqual(['assignee', 'breached', 'created_at', 'emails', 'id', 'lead_activities', 'location', 'name', 'outcome', 'phone_numbers', 'respond_by', 'status']);
+    expect(Object.keys(all.body).sort()).toEqual(['assignee', 'breached', 'created_at', 'emails', 'escalated_at', 'id', 'lead_activities', 'location', 'name', 'outcome', 'phone_numbers', 'respond_by', 'status']);
     const list = await api(t, 'get', `/v1/leads?include=assignee,lead_activities&opts[where][id]=${lead.id}`, { key: r.users.companyAdmin.key });
-    expect(Object.keys(list.body.leads[0]).sort()).toEqual(['assignee', 'breached', 'created_at', 'id', 'lead_activities', 'name', 'outcome', 'respond_by', 'status']);
+    expect(Object.keys(list.body.leads[0]).sort()).toEqual(['assignee', 'breached', 'created_at', 'escalated_at', 'id', 'lead_activities', 'name', 'outcome', 'respond_by', 'status']);
     t.resetStatements();
     const emailsOnly = await api(t, 'get', `/v1/leads?include=emails&opts[where][id]=${lead.id}`, { key: r.users.companyAdmin.key });
-    expect(Object.keys(emailsOnly.body.leads[0]).sort()).toEqual(['breached', 'created_at', 'emails', 'id', 'name', 'outcome', 'respond_by', 'status']);
+    expect(Object.keys(emailsOnly.body.leads[0]).sort()).toEqual(['breached', 'created_at', 'emails', 'escalated_at', 'id', 'name', 'outcome', 'respond_by', 'status']);
     expect(t.statements.some((s) => /\b(phone_numbers|lead_activities|locations)\b/.test(s))).toBe(false);
     const created = await api(t, 'post', '/v1/leads?include=emails', { key: r.users.companyAdmin.key, body: quoteRequest() });
-    expect(Object.keys(created.body).sort()).toEqual(['breached', 'created_at', 'emails', 'id', 'name', 'outcome', 'respond_by', 'status']);
+    expect(Object.keys(created.body).sort()).toEqual(['breached', 'created_at', 'emails', 'escalated_at', 'id', 'name', 'outcome', 'respond_by', 'status']);
   });
 
   test('the assignee name is the CRL\'s own name when it has one', async () => {

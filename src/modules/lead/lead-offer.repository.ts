@@ -4,7 +4,7 @@ import type { Context } from '../../context';
 import type { LeadOfferRow } from './lead-offer.types';
 
 const OFFER_COLUMNS = `o.id, o.lead_id, o.store_id, o.company_id, o.offered_at, o.respond_by, o.state, o.answered_at, o.answered_by_id,
-  o.decline_reason, o.decline_note, o.handovers`;
+  o.decline_reason, o.decline_note, o.handovers, o.escalation`;
 
 /** The latest offer first: the open one, then by time offered, then by time answered (withdrawn ones of one instant before). */
 const LATEST_FIRST = `(o.state = 'open') desc, o.offered_at desc, o.answered_at desc nulls first, o.id`;
@@ -48,6 +48,15 @@ export async function closeOffer(
       where id = ? and state = 'open'`,
     [state, at, userId, decline?.reason ?? null, decline?.note ?? null, offerId],
   );
+}
+
+/**
+ * The lead is escalated (docs/lead-loop.md "Escalation"): the offer whose decline or lapse left no hand-over
+ * says why, and the lead is marked escalated `at` (null: now) until its store changes (a row trigger clears it).
+ */
+export async function escalate(tx: EntityManager, leadId: string, offerId: string, escalation: string, at: Date | null): Promise<void> {
+  await query(tx, `update lead_offers set escalation = ? where id = ?`, [escalation, offerId]);
+  await query(tx, `update leads set escalated_at = coalesce(?::timestamptz, now()) where id = ?`, [at, leadId]);
 }
 
 /** One offer by id. */

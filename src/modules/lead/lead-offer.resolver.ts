@@ -1,5 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
+import { authorize } from '../../access/policy';
+import { leadPolicy } from './lead.policy';
 import { Lead } from './lead.entity';
 import type { LeadRow } from './lead.repository';
 import { LeadOfferService, offerLoader } from './lead-offer.service';
@@ -36,5 +38,17 @@ export class LeadOfferResolver {
   @FieldResolver(() => LeadOffer, { nullable: true, description: 'The open offer of the lead to a store, else its latest one; null when it was never offered.' })
   offer(@Root() lead: LeadRow, @Ctx() ctx: Context) {
     return offerLoader(ctx).load(lead.id);
+  }
+
+  @FieldResolver(() => Date, {
+    nullable: true,
+    description:
+      'When the lead was escalated: declined or not accepted in time with no hand-over left (the company\'s `maxHandovers` reached, or no eligible store), ' +
+      "so it waits at its last store, with no open offer, for the territory manager (else the company admins) to reassign it (docs/lead-loop.md); null otherwise, and again once it is assigned to a store. " +
+      'Filter the list with `where: {escalatedAt: {exists: true}}` (REST `opts[where][escalated_at][exists]=true`).',
+  })
+  escalatedAt(@Root() lead: LeadRow, @Ctx() ctx: Context) {
+    authorize(ctx.caller, 'show', leadPolicy);
+    return lead.escalatedAt ? new Date(lead.escalatedAt) : null;
   }
 }

@@ -9,6 +9,7 @@ import { LeadService } from './lead.service';
 import type { LeadRow } from './lead.repository';
 import {
   closeOffer,
+  escalate,
   handLeadTo,
   latestOffers,
   lockOffers,
@@ -94,6 +95,7 @@ export class LeadOfferService {
       await recordOfferEvent(tx, 'lead.declined', leadId, null, { ...data, user_id: userId });
       await recordOfferActivity(tx, leadId, 'LeadActivity::OfferDeclined', { ...data, user_id: userId }, offer.store_id);
       if (next) await handOver(tx, leadId, offer.store_id, next, 'declined');
+      else if (escalation) await escalate(tx, leadId, offer.id, escalation, null);
     });
   }
 

@@ -48,6 +48,20 @@ registerEnumType(LeadOfferState, {
   },
 });
 
+/** Why a declined or lapsed offer's lead was not handed over (docs/lead-loop.md "Escalation"). */
+export enum OfferEscalation {
+  MAX_HANDOVERS = 'max_handovers',
+  NO_ELIGIBLE_STORE = 'no_eligible_store',
+}
+registerEnumType(OfferEscalation, {
+  name: 'OfferEscalation',
+  description: 'Why a lead was escalated instead of handed over (REST and events: the lower-case value, e.g. `max_handovers`).',
+  valuesConfig: {
+    MAX_HANDOVERS: { description: "The lead had already been handed over the company's maximum number of times (`maxHandovers`)." },
+    NO_ELIGIBLE_STORE: { description: 'No store was left that the routing rules could hand it to.' },
+  },
+});
+
 /** A `lead_offers` row as read. */
 export interface LeadOfferRow {
   id: string;
@@ -62,6 +76,7 @@ export interface LeadOfferRow {
   decline_reason: DeclineReasonValue | null;
   decline_note: string | null;
   handovers: number;
+  escalation: 'max_handovers' | 'no_eligible_store' | null;
 }
 
 @ObjectType({ description: 'The offer of a lead to a store: every assignment to a store is one, which the store accepts or declines (docs/lead-loop.md).' })
@@ -92,6 +107,12 @@ export class LeadOffer {
 
   @Field(() => Int, { description: 'How many times the lead was handed over (declined or lapsed) before this offer.' })
   handovers!: number;
+
+  @Field(() => OfferEscalation, {
+    nullable: true,
+    description: 'Set when this offer was declined or lapsed and the lead could not be handed over: it was escalated to the territory manager (else the company admins) for reassignment; null otherwise.',
+  })
+  escalation!: OfferEscalation | null;
 }
 
 export function leadOfferOf(row: LeadOfferRow): LeadOffer {
@@ -105,5 +126,6 @@ export function leadOfferOf(row: LeadOfferRow): LeadOffer {
     declineReason: row.decline_reason as DeclineReason | null,
     declineNote: row.decline_note,
     handovers: row.handovers,
+    escalation: (row.escalation ?? null) as OfferEscalation | null,
   };
 }

@@ -27,6 +27,8 @@ export interface LeadRow extends BaseRow {
   sourceType: string | null;
   sourceId: string | null;
   locationId: string | null;
+  /** When the lead was escalated (no store left to hand it to), until its store changes; null otherwise. */
+  escalatedAt: Date | null;
 }
 
 export interface LeadActivityRow extends BaseRow {
@@ -74,6 +76,7 @@ const LEAD: ColumnMap<LeadRow> = {
   sourceType: 'source_type',
   sourceId: 'source_id',
   locationId: 'location_id',
+  escalatedAt: 'escalated_at',
 };
 const ACTIVITY: ColumnMap<LeadActivityRow> = {
   ...BASE_COLUMNS,

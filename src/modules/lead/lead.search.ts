@@ -121,6 +121,9 @@ export const leadSearch: SearchDocument = {
     },
     created_at: { sql: 'l.created_at', type: 'date' },
     updated_at: { sql: 'l.updated_at', type: 'date' },
+    // Escalated leads waiting to be reassigned (docs/lead-loop.md "Escalation"): few, under a partial index
+    // (Migration20261206200100_lead_escalations).
+    escalated_at: { sql: 'l.escalated_at', type: 'date' },
   },
 };
 

@@ -14,5 +14,12 @@ export const SLA_FREQUENCY_SQL = `coalesce(p.sla_breached, 'off')`;
 /** Immediate breach mails one recipient gets per clock hour at most; the rest are gathered into one digest at the hour's end. */
 export const SLA_MAILS_PER_HOUR = 5;
 
-/** What an unsubscribe link turns off: lead mails (`lead_assigned`) or breach mails (`sla_breached`). */
-export type Topic = 'lead_assigned' | 'sla_breached';
+/**
+ * Escalated leads go to the territory manager of the store (else the company admins): on by default
+ * (`immediate`; escalations are rare and someone must act on each), `off` when the user turns them off.
+ */
+export const ESCALATION_FREQUENCIES = ['immediate', 'off'] as const;
+export const ESCALATION_FREQUENCY_SQL = `coalesce(p.lead_escalated, 'immediate')`;
+
+/** What an unsubscribe link turns off: lead mails (`lead_assigned`), breach mails (`sla_breached`) or escalation mails (`lead_escalated`). */
+export type Topic = 'lead_assigned' | 'sla_breached' | 'lead_escalated';

@@ -24,7 +24,7 @@ export interface LeadSummary {
  * what became of the lead). A mail sent after the lead moved on still tells this one.
  */
 export interface About {
-  kind?: 'assignment' | 'breach' | 'reminder';
+  kind?: 'assignment' | 'breach' | 'reminder' | 'escalation';
   store_id?: string | null;
   store_name?: string | null;
   at?: string | null;
@@ -37,6 +37,11 @@ export interface About {
   due_at?: string | null;
   reassignment?: string | null;
   to_name?: string | null;
+  /** An escalation's why (`max_handovers`, `no_eligible_store`), the answer that caused it (`declined`, `offer_expired`), the company's limit then, and the stores that passed it on, in order. */
+  escalation?: string | null;
+  cause?: string | null;
+  max_handovers?: number | null;
+  passed?: Array<{ store_name: string | null; state: string }> | null;
 }
 
 /** An instant as a person reads it, in the recipient's language and time zone: `6 Dec 2026, 15:40 UTC`. */
@@ -127,6 +132,19 @@ const TEXT = {
     yourStore: 'your store',
     breachThen: (r: string | null | undefined, to: string | null) =>
       r === 'reassigned' ? `The lead was reassigned to ${to ?? 'another store'}.` : r === 'no_eligible_store' ? 'No other store could take it: it stays where it is.' : '',
+    escalationSubject: (name: string) => `Escalated lead to reassign: ${name}`,
+    times: (n: number) => (n === 1 ? 'once' : `${n} times`),
+    declinedTimes: (n: string) => `declined ${n}`,
+    lapsedTimes: (n: string) => `not accepted in time ${n}`,
+    and: ' and ',
+    escalatedMax: (at: string, what: string, max: number) =>
+      `This lead was escalated to you on ${at}: it was ${what}, the company's maximum of ${max} hand-over${max === 1 ? '' : 's'}, so it was not handed to another store.`,
+    escalatedNone: (at: string, what: string) => `This lead was escalated to you on ${at}: it was ${what}, and no other store can take it.`,
+    passedBy: (list: string) => `By: ${list}.`,
+    passedDeclined: 'declined',
+    passedLapsed: 'not accepted in time',
+    stays: (store: string) => `It stays with ${store}, with no open offer: it needs reassigning to a store.`,
+    escalationWhy: 'You receive this e-mail because escalated leads of this store come to you to reassign.',
   },
   fr: {
     subject: (name: string) => `Nouveau contact : ${name}`,
@@ -164,6 +182,19 @@ const TEXT = {
     yourStore: 'votre magasin',
     breachThen: (r: string | null | undefined, to: string | null) =>
       r === 'reassigned' ? `Le contact a été réattribué à ${to ?? 'un autre magasin'}.` : r === 'no_eligible_store' ? "Aucun autre magasin ne pouvait le prendre : il reste où il est." : '',
+    escalationSubject: (name: string) => `Contact escaladé à réattribuer : ${name}`,
+    times: (n: number) => (n === 1 ? 'une fois' : `${n} fois`),
+    declinedTimes: (n: string) => `refusé ${n}`,
+    lapsedTimes: (n: string) => `non accepté à temps ${n}`,
+    and: ' et ',
+    escalatedMax: (at: string, what: string, max: number) =>
+      `Ce contact vous a été escaladé le ${at} : il a été ${what}, le maximum de ${max} transmission${max > 1 ? 's' : ''} de l'entreprise, il n'a donc pas été transmis à un autre magasin.`,
+    escalatedNone: (at: string, what: string) => `Ce contact vous a été escaladé le ${at} : il a été ${what}, et aucun autre magasin ne peut le prendre.`,
+    passedBy: (list: string) => `Par : ${list}.`,
+    passedDeclined: 'refusé',
+    passedLapsed: 'non accepté à temps',
+    stays: (store: string) => `Il reste attribué à ${store}, sans offre ouverte : il doit être réattribué à un magasin.`,
+    escalationWhy: 'Vous recevez cet e-mail car les contacts escaladés de ce magasin vous sont confiés pour réattribution.',
   },
 } satisfies Record<Locale, unknown>;
 
@@ -276,5 +307,32 @@ export function slaReminderMail(locale: Locale, lead: LeadSummary, unsubscribeUr
     subject: oneLine(t.reminderSubject(lead.name || t.unnamed)),
     text: `${intro}\n\n${leadText(t, own)}\n\n-- \n${t.why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
     html: page(locale, `<p>${escapeHtml(intro)}</p>${leadHtml(t, own)}`, unsubscribeUrl),
+  };
+}
+
+/**
+ * The mail telling a territory manager (else a company admin) that a lead was escalated: why (declined or
+ * not accepted in time how many times, the company's maximum reached, or no store left), by which stores,
+ * and that it waits at its last store for someone to reassign it.
+ */
+export function leadEscalatedMail(locale: Locale, lead: LeadSummary, unsubscribeUrl: string, zone = 'UTC'): Mail {
+  const t = TEXT[locale];
+  const about = lead.about ?? {};
+  const passed = Array.isArray(about.passed) ? about.passed : [];
+  const declined = passed.filter((p) => p.state === 'declined').length;
+  const lapsed = passed.filter((p) => p.state === 'expired').length;
+  const what = [declined ? t.declinedTimes(t.times(declined)) : null, lapsed ? t.lapsedTimes(t.times(lapsed)) : null].filter(Boolean).join(t.and);
+  const at = formatAt(locale, about.at ? new Date(about.at) : new Date(), zone);
+  const store = about.store_name ? oneLine(about.store_name) : t.aStore;
+  const cause = about.escalation === 'max_handovers' ? t.escalatedMax(at, what, Number(about.max_handovers ?? passed.length - 1)) : t.escalatedNone(at, what);
+  const by = passed.length
+    ? t.passedBy(passed.map((p) => `${p.store_name ? oneLine(p.store_name) : t.aStore} (${p.state === 'declined' ? t.passedDeclined : t.passedLapsed})`).join(', '))
+    : '';
+  const intro = [cause, by, t.stays(store)].filter(Boolean);
+  const own = { ...lead, about: null };
+  return {
+    subject: oneLine(t.escalationSubject(lead.name || t.unnamed)),
+    text: `${intro.join('\n')}\n\n${leadText(t, own)}\n\n-- \n${t.escalationWhy}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
+    html: page(locale, intro.map((line) => `<p>${escapeHtml(line)}</p>`).join('') + leadHtml(t, own), unsubscribeUrl, t.escalationWhy),
   };
 }

@@ -57,3 +57,16 @@ export const FREQUENCY_SQL = `coalesce(p.lead_assigned, case when u.role in (${S
 export function slaRecipientSql(u: string, store: string, cr: string): string {
   return `(${u}.role = '${Role.CompanyAdmin}' or (${u}.role = '${Role.CompanyTerritoryManager}' and ${u}.territory_id = coalesce(${store}.territory_id, ${cr}.territory_id)))`;
 }
+
+/**
+ * Who hears of an escalated lead at the store (docs/notifications.md "The escalation mail"), in SQL over a
+ * `users` row `u` of the store's company, the store `store` and its company retailer `cr`: the territory
+ * managers of the store's territory (its own, else its company retailer's); when it has none (no
+ * territory, or no manager for it), the company's admins. They are the ones who reassign it.
+ */
+export function escalationRecipientSql(u: string, store: string, cr: string): string {
+  const territory = `coalesce(${store}.territory_id, ${cr}.territory_id)`;
+  const manager = (x: string) => `(${x}.role = '${Role.CompanyTerritoryManager}' and ${x}.territory_id = ${territory})`;
+  return `(case when exists (select 1 from users m where m.company_id = ${store}.company_id and ${manager('m')})
+            then ${manager(u)} else ${u}.role = '${Role.CompanyAdmin}' end)`;
+}

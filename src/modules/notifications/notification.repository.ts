@@ -3,8 +3,8 @@ import { query } from '../../db/sql';
 import { fromClause, type Sql } from '../../search/types';
 import type { ClaimRequest } from '../../outbox/runner';
 import { leadSearch } from '../lead/lead.search';
-import { FREQUENCY_SQL, SLA_FREQUENCY_SQL, type Topic } from './notification.defaults';
-import { slaRecipientSql } from './notification.policy';
+import { ESCALATION_FREQUENCY_SQL, FREQUENCY_SQL, SLA_FREQUENCY_SQL, type Topic } from './notification.defaults';
+import { escalationRecipientSql, slaRecipientSql } from './notification.policy';
 import { ZONE_COLUMNS, type zoneOf } from './notification.zone';
 
 /** The columns of `zoneOf`'s inputs (`ZONE_COLUMNS`). */
@@ -17,12 +17,13 @@ export interface PreferencesRow extends ZoneColumns {
   frequency: string;
   is_default: boolean;
   sla: string;
+  escalated: string;
 }
 
 export async function preferencesRow(em: EntityManager, userId: string): Promise<PreferencesRow | undefined> {
   const [row] = await query<PreferencesRow>(
     em,
-    `select u.email, u.locale, ${FREQUENCY_SQL} as frequency, p.lead_assigned is null as is_default, ${SLA_FREQUENCY_SQL} as sla, ${ZONE_COLUMNS}
+    `select u.email, u.locale, ${FREQUENCY_SQL} as frequency, p.lead_assigned is null as is_default, ${SLA_FREQUENCY_SQL} as sla, ${ESCALATION_FREQUENCY_SQL} as escalated, ${ZONE_COLUMNS}
        from users u left join notification_preferences p on p.user_id = u.id where u.id = ?`,
     [userId],
   );
@@ -31,7 +32,7 @@ export async function preferencesRow(em: EntityManager, userId: string): Promise
 
 /** Turns the user's mails of `topic` off; false when the user does not exist. */
 export async function turnOff(em: EntityManager, userId: string, topic: Topic): Promise<boolean> {
-  const column = topic === 'sla_breached' ? 'sla_breached' : 'lead_assigned';
+  const column = topic === 'sla_breached' ? 'sla_breached' : topic === 'lead_escalated' ? 'lead_escalated' : 'lead_assigned';
   const rows = await query(
     em,
     `insert into notification_preferences (user_id, ${column}) select id, 'off' from users where id = ?
@@ -74,6 +75,15 @@ export async function setSlaBreached(em: EntityManager, userId: string, frequenc
     em,
     `insert into notification_preferences (user_id, sla_breached) values (?, ?)
            on conflict (user_id) do update set sla_breached = excluded.sla_breached, updated_at = now()`,
+    [userId, frequency],
+  );
+}
+
+export async function setLeadEscalated(em: EntityManager, userId: string, frequency: string): Promise<void> {
+  await query(
+    em,
+    `insert into notification_preferences (user_id, lead_escalated) values (?, ?)
+           on conflict (user_id) do update set lead_escalated = excluded.lead_escalated, updated_at = now()`,
     [userId, frequency],
   );
 }
@@ -134,7 +144,14 @@ export function lockEventsToFanOut(em: EntityManager, limit: number): Promise<Fa
     em,
     `select ne.event_id, e.type, e.lead_id, e.occurred_at, coalesce(e.owner_company_id, e.owner_retailer_id)::text as lane,
               coalesce(e.data->>'to_id', e.data->>'store_id')::uuid as store_id, ne.actor_id,
-              case when e.type = 'lead.sla_breached' then jsonb_build_object(
+              case when e.type in ('lead.declined', 'lead.offer_expired') then jsonb_build_object(
+                     'kind', 'escalation', 'store_id', e.data->>'store_id', 'store_name', ${storeName(`(e.data->>'store_id')::uuid`)}, 'at', e.occurred_at,
+                     'escalation', e.data->>'escalation', 'cause', case when e.type = 'lead.declined' then 'declined' else 'offer_expired' end,
+                     'max_handovers', (select coalesce((select s.max_handovers from company_response_settings s where s.company_id = o.company_id), 3)
+                                         from lead_offers o where o.id = (e.data->>'offer_id')::uuid),
+                     'passed', (select jsonb_agg(jsonb_build_object('store_name', ${storeName('o.store_id')}, 'state', o.state) order by o.answered_at, o.offered_at)
+                                  from lead_offers o where o.lead_id = e.lead_id and o.state in ('declined', 'expired') and o.answered_at <= e.occurred_at))
+                   when e.type = 'lead.sla_breached' then jsonb_build_object(
                      'kind', 'breach', 'store_id', e.data->>'store_id', 'store_name', ${storeName(`(e.data->>'store_id')::uuid`)},
                      'assigned_at', e.data->>'assigned_at', 'due_at', e.data->>'due_at', 'reassignment', e.data->>'reassignment',
                      'to_name', ${storeName(`(e.data->>'reassigned_to_id')::uuid`)})
@@ -172,6 +189,25 @@ export function breachRecipients(em: EntityManager, storeId: string | null, limi
   );
 }
 
+/**
+ * Who hears of a lead escalated at the store: its territory's managers, else the company's admins
+ * (`escalationRecipientSql`), unless they turned escalation mails off; at most `limit`.
+ */
+export function escalationRecipients(em: EntityManager, storeId: string | null, limit: number): Promise<RecipientRow[]> {
+  return query<RecipientRow>(
+    em,
+    `select * from (select ${callerColumns(ESCALATION_FREQUENCY_SQL)}
+                 from company_retailer_locations a
+                 left join company_retailers cr on cr.id = a.company_retailer_id
+                 join users u on u.company_id = a.company_id
+                  and ${escalationRecipientSql('u', 'a', 'cr')}
+                 left join notification_preferences p on p.user_id = u.id
+                where a.id = ?) c
+                where c.frequency <> 'off' order by c.id limit ?`,
+    [storeId, limit],
+  );
+}
+
 /** Who may hear of an assignment to the store: the users of its company and retailer, unless they turned lead mails off; at most `limit`. */
 export function assignmentRecipients(em: EntityManager, storeId: string | null, limit: number): Promise<RecipientRow[]> {
   return query<RecipientRow>(
@@ -189,7 +225,7 @@ export function assignmentRecipients(em: EntityManager, storeId: string | null, 
 /** One delivery of the event per user: pending now, or queued for a digest at its due time; users already delivered to are left. */
 export async function insertDeliveries(
   em: EntityManager,
-  event: { kind: 'lead_assigned' | 'sla_breached' | 'sla_reminder'; eventId: string | null; leadId: string; lane: string; about: Record<string, unknown> },
+  event: { kind: 'lead_assigned' | 'sla_breached' | 'sla_reminder' | 'lead_escalated'; eventId: string | null; leadId: string; lane: string; about: Record<string, unknown> },
   users: { ids: string[]; digest: boolean[]; dueAt: string[] },
 ): Promise<void> {
   await query(
@@ -253,7 +289,7 @@ export async function breachMailsInWindow(em: EntityManager, userIds: string[], 
 /** A claimed delivery. */
 export interface ClaimedDelivery {
   id: string;
-  kind: 'lead_assigned' | 'digest' | 'sla_breached' | 'lead_lost' | 'sla_reminder';
+  kind: 'lead_assigned' | 'digest' | 'sla_breached' | 'lead_lost' | 'sla_reminder' | 'lead_escalated';
   event_id: string | null;
   lead_id: string | null;
   user_id: string;
@@ -308,11 +344,12 @@ export async function markFailed(em: EntityManager, id: string, failed: { status
   ]);
 }
 
-/** The user as a recipient of lead mails, or with `sla` of breach mails. */
-export async function recipientRow(em: EntityManager, userId: string, sla: boolean): Promise<RecipientRow | undefined> {
+/** The user as a recipient of the mails of `topic` (its `frequency` is its setting for them). */
+export async function recipientRow(em: EntityManager, userId: string, topic: Topic): Promise<RecipientRow | undefined> {
+  const frequency = { lead_assigned: FREQUENCY_SQL, sla_breached: SLA_FREQUENCY_SQL, lead_escalated: ESCALATION_FREQUENCY_SQL }[topic];
   const [user] = await query<RecipientRow>(
     em,
-    `select ${sla ? callerColumns(SLA_FREQUENCY_SQL) : CALLER_COLUMNS} from users u left join notification_preferences p on p.user_id = u.id where u.id = ?`,
+    `select ${callerColumns(frequency)} from users u left join notification_preferences p on p.user_id = u.id where u.id = ?`,
     [userId],
   );
   return user;

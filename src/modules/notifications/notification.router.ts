@@ -67,7 +67,9 @@ export function notificationRouter(orm: MikroORM, config: Config, clock: () => D
       const prefs = await preferencesOf(em, check.userId);
       if (!prefs) return invalid(res, 'unknown');
       const t = PAGES[prefs.locale === 'fr' ? 'fr' : 'en'];
-      const what = (text: string) => (check.topic === 'sla_breached' ? text.replace(/new leads|nouveaux contacts/g, (m) => (m === 'new leads' ? 'leads not answered in time' : 'contacts sans réponse dans les délais')) : text);
+      const topicWords = { sla_breached: ['leads not answered in time', 'contacts sans réponse dans les délais'], lead_escalated: ['escalated leads', 'contacts escaladés'] } as const;
+      const words = check.topic === 'lead_assigned' ? null : topicWords[check.topic];
+      const what = (text: string) => (words ? text.replace(/new leads|nouveaux contacts/g, (m) => (m === 'new leads' ? words[0] : words[1])) : text);
       if (!confirm) {
         const action = `${UNSUBSCRIBE_PATH}?token=${encodeURIComponent(token as string)}`;
         return page(

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
 import { notFound, Validator } from '../../errors';
-import { FREQUENCIES, type Topic } from './notification.defaults';
+import { ESCALATION_FREQUENCIES, FREQUENCIES, type Topic } from './notification.defaults';
 import { LOCALES } from './notification.mail';
 import { nextDigestAt, zoneOf } from './notification.zone';
 import { isTimeZone } from '../../geo/time-zone-name';
@@ -25,6 +25,7 @@ import {
   deliveryLogs,
   preferencesRow,
   setLeadAssigned,
+  setLeadEscalated,
   setLocale,
   setSlaBreached,
   setTimeZone,
@@ -42,6 +43,7 @@ export async function preferencesOf(em: EntityManager, userId: string): Promise<
     leadAssigned: row.frequency as NotificationFrequency,
     leadAssignedIsDefault: row.is_default,
     slaBreached: row.sla as NotificationFrequency,
+    leadEscalated: row.escalated as NotificationFrequency,
     timeZone: zoneOf(row),
     timeZoneIsDefault: row.own_zone === null,
   };
@@ -89,6 +91,9 @@ export class NotificationService {
     if (input.slaBreached === null || (input.slaBreached !== undefined && !(FREQUENCIES as readonly string[]).includes(input.slaBreached))) {
       v.add('sla_breached', 'invalid', 'must be IMMEDIATE, DAILY_DIGEST or OFF');
     }
+    if (input.leadEscalated === null || (input.leadEscalated !== undefined && !(ESCALATION_FREQUENCIES as readonly string[]).includes(input.leadEscalated))) {
+      v.add('lead_escalated', 'invalid', 'must be IMMEDIATE or OFF');
+    }
     const zone = input.timeZone;
     if (zone !== undefined && zone !== null && !(zone.length <= 64 && isTimeZone(zone))) v.add('time_zone', 'invalid', 'is not an IANA time zone');
     v.throwIfAny();
@@ -102,6 +107,7 @@ export class NotificationService {
       }
       if (input.leadAssigned) await setLeadAssigned(em, userId, input.leadAssigned);
       if (input.slaBreached) await setSlaBreached(em, userId, input.slaBreached);
+      if (input.leadEscalated) await setLeadEscalated(em, userId, input.leadEscalated);
     });
     return this.get(userId);
   }

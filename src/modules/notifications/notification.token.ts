@@ -5,7 +5,7 @@ import type { Topic } from './notification.defaults';
 /** How long an unsubscribe link works after the mail that carries it was sent. */
 export const UNSUBSCRIBE_TOKEN_DAYS = 90;
 /** The token's first part names what it turns off. */
-const PREFIX: Record<Topic, string> = { lead_assigned: 'u1', sla_breached: 's1' };
+const PREFIX: Record<Topic, string> = { lead_assigned: 'u1', sla_breached: 's1', lead_escalated: 'e1' };
 
 export type TokenCheck = { ok: true; userId: string; topic: Topic } | { ok: false; reason: 'malformed' | 'forged' | 'expired' };
 

@@ -48,6 +48,13 @@ export class NotificationPreferences {
   })
   slaBreached!: NotificationFrequency;
 
+  @Field(() => NotificationFrequency, {
+    description:
+      'Leads escalated at a store the user oversees (declined or not accepted in time with no hand-over left, docs/lead-loop.md): they go to the territory manager of the store, ' +
+      'else the company admins, to reassign. `IMMEDIATE` (the default) or `OFF`.',
+  })
+  leadEscalated!: NotificationFrequency;
+
   @Field(() => String, { description: "The IANA time zone the daily digest's hour is read in: the user's own, else its store's, else `UTC`." })
   timeZone!: string;
 
@@ -65,6 +72,9 @@ export class NotificationPreferencesInput {
 
   @Field(() => NotificationFrequency, { nullable: true, description: 'Breach mails: `IMMEDIATE`, `DAILY_DIGEST` or `OFF`; unchanged when left out.' })
   slaBreached?: NotificationFrequency | null;
+
+  @Field(() => NotificationFrequency, { nullable: true, description: 'Escalation mails: `IMMEDIATE` or `OFF` (`DAILY_DIGEST` is refused: an escalation waits for someone to act); unchanged when left out.' })
+  leadEscalated?: NotificationFrequency | null;
 
   @Field(() => String, {
     nullable: true,
@@ -142,7 +152,7 @@ export class NotificationDelivery {
   @Field(() => ID, { description: 'The delivery.' })
   id!: string;
 
-  @Field(() => String, { description: '`lead_assigned`, `sla_breached` or `digest`.' })
+  @Field(() => String, { description: '`lead_assigned`, `sla_breached`, `sla_reminder`, `lead_lost`, `lead_escalated` or `digest`.' })
   kind!: string;
 
   @Field(() => NotificationDeliveryStatus, { description: 'Where the mail is now.' })

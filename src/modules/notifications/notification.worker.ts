@@ -9,14 +9,14 @@ import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
 import type { Role } from '../user/role';
-import { digestMail, leadAssignedMail, slaBreachedMail, slaReminderMail, oneLine, productsOf, type About, type LeadSummary, type Locale, type Mail } from './notification.mail';
+import { digestMail, leadAssignedMail, leadEscalatedMail, slaBreachedMail, slaReminderMail, oneLine, productsOf, type About, type LeadSummary, type Locale, type Mail } from './notification.mail';
 import { unsubscribeToken } from './notification.token';
 import { insertLostDeliveries } from './offer-page.repository';
 import { linkOfferPages, lostLeadMail } from './offer-mail';
 import { withXactLock } from '../../db/leader';
 import { OutboxRunner, type ClaimRequest, type OutboxItem, type OutboxOutcome, type OutboxQueue, type Verdict } from '../../outbox/runner';
 import { nextDigestAt, zoneOf } from './notification.zone';
-import { SLA_MAILS_PER_HOUR } from './notification.defaults';
+import { SLA_MAILS_PER_HOUR, type Topic } from './notification.defaults';
 import { countMail } from '../../observability/mail-counts';
 import {
   assignmentRecipients,
@@ -24,6 +24,7 @@ import {
   breachRecipients,
   breachRow,
   claimDeliveries,
+  escalationRecipients,
   deleteOutboxEvents,
   digestLeads,
   gatherDigests,
@@ -271,11 +272,28 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     for (const e of events) {
       if (now.getTime() - new Date(e.occurred_at).getTime() > MAX_EVENT_AGE_MS) continue;
       const sla = e.type === 'lead.sla_breached';
-      const candidates = (sla ? await breachRecipients(em, e.store_id, MAX_RECIPIENTS) : await assignmentRecipients(em, e.store_id, MAX_RECIPIENTS)).map(recipientOf);
+      // An escalation (a decline or a lapse that left no hand-over: the only ones the outbox trigger queues) goes to who reassigns it.
+      const escalated = e.type === 'lead.declined' || e.type === 'lead.offer_expired';
+      const candidates = (
+        sla
+          ? await breachRecipients(em, e.store_id, MAX_RECIPIENTS)
+          : escalated
+            ? await escalationRecipients(em, e.store_id, MAX_RECIPIENTS)
+            : await assignmentRecipients(em, e.store_id, MAX_RECIPIENTS)
+      ).map(recipientOf);
       const wanted: Recipient[] = [];
       // Nobody is mailed about their own action (the user whose write made the event: an assignment to its own store, a decline).
-      for (const r of candidates) if (r.id !== e.actor_id && (await visibleLeads(em, r.caller, [e.lead_id], e.store_id ?? undefined, sla)).size) wanted.push(r);
+      for (const r of candidates) if (r.id !== e.actor_id && (await visibleLeads(em, r.caller, [e.lead_id], e.store_id ?? undefined, sla || escalated)).size) wanted.push(r);
       if (!wanted.length) continue;
+      if (escalated) {
+        // Rare and actionable: sent at once (the setting is IMMEDIATE or OFF), never digested.
+        await insertDeliveries(
+          em,
+          { kind: 'lead_escalated', eventId: e.event_id, leadId: e.lead_id, lane: e.lane, about: e.about },
+          { ids: wanted.map((r) => r.id), digest: wanted.map(() => false), dueAt: wanted.map(() => now.toISOString()) },
+        );
+        continue;
+      }
       const digest = wanted.map((r) => r.frequency === 'daily_digest');
       // A digest reader's delivery waits for the digest hour by its own wall clock.
       const dueAt = wanted.map((r, i) => (digest[i] ? nextDigestAt(now, this.config.notifications.digestHour, r.zone) : now).toISOString());
@@ -344,12 +362,14 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     const em = (this.orm.em as EntityManager).fork();
     // A digest is of one topic: breaches or assignments.
     const sla = row.kind === 'sla_breached' || (row.kind === 'digest' && row.about?.topic === 'sla_breached');
-    const user = await recipientRow(em, row.user_id, sla);
+    const escalated = row.kind === 'lead_escalated';
+    const topic = sla ? 'sla_breached' : escalated ? 'lead_escalated' : 'lead_assigned';
+    const user = await recipientRow(em, row.user_id, topic);
     if (!user) return { ok: false, permanent: true, skipped: true, error: 'recipient deleted' };
     const recipient = recipientOf(user);
     if (recipient.frequency === 'off') return { ok: false, permanent: true, skipped: true, error: 'recipient unsubscribed' };
     if (row.kind === 'lead_lost') {
-      const url = this.unsubscribeUrl(recipient.id, false);
+      const url = this.unsubscribeUrl(recipient.id, 'lead_assigned');
       const lost = await lostLeadMail(em, row.event_id, recipient.locale, url);
       return lost ? this.send(row, recipient.email, lost, url) : { ok: false, permanent: true, skipped: true, error: 'event gone' };
     }
@@ -357,13 +377,15 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     const items = row.kind === 'digest' ? await digestLeads(em, row.id, MAX_DIGEST_LEADS) : [{ lead_id: row.lead_id!, about: row.about }];
     const about = new Map(items.map((i) => [i.lead_id, (i.about ?? null) as About | null]));
     const leadIds = items.map((i) => i.lead_id);
-    const visible = await visibleLeads(em, recipient.caller, leadIds, undefined, sla);
+    const visible = await visibleLeads(em, recipient.caller, leadIds, undefined, sla || escalated);
     const leads = ((await this.summaries(em, leadIds.filter((id) => visible.has(id)))).filter(Boolean) as LeadSummary[]).map((l) => ({ ...l, about: about.get(l.id) ?? null }));
     if (!leads.length) return { ok: false, permanent: true, skipped: true, error: 'no lead the recipient may see' };
     await linkOfferPages(em, this.config, row, recipient.id, leads, this.clock());
-    const unsubscribeUrl = this.unsubscribeUrl(recipient.id, sla);
+    const unsubscribeUrl = this.unsubscribeUrl(recipient.id, topic);
     const mail: Mail =
-      row.kind === 'digest'
+      escalated
+        ? leadEscalatedMail(recipient.locale, leads[0], unsubscribeUrl, recipient.zone)
+        : row.kind === 'digest'
         ? digestMail(recipient.locale, leads, unsubscribeUrl, recipient.zone, sla ? 'sla_breached' : 'lead_assigned')
         : sla
           ? await this.breachMail(em, row, recipient.locale, leads[0], unsubscribeUrl)
@@ -373,9 +395,9 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     return this.send(row, recipient.email, mail, unsubscribeUrl);
   }
 
-  private unsubscribeUrl(userId: string, sla: boolean): string {
+  private unsubscribeUrl(userId: string, topic: Topic): string {
     const n = this.config.notifications;
-    const token = unsubscribeToken(n.secret!, userId, this.clock(), sla ? 'sla_breached' : 'lead_assigned');
+    const token = unsubscribeToken(n.secret!, userId, this.clock(), topic);
     return `${n.publicUrl}/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
   }
 

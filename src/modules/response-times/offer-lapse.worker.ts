@@ -5,7 +5,7 @@ import { resolveZone } from '../store-locator/store-locator.hours';
 import { routingLockKey } from '../routing/routing.service';
 import { addBusinessMinutes } from './business-time';
 import { storeHours } from './response-time.repository';
-import { closeOffer, lockLapsedOffers, lockUncomputedOffers, recordOfferActivity, recordOfferEvent, setRespondBy, tryNamedLock } from '../lead/lead-offer.repository';
+import { closeOffer, escalate, lockLapsedOffers, lockUncomputedOffers, recordOfferActivity, recordOfferEvent, setRespondBy, tryNamedLock } from '../lead/lead-offer.repository';
 import { handOver, nextStore } from '../lead/lead-offer.service';
 
 /** Advisory lock of one step of the offer worker (transaction-scoped). */
@@ -119,6 +119,7 @@ export class LeadOfferWorker {
       await recordOfferEvent(em, 'lead.offer_expired', o.lead_id, now, data);
       await recordOfferActivity(em, o.lead_id, 'LeadActivity::OfferExpired', data, o.store_id);
       if (next) await handOver(em, o.lead_id, o.store_id, next, 'offer_expired');
+      else if (escalation) await escalate(em, o.lead_id, o.id, escalation, now);
       done++;
     }
     return lapsed.length === BATCH ? lapsed.length : done;
