@@ -20,6 +20,7 @@ import { storeLocatorModule } from './store-locator/store-locator.module';
 import { notificationsModule } from './notifications/notifications.module';
 import { responseTimesModule } from './response-times/response-times.module';
 import { leadOutcomesModule } from './lead-outcomes/lead-outcomes.module';
+import { auditModule } from './audit/audit.module';
 import { personalDataModule } from './personal-data/personal-data.module';
 import type { SearchDocument } from '../search/types';
 import type { RestResource } from '../rest/resource';
@@ -56,6 +57,7 @@ export const modules: readonly AppModule[] = [
   notificationsModule,
   responseTimesModule,
   leadOutcomesModule,
+  auditModule,
   personalDataModule,
 ];
 
