@@ -5,9 +5,10 @@
  * form says it was sent, and the lead is in the database, owned by the brand, assigned to that store,
  * with the consent the visitor saw.
  */
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { createTestApp, gql, type TestApp } from '../support/app';
 import { launchChromium } from '../support/browser';
+import { inFinder, openBrandPage } from '../support/contact-widget';
 import { finderWorld, hostPage, listen, startTileServer } from '../support/finder-world';
 import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
@@ -24,7 +25,6 @@ let host: Awaited<ReturnType<typeof listen>>;
 let chromium: Awaited<ReturnType<typeof launchChromium>>;
 let browser: Browser;
 let siteKey = '';
-const outside: string[] = [];
 
 beforeAll(async () => {
   tiles = await startTileServer();
@@ -52,29 +52,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function open(url: string): Promise<Page> {
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 900 });
-  await page.setRequestInterception(true);
-  const allowed = new Set([new URL(service.url).origin, new URL(host.url).origin, new URL(tiles.url).origin]);
-  page.on('request', (request) => {
-    const u = new URL(request.url());
-    if (u.protocol === 'data:' || u.protocol === 'blob:' || allowed.has(u.origin)) void request.continue();
-    else {
-      outside.push(request.url());
-      void request.abort();
-    }
-  });
-  await page.goto(url);
-  return page;
-}
-
-const inFinder = <T>(page: Page, body: string): Promise<T> =>
-  page.evaluate((b: string) => new Function('root', b)(document.querySelector('[data-leadnet-locator]').shadowRoot), body) as Promise<T>;
-
 test('a visitor asks a store from the widget: the proof-of-work is solved in the page and the lead is stored', async () => {
-  const page = await open(host.url);
-  await page.waitForFunction(() => (document.querySelector('[data-leadnet-locator]')?.shadowRoot?.querySelectorAll('.ln-store').length ?? 0) > 0, { timeout: 20_000 });
+  const { page, outside } = await openBrandPage(browser, host.url, [service.url, host.url, tiles.url]);
   // No form code ran yet: the page has no `altcha-widget` until a form is opened.
   expect(await page.evaluate(() => [!!window.customElements.get('altcha-widget'), '$altcha' in window])).toEqual([false, false]);
   const store = world.stores.downtown;
