@@ -204,3 +204,18 @@ test('a page of the log is one statement whatever its size', async () => {
   expect(small).toBe(1);
   expect(await count(25)).toBe(small);
 });
+
+test('notification settings changed are recorded on the user\'s company chain: frequencies and language with their values, the time zone by name only', async () => {
+  const { net, users } = await roles(t.em());
+  const PREFS = `mutation($i: NotificationPreferencesInput!, $u: ID) { updateNotificationPreferences(input: $i, userId: $u) { leadAssigned } }`;
+  ok(await gql(t, users.companyAdmin.key, PREFS, { u: users.locationUser.user.id, i: { leadAssigned: 'OFF', timeZone: 'Europe/Paris' } }));
+  ok(await gql(t, users.locationUser.key, PREFS, { i: { locale: 'FR' } }));
+  ok(await gql(t, users.locationUser.key, PREFS, { i: { locale: 'FR' } })); // no change: no entry
+  const entries = ok(await gql(t, users.companyAdmin.key, LOG, { where: { action: ['notification_preferences.changed'] } })).auditLog.entries;
+  expect(entries.map((e: any) => [e.actorId, e.targetType, e.targetId, e.details])).toEqual([
+    [users.locationUser.user.id, 'user', users.locationUser.user.id, { locale: { from: 'en', to: 'fr' }, fields: ['locale'] }],
+    [users.companyAdmin.user.id, 'user', users.locationUser.user.id, { leadAssigned: { from: 'immediate', to: 'off' }, fields: ['leadAssigned', 'timeZone'] }],
+  ]);
+  expect(JSON.stringify(entries)).not.toContain('Paris');
+  expect(entries.every((e: any) => e.companyId === net.company.id)).toBe(true);
+});

@@ -18,6 +18,7 @@ import {
 } from './notification.types';
 import { about, authorize, can } from '../../access/policy';
 import { deliveryCompany, notificationPolicy } from './notification.policy';
+import { audit, changes } from '../audit/audit.service';
 import {
   companyDeliveries,
   delayQueuedDeliveries,
@@ -98,6 +99,7 @@ export class NotificationService {
     if (zone !== undefined && zone !== null && !(zone.length <= 64 && isTimeZone(zone))) v.add('time_zone', 'invalid', 'is not an IANA time zone');
     v.throwIfAny();
     await this.ctx.em.transactional(async (em) => {
+      const before = await preferencesOf(em, userId);
       if (input.locale) await setLocale(em, userId, input.locale);
       if (zone !== undefined) {
         await setTimeZone(em, userId, zone);
@@ -108,6 +110,14 @@ export class NotificationService {
       if (input.leadAssigned) await setLeadAssigned(em, userId, input.leadAssigned);
       if (input.slaBreached) await setSlaBreached(em, userId, input.slaBreached);
       if (input.leadEscalated) await setLeadEscalated(em, userId, input.leadEscalated);
+      const after = await preferencesOf(em, userId);
+      if (before && after) {
+        // The time zone by its field's name only: where a person is is theirs.
+        const changed = changes(before, after, ['locale', 'leadAssigned', 'slaBreached', 'leadEscalated']);
+        const fields = [...Object.keys(changed), ...(before.timeZone !== after.timeZone ? ['timeZone'] : [])];
+        const target = { type: 'user', id: userId, companyId: (await userCompany(em, userId)) ?? null };
+        if (fields.length) await audit.record(em, this.ctx.caller, 'notification_preferences.changed', target, { ...changed, fields });
+      }
     });
     return this.get(userId);
   }
