@@ -9,3 +9,4 @@ export * as reindex from './reindex';
 export * as search from './search';
 export * as dataImport from './import';
 export * as audit from './audit';
+export * as personalData from './personal-data';
