@@ -291,6 +291,9 @@ export function conditionToSql(doc: SearchDocument, cond: Condition): Sql {
         cond.kind,
       );
     case 'not': {
+      // A plain field present (`exists: true`, `not: null`): `is not null`, which a partial index `where <field> is not null` serves.
+      const part = cond.part;
+      if (part.kind === 'missing' && !doc.fields[part.field].array) return { sql: `${doc.fields[part.field].sql} is not null`, bindings: [] };
       const inner = conditionToSql(doc, cond.part);
       return { sql: `not coalesce((${inner.sql}), false)`, bindings: inner.bindings };
     }
