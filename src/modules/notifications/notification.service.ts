@@ -5,6 +5,7 @@ import { ESCALATION_FREQUENCIES, FREQUENCIES, type Topic } from './notification.
 import { LOCALES } from './notification.mail';
 import { nextDigestAt, zoneOf } from './notification.zone';
 import { isTimeZone } from '../../geo/time-zone-name';
+import { isUuid } from '../../search/list';
 import {
   Locale,
   NotificationFrequency,
@@ -67,7 +68,8 @@ export class NotificationService {
   private async target(userId: string | null | undefined): Promise<string> {
     const self = this.ctx.caller!.userId;
     if (!userId || userId === self) return self;
-    const company = await userCompany(this.ctx.em, userId);
+    // An id that is no UUID names no user: NOT_FOUND like any other.
+    const company = isUuid(userId) ? await userCompany(this.ctx.em, userId) : undefined;
     const member = about(notificationPolicy, { companyId: company ?? null });
     if (company === undefined || !can(this.ctx.caller, 'member', member)) throw notFound('User', userId);
     authorize(this.ctx.caller, 'manage', member);
