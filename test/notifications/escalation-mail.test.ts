@@ -62,6 +62,10 @@ test('a decline past the maximum hand-overs: the territory manager is mailed why
   expect(smtp.received.filter((m) => String(m.mail.subject).startsWith('Escalated'))).toHaveLength(1);
   expect(smtp.to(users.companyAdmin.user.email)).toHaveLength(0);
   expect(smtp.to(users.locationUser.user.email)).toHaveLength(0);
+  // Nor do those who see the store but do not reassign for the company (its retailer's people), nor another company.
+  for (const u of [users.retailerAdmin, users.storeManager, users.retailerManager, users.otherAdmin]) {
+    expect(smtp.to(u.user.email).filter((m) => String(m.mail.subject).startsWith('Escalated'))).toHaveLength(0);
+  }
 
   // The delivery log: one lead_escalated delivery, queued then sent.
   const log = await ok(users.companyAdmin.key, `query($where: NotificationDeliveryWhere) { notificationDeliveries(where: $where, first: 50) { kind status recipientId log { status } } }`, {
