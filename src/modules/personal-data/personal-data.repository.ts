@@ -343,9 +343,13 @@ export async function markDone(em: EntityManager, id: string): Promise<void> {
   await query(em, `update erasure_jobs set status = 'done', finished_at = now(), updated_at = now(), last_error = null where id = ?`, [id]);
 }
 
-/** The running jobs (oldest first), at most `limit`. */
-export async function runningJobs(em: EntityManager, limit: number): Promise<string[]> {
-  const rows = await query<{ id: string }>(em, `select id from erasure_jobs where status = 'running' order by created_at limit ?`, [limit]);
+/** The running jobs (oldest first) not touched for `idleSeconds` (0: all), at most `limit`. */
+export async function runningJobs(em: EntityManager, limit: number, idleSeconds = 0): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    em,
+    `select id from erasure_jobs where status = 'running' and updated_at <= now() - make_interval(secs => ?) order by created_at limit ?`,
+    [idleSeconds, limit],
+  );
   return rows.map((r) => r.id);
 }
 

@@ -196,10 +196,10 @@ export async function startErasure(
 }
 
 /** Resumes every running job (oldest first); returns how many finished and how many failed again. */
-export async function resumeErasures(em: EntityManager, actor: Caller | AuditActor | null, limit = 100): Promise<{ finished: number; failed: number }> {
+export async function resumeErasures(em: EntityManager, actor: Caller | AuditActor | null, limit = 100, idleSeconds = 0): Promise<{ finished: number; failed: number }> {
   let finished = 0;
   let failed = 0;
-  for (const id of await runningJobs(em.fork(), limit)) {
+  for (const id of await runningJobs(em.fork(), limit, idleSeconds)) {
     try {
       await runErasureJob(em, id, actor);
       finished++;
