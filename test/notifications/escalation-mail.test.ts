@@ -53,7 +53,13 @@ test('a decline past the maximum hand-overs: the territory manager is mailed why
   expect(mail.text).toContain("it was declined once, the company's maximum of 0 hand-overs, so it was not handed to another store.");
   expect(mail.text).toContain('By: North Shop (declined).');
   expect(mail.text).toContain('It stays with North Shop, with no open offer: it needs reassigning to a store.');
-  expect(mail.text).toContain('https://leadnet.example/leads/offer/');
+  // Its link opens the lead's page, which shows the lead as escalated, waiting to be reassigned.
+  const link = /https:\/\/leadnet\.example(\/leads\/offer\/\S+)/.exec(mail.text)![1];
+  const opened = await request(t.app).get(link);
+  expect(opened.status).toBe(200);
+  expect(opened.text).toContain('data-state="escalated"');
+  expect(opened.text).toContain('North Shop declined this lead (');
+  expect(opened.text).toContain('Stuck Lead');
   expect(mail.html).toContain('<p>It stays with North Shop, with no open offer: it needs reassigning to a store.</p>');
   // Its unsubscribe link is the escalation mails' own (checked at the end).
   const unsubscribe = new URL(/<([^>]+)>/.exec(header(mails[0], 'list-unsubscribe')!)![1]);
@@ -88,6 +94,8 @@ test('a decline past the maximum hand-overs: the territory manager is mailed why
   expect((await api(t, 'patch', `/v1/leads/${lead.id}`, { key: users.companyAdmin.key, body: { lead: { assignee_id: net.storeSouth.id } } })).status).toBe(200);
   expect((await ok(users.companyAdmin.key, LEAD, { id: lead.id })).lead).toMatchObject({ escalatedAt: null, offer: { storeId: net.storeSouth.id, state: 'OPEN', escalation: null, handovers: 1 } });
   expect((await ok(users.territoryManager.key, ESCALATED)).leads.nodes).toEqual([]);
+  // The manager's link no longer shows it: the lead went to a store outside the manager's territory.
+  expect((await request(t.app).get(link)).status).toBe(403);
   await worker.drain();
   smtp.received.length = 0;
 
@@ -134,6 +142,9 @@ test('a lapse with no store left: "not accepted in time"; a manager who turned e
   expect(mail.mail.subject).toBe('Escalated lead to reassign: Slow Lead');
   expect(mail.mail.text).toContain('it was not accepted in time once, and no other store can take it.');
   expect(mail.mail.text).toContain('By: North Shop (not accepted in time).');
+  const page = await request(t.app).get(/https:\/\/leadnet\.example(\/leads\/offer\/\S+)/.exec(mail.mail.text!)![1]);
+  expect(page.status).toBe(200);
+  expect(page.text).toContain('North Shop did not accept this lead in time (');
   expect((await ok(users.territoryManager.key, LEAD, { id: lead.id })).lead.offer).toMatchObject({ state: 'EXPIRED', escalation: 'NO_ELIGIBLE_STORE' });
 
   // Turned off: the next escalation is not mailed to the manager (and not to the admins instead: the store has its manager).

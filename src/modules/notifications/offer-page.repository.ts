@@ -14,6 +14,8 @@ export interface OfferPageRow {
   retailer_location_id: string | null;
   retailer_id: string | null;
   store_name: string | null;
+  /** Its decline or lapse escalated the lead, which is still waiting at that store to be reassigned. */
+  escalated: boolean;
 }
 
 /** The offer `offerId` of lead `leadId`, or nothing (another lead's offer, or gone with its lead). */
@@ -21,7 +23,8 @@ export async function offerPageRow(em: EntityManager, offerId: string, leadId: s
   const [row] = await query<OfferPageRow>(
     em,
     `select o.id, o.lead_id, o.store_id, o.state, o.respond_by, o.answered_at, o.decline_reason,
-            a.retailer_location_id, a.retailer_id, coalesce(a.name, rl.name) as store_name
+            a.retailer_location_id, a.retailer_id, coalesce(a.name, rl.name) as store_name,
+            (o.escalation is not null and exists (select 1 from leads l where l.id = o.lead_id and l.assignee_id = o.store_id and l.escalated_at is not null)) as escalated
        from lead_offers o
        join company_retailer_locations a on a.id = o.store_id
        left join retailer_locations rl on rl.id = a.retailer_location_id

@@ -109,6 +109,13 @@ export function offerPageRouter(deps: ContextDeps, clock: () => Date = () => new
     const store = offer.store_name ?? '';
     const notice = opts.notice ? `<p class="state error" role="alert">${escapeHtml(opts.notice)}</p>` : '';
     if (!l.visible && !l.answers) return send(res, 403, document(locale, t.unavailableTitle, `${notice}<p>${escapeHtml(t.unavailable)}</p>`));
+    if (offer.escalated && l.visible && (offer.state === 'declined' || offer.state === 'expired')) {
+      // Escalated (the escalation mail's link): the lead stays at the store, waiting for someone to reassign it.
+      const lead = await offerLeadRow(orm.em.fork() as EntityManager, offer.lead_id);
+      if (!lead) return invalid(res, 'missing');
+      const said = t.escalated(store, when(offer.answered_at), offer.state === 'expired');
+      return send(res, opts.status ?? 200, document(locale, t.title(lead.name || t.unnamed), `${notice}<p class="state" id="state" data-state="escalated">${escapeHtml(said)}</p>${leadTable(t, lead, store, null)}`));
+    }
     if (offer.state === 'withdrawn' || offer.state === 'expired') return send(res, opts.status ?? 410, document(locale, t.goneTitle, `${notice}<p>${escapeHtml(t.gone)}</p>`));
     if (offer.state === 'declined') {
       return send(res, opts.status ?? 200, document(locale, t.declinedTitle, `${notice}<p class="state" id="state" data-state="declined">${escapeHtml(t.declined(store, when(offer.answered_at)))}</p>`));

@@ -44,6 +44,8 @@ const TEXT = {
     accepted: (store: string, at: string) => `${store} accepted this lead (${at}).`,
     declined: (store: string, at: string) => `${store} declined this lead (${at}). It was passed to another store or to the manager.`,
     declinedTitle: 'Lead declined',
+    escalated: (store: string, at: string, lapsed: boolean) =>
+      `${store} ${lapsed ? 'did not accept this lead in time' : 'declined this lead'} (${at}) and no other store could take it: it was escalated and waits to be reassigned to a store.`,
     acceptedTitle: 'Lead accepted',
     goneTitle: 'This lead is no longer offered to your store',
     gone: 'It was assigned to another store, or its acceptance time passed. Nothing more to do here.',
@@ -84,6 +86,8 @@ const TEXT = {
     accepted: (store: string, at: string) => `${store} a accepté ce contact (${at}).`,
     declined: (store: string, at: string) => `${store} a refusé ce contact (${at}). Il a été transmis à un autre magasin ou au responsable.`,
     declinedTitle: 'Contact refusé',
+    escalated: (store: string, at: string, lapsed: boolean) =>
+      `${store} ${lapsed ? "n'a pas accepté ce contact à temps" : 'a refusé ce contact'} (${at}) et aucun autre magasin ne pouvait le prendre : il a été escaladé et attend d'être réattribué à un magasin.`,
     acceptedTitle: 'Contact accepté',
     goneTitle: "Ce contact n'est plus proposé à votre magasin",
     gone: "Il a été attribué à un autre magasin, ou son délai d'acceptation est passé. Il n'y a plus rien à faire ici.",
