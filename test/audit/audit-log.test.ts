@@ -6,7 +6,8 @@ import { createTestApp, gql, type TestApp } from '../support/app';
 import * as f from '../support/factories';
 import { roles } from '../support/leads';
 import { Role } from '../../src/modules/user/role';
-import { audit, CLI_ACTOR, systemActor, verifyChain } from '../../src/modules/audit/audit.service';
+import { audit, canonicalDetails, CLI_ACTOR, entryHash, systemActor, verifyChain } from '../../src/modules/audit/audit.service';
+import { randomUUID } from 'node:crypto';
 import { PLATFORM_CHAIN } from '../../src/modules/audit/audit.repository';
 
 let t: TestApp;
@@ -177,9 +178,10 @@ test('an entry is written with the change it records: rolled back together; appe
   await Promise.all(Array.from({ length: 12 }, (_, i) => audit.record(t.em(), systemActor('test'), 'import.run', target, { i })));
   const rows = (await t.em().execute(`select seq from audit_entries where chain_id = ? order by seq`, [brand.id])) as any[];
   expect(rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-  expect(await verifyChain(t.em(), brand.id)).toEqual({ companyId: brand.id, entries: 12, problem: null });
+  const last = ((await t.em().execute(`select hash from audit_entries where chain_id = ? and seq = 12`, [brand.id])) as any[])[0].hash;
+  expect(await verifyChain(t.em(), brand.id)).toEqual({ companyId: brand.id, entries: 12, lastSequence: 12, lastHash: last, problem: null });
   // Walked in pages smaller than the chain, it is the same.
-  expect(await verifyChain(t.em(), brand.id, 5)).toEqual({ companyId: brand.id, entries: 12, problem: null });
+  expect(await verifyChain(t.em(), brand.id, 5)).toEqual({ companyId: brand.id, entries: 12, lastSequence: 12, lastHash: last, problem: null });
 });
 
 test('UPDATE, DELETE and TRUNCATE of entries are refused by the database', async () => {
@@ -218,4 +220,40 @@ test('notification settings changed are recorded on the user\'s company chain: f
   ]);
   expect(JSON.stringify(entries)).not.toContain('Paris');
   expect(entries.every((e: any) => e.companyId === net.company.id)).toBe(true);
+});
+
+test('verify reads a long chain 1,000 entries a statement (memory bounded by the page, not the chain) and finds a change deep in it', async () => {
+  const brand = await f.company(t.em());
+  const n = 2500;
+  let prev = '0'.repeat(64);
+  const rows = [];
+  for (let seq = 1; seq <= n; seq++) {
+    const c = { id: randomUUID(), chainId: brand.id, seq, at: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(), actorType: 'system', actorId: 'bench', apiKeyId: null, action: 'import.run', targetType: 'company', targetId: brand.id, details: canonicalDetails({ seq }) };
+    const hash = entryHash(prev, c);
+    rows.push({ id: c.id, chain_id: c.chainId, seq, at: c.at, actor_type: c.actorType, actor_id: c.actorId, action: c.action, target_type: c.targetType, target_id: c.targetId, details: JSON.parse(c.details), prev_hash: prev, hash });
+    prev = hash;
+  }
+  await t.em().execute(
+    `insert into audit_entries (id, chain_id, seq, at, actor_type, actor_id, action, target_type, target_id, details, prev_hash, hash)
+     select id, chain_id, seq, at, actor_type, actor_id, action, target_type, target_id, details, prev_hash, hash
+       from jsonb_to_recordset(?::jsonb) as r(id uuid, chain_id uuid, seq bigint, at timestamptz, actor_type text, actor_id text, action text, target_type text, target_id text, details jsonb, prev_hash text, hash text)`,
+    [JSON.stringify(rows)],
+  );
+  await t.em().execute(`insert into audit_chains (chain_id, last_seq, last_hash) values (?, ?, ?)`, [brand.id, n, prev]);
+
+  t.resetStatements();
+  expect(await verifyChain(t.em(), brand.id)).toEqual({ companyId: brand.id, entries: n, lastSequence: n, lastHash: prev, problem: null });
+  expect(t.statements.filter((s) => /from audit_entries/.test(s))).toHaveLength(3);
+
+  await t.em().execute(`alter table audit_entries disable trigger audit_entries_append_only`);
+  try {
+    await t.em().execute(`update audit_entries set actor_id = 'someone else' where chain_id = ? and seq = 1700`, [brand.id]);
+  } finally {
+    await t.em().execute(`alter table audit_entries enable trigger audit_entries_append_only`);
+  }
+  const report = await verifyChain(t.em(), brand.id);
+  expect(report).toMatchObject({ entries: 1700, lastSequence: 1699, problem: { kind: 'changed', sequence: 1700 } });
+  // The log is appended to after the change as before; the change stays reported.
+  await audit.record(t.em(), CLI_ACTOR, 'import.run', { type: 'company', id: brand.id, companyId: brand.id }, {});
+  expect((await verifyChain(t.em(), brand.id)).problem).toMatchObject({ kind: 'changed', sequence: 1700 });
 });

@@ -91,7 +91,14 @@ test('the command line is audited as the operator; list reads a chain; verify pa
   expect(clean).toMatchObject({ code: 0, stderr: '' });
   const before = JSON.parse(clean.stdout);
   expect(before.ok).toBe(true);
-  expect(before.chains.find((c: any) => c.company_id === changed.id)).toEqual({ company_id: changed.id, entries: 6, ok: true, problem: null });
+  expect(before.chains.find((c: any) => c.company_id === changed.id)).toEqual({
+    company_id: changed.id,
+    entries: 6,
+    last_sequence: 6,
+    last_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    ok: true,
+    problem: null,
+  });
 
   // Without a superuser's powers, the database refuses.
   await expect(t.em().execute(`update audit_entries set details = '{"i": 99}' where chain_id = ? and seq = 3`, [changed.id])).rejects.toThrow(/append-only/);
@@ -113,7 +120,7 @@ test('the command line is audited as the operator; list reads a chain; verify pa
   expect(one.code).toBe(2);
   expect(JSON.parse(one.stdout)).toEqual({
     ok: false,
-    chains: [{ company_id: removed.id, entries: 4, ok: false, problem: { kind: 'removed', sequence: 4, entry_id: null, message: 'entry 4 was removed (the chain goes from 3 to 5)' } }],
+    chains: [{ company_id: removed.id, entries: 4, last_sequence: 3, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/), ok: false, problem: { kind: 'removed', sequence: 4, entry_id: null, message: 'entry 4 was removed (the chain goes from 3 to 5)' } }],
   });
   expect(JSON.parse(one.stderr).error.code).toBe('AUDIT_TAMPERED');
   expect((await leadnet(['audit', 'verify', '--company', intact.id])).code).toBe(0);

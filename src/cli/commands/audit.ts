@@ -44,7 +44,7 @@ function entryJson(e: AuditEntry) {
 }
 
 function reportJson(r: ChainReport) {
-  return { company_id: r.companyId, entries: r.entries, ok: !r.problem, problem: r.problem && { kind: r.problem.kind, sequence: r.problem.sequence, entry_id: r.problem.entryId, message: r.problem.message } };
+  return { company_id: r.companyId, entries: r.entries, last_sequence: r.lastSequence, last_hash: r.lastHash, ok: !r.problem, problem: r.problem && { kind: r.problem.kind, sequence: r.problem.sequence, entry_id: r.problem.entryId, message: r.problem.message } };
 }
 
 const chainName = (companyId: string | null) => (companyId ? `company ${companyId}` : 'the platform');

@@ -258,6 +258,12 @@ export interface ChainReport {
   companyId: string | null;
   /** Entries read. */
   entries: number;
+  /**
+   * The last entry found intact (0 and the genesis hash: none). Kept outside the database, it shows a
+   * later rewrite of the chain from any point before it (the chain alone cannot: see docs/operations.md).
+   */
+  lastSequence: number;
+  lastHash: string;
   problem: ChainProblem | null;
 }
 
@@ -271,9 +277,9 @@ export const VERIFY_PAGE = 1000;
  */
 export async function verifyChain(em: EntityManager, chainId: string, pageSize = VERIFY_PAGE): Promise<ChainReport> {
   const companyId = chainId === PLATFORM_CHAIN ? null : chainId;
-  const report = (entries: number, problem: ChainProblem | null): ChainReport => ({ companyId, entries, problem });
   let expected = 1;
   let prevHash = GENESIS_HASH;
+  const report = (entries: number, problem: ChainProblem | null): ChainReport => ({ companyId, entries, lastSequence: expected - 1, lastHash: prevHash, problem });
   let read = 0;
   for (;;) {
     const rows = await chainPage(em, chainId, expected - 1, pageSize);
