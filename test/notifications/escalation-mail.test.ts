@@ -54,7 +54,7 @@ test('a decline past the maximum hand-overs: the territory manager is mailed why
   expect(mail.text).toContain('By: North Shop (declined).');
   expect(mail.text).toContain('It stays with North Shop, with no open offer: it needs reassigning to a store.');
   // Its link opens the lead's page, which shows the lead as escalated, waiting to be reassigned.
-  const link = /https:\/\/leadnet\.example(\/leads\/offer\/\S+)/.exec(mail.text)![1];
+  const link = /https:\/\/leadnet\.example(\/leads\/offer\/\S+)/.exec(mail.text!)![1];
   const opened = await request(t.app).get(link);
   expect(opened.status).toBe(200);
   expect(opened.text).toContain('data-state="escalated"');
