@@ -268,3 +268,30 @@ test('verify reads a long chain 1,000 entries a statement (memory bounded by the
   await audit.record(t.em(), CLI_ACTOR, 'import.run', { type: 'company', id: brand.id, companyId: brand.id }, {});
   expect((await verifyChain(t.em(), brand.id)).problem).toMatchObject({ kind: 'changed', sequence: 1700 });
 });
+
+test('a change whose entry cannot be written is not made: the entry and the change commit together', async () => {
+  const { net, users } = await roles(t.em());
+  // A fault in the log's table (as a full disk or a lost connection would be), for this company only.
+  await t.em().execute(`create function audit_test_fault() returns trigger language plpgsql as $$
+    begin if new.chain_id = '${net.company.id}' then raise exception 'audit fault'; end if; return new; end $$`);
+  await t.em().execute(`create trigger audit_test_fault before insert on audit_entries for each row execute function audit_test_fault()`);
+  try {
+    const key = await gql(t, users.companyAdmin.key, `mutation { createSiteKey(input: { name: "Shop", allowedOrigins: ["https://shop.example.com"] }) { id } }`);
+    expect(key.body.errors).toHaveLength(1);
+    const routing = await gql(t, users.companyAdmin.key, `mutation { updateRoutingSettings(input: { enabled: true }) { enabled } }`);
+    expect(routing.body.errors).toHaveLength(1);
+    const user = await gql(t, users.companyAdmin.key, `mutation($i: CreateUserInput!) { createUser(input: $i) { id } }`, {
+      i: { email: `faulty.${Date.now()}@example.test`, role: Role.CompanyAdmin },
+    });
+    expect(user.body.errors).toHaveLength(1);
+  } finally {
+    await t.em().execute(`drop trigger audit_test_fault on audit_entries`);
+    await t.em().execute(`drop function audit_test_fault()`);
+  }
+  expect(await t.em().execute(`select count(*)::int as n from site_keys where company_id = ?`, [net.company.id])).toEqual([{ n: 0 }]);
+  expect(await t.em().execute(`select count(*)::int as n from company_routing_settings where company_id = ? and enabled`, [net.company.id])).toEqual([{ n: 0 }]);
+  expect(await t.em().execute(`select count(*)::int as n from users where email like 'faulty.%'`)).toEqual([{ n: 0 }]);
+  // Without the fault, the same changes are made and recorded.
+  ok(await gql(t, users.companyAdmin.key, `mutation { updateRoutingSettings(input: { enabled: true }) { enabled } }`));
+  expect(ok(await gql(t, users.companyAdmin.key, LOG)).auditLog.entries.map((e: any) => e.action)).toEqual(['settings.routing_changed']);
+});
