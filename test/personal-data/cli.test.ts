@@ -1,7 +1,8 @@
 // `leadnet personal-data` as an operator runs it (docs/personal-data.md, docs/operations.md): export a
 // person's document, erase them, keep the ledger apart, restore a backup taken before the erasure (a
 // real copy of the database) and re-apply the ledger to it: the person is gone from the restored
-// database too, and applying it again changes nothing. Malformed selectors and unknown leads are refused.
+// database too, and applying it again changes nothing. An erasure whose process is killed between steps
+// resumes. Malformed selectors and unknown leads are refused.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,6 +88,25 @@ test('export, erase, keep the ledger, restore the backup, re-apply: the person i
   expect(await sql(backupUrl, `select name from leads where id = $1`, [otherLead])).toEqual([{ name: 'Somebody Else' }]);
   const again = await leadnet(['reapply-erasures', '--ledger', ledger, '--json'], backupUrl);
   expect(JSON.parse(again.stdout)).toEqual({ reapplied: 0, skipped: 1, leads: 0 });
+}, 300_000);
+
+test('an erasure whose process is killed between steps resumes with resume-erasures and finishes', async () => {
+  const victim = randomUUID();
+  await sql(db.url, `insert into leads (id, created_at, updated_at, name, status, owner_company_id) values ($1, now(), now(), 'Killian Midstep', 'New', $2)`, [victim, company]);
+  await sql(db.url, `insert into emails (id, created_at, updated_at, email, lead_id) values (gen_random_uuid(), now(), now(), 'killian@pd-cli.example', $1)`, [victim]);
+  await sql(db.url, `insert into lead_activities (lead_id, type, data) values ($1, 'LeadActivity::Note', '{"notes": "Killian called"}')`, [victim]);
+  const killed = await runLeadnet(['personal-data', 'erase', '--lead', victim], { DATABASE_URL: db.url, LEADNET_TEST_ERASURE_KILL_BEFORE: 'activities' });
+  expect(killed.signal).toBe('SIGKILL');
+  const [job] = await sql(db.url, `select id, status, steps_done from erasure_jobs where $1 = any(lead_ids)`, [victim]);
+  expect(job).toMatchObject({ status: 'running', steps_done: ['leads', 'contacts'] });
+  expect(await sql(db.url, `select 1 from emails where lead_id = $1`, [victim])).toHaveLength(0);
+  expect((await sql(db.url, `select data from lead_activities where lead_id = $1`, [victim]))[0].data).toEqual({ notes: 'Killian called' });
+  const resumed = await leadnet(['resume-erasures', '--json']);
+  expect(resumed.code).toBe(0);
+  expect(JSON.parse(resumed.stdout)).toEqual({ finished: 1, failed: 0 });
+  expect((await sql(db.url, `select status from erasure_jobs where id = $1`, [job.id]))[0].status).toBe('done');
+  expect((await sql(db.url, `select data from lead_activities where lead_id = $1`, [victim]))[0].data).toBeNull();
+  expect(await sql(db.url, `select 1 from erasure_ledger where job_id = $1`, [job.id])).toHaveLength(1);
 }, 300_000);
 
 test('malformed selectors, unknown leads and unreadable ledgers are refused with one line, no stack', async () => {
