@@ -149,6 +149,7 @@ describe('access (export)', () => {
     expect(first.phone_numbers[0].phone_number).toMatch(/^\+1503555/);
     expect(first.activities.some((a: any) => a.data?.notes?.startsWith('note of person'))).toBe(true);
     expect(first.events.map((e: any) => e.type)).toContain('lead.created');
+    expect(first.audit_entries).toEqual([]);
     // By e-mail: the lead with it and, through the shared phone, the others.
     const byEmail = await gql(t, admin, EXPORT, { s: { email: `  ${p.email.toUpperCase()} ` } });
     expect(byEmail.body.data.personalData.leads.map((l: any) => l.id)).toEqual(p.ids);

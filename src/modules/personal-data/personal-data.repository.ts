@@ -155,6 +155,17 @@ export async function exportConfirmations(em: EntityManager, ids: readonly strin
   );
 }
 
+/** The company's audit entries about the leads `ids` (targets named by a lead id), along the chain's target index. */
+export async function exportAuditEntries(em: EntityManager, companyId: string, ids: readonly string[]): Promise<Array<Record<string, unknown>>> {
+  if (!ids.length) return [];
+  return query(
+    em,
+    `select target_id as lead_id, seq, at, actor_type, actor_id, action, target_type, details
+       from audit_entries where chain_id = ? and target_id = any(?::text[]) order by target_id, seq`,
+    [companyId, pgArray(ids)],
+  );
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Erasure steps. Each takes the job's lead ids and is idempotent.
 

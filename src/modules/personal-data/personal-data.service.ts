@@ -16,6 +16,7 @@ import {
   companyLeads,
   ERASURE_STEPS,
   exportActivities,
+  exportAuditEntries,
   exportConfirmations,
   exportEvents,
   exportLeads,
@@ -357,6 +358,7 @@ export async function exportPage(
   const events = byLead(await exportEvents(em, page));
   const notifications = byLead(await exportNotifications(em, page));
   const confirmations = byLead(await exportConfirmations(em, page));
+  const audited = byLead(await exportAuditEntries(em, companyId, page));
   const strip = (rows: Array<Record<string, unknown>> | undefined) => (rows ?? []).map(({ lead_id: _drop, ...rest }) => rest);
   if (!after) {
     await audit.record(em, actor, 'person.exported', { type: 'company', id: companyId, companyId }, { leads: all.length, selector: person.kind });
@@ -372,6 +374,7 @@ export async function exportPage(
       events: strip(events.get(lead.id as string)),
       notification_deliveries: strip(notifications.get(lead.id as string)),
       visitor_confirmations: strip(confirmations.get(lead.id as string)),
+      audit_entries: strip(audited.get(lead.id as string)),
     })),
     page: { first, after, end_cursor: page.length ? page[page.length - 1] : null, has_next_page: rest.length > page.length },
     held_elsewhere: {
