@@ -39,8 +39,7 @@ const WHERES = [
   { createdAt: { gte: '2025-01-01', lt: '2026-12-28' } },
   { createdAt: { gte: '2026-03-03', lt: '2026-03-05' } },
 ];
-const GROUPINGS = [null, ['STORE'], ['TERRITORY'], ['RETAILER'], ['WEEK'], ['SOURCE'], ['WEEK', 'SOURCE'], ['STORE', 'TERRITORY', 'RETAILER'],
-  ['TERRITORY', 'RETAILER'], ['STORE', 'WEEK'], ['RETAILER', 'WEEK']];
+const GROUPINGS = [null, ['STORE'], ['TERRITORY'], ['RETAILER'], ['WEEK'], ['SOURCE'], ['WEEK', 'SOURCE'], ['STORE', 'TERRITORY', 'RETAILER'], ['TERRITORY', 'RETAILER']];
 const START = Date.parse('2025-11-01T00:00:00Z');
 const SPAN_DAYS = 480;
 

@@ -186,8 +186,7 @@ export interface KeptRequest {
 
 /**
  * The kept path's statement for `request`, or null when the kept figures cannot answer it (a scope
- * without company arms, a filter on anything but `createdAt` or without a whole week, a store grouping
- * with `SOURCE`).
+ * without company arms, a filter on anything but `createdAt`, a store grouping with `WEEK` or `SOURCE`).
  */
 export function keptFunnelStatement(request: KeptRequest, limit: number): Sql | null {
   const { arms, where, keys } = request;
@@ -197,20 +196,10 @@ export function keptFunnelStatement(request: KeptRequest, limit: number): Sql | 
   const weeks = wholeWeeks(where);
   if (weeks === null || !(weeks.from < weeks.to)) return null;
   const byStore = keys.some((k) => STORE_KEYS.includes(k));
-  if (byStore && keys.includes('source')) return null;
+  if (byStore && (keys.includes('week') || keys.includes('source'))) return null;
 
   const parts: Statement[] = [];
-  const range: string[] = [];
-  const bindings: unknown[] = [];
-  if (Number.isFinite(weeks.from)) { range.push('r.week >= ?::date'); bindings.push(day(weeks.from)); }
-  if (Number.isFinite(weeks.to)) { range.push('r.week < ?::date'); bindings.push(day(weeks.to)); }
-  if (byStore && keys.includes('week')) {
-    // A store's weeks: every store week row of the range (about 2.5 per store and week), not a year less a few.
-    parts.push(new Statement()
-      .add(`select 1, r.week, null::varchar, r.kind, r.store_id, r.territory_id, r.retailer_id, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram
-              from lead_funnel_store_weeks r where (`)
-      .add(anyOf(companyArms.map((a) => compileScope(storeWeeksDoc, a)))).add({ sql: `)${range.map((r) => ` and ${r}`).join('')}`, bindings }));
-  } else if (byStore) {
+  if (byStore) {
     const { years, plusWeeks, minusWeeks } = storeRows(weeks);
     const columns = `r.kind, r.store_id, r.territory_id, r.retailer_id, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram`;
     if (years.length) {
@@ -223,6 +212,10 @@ export function keptFunnelStatement(request: KeptRequest, limit: number): Sql | 
         .add(anyOf(companyArms.map((a) => compileScope(storeWeeksDoc, a)))).add(') and (').add(anyOf(ranges)).add(')'));
     }
   } else {
+    const range: string[] = [];
+    const bindings: unknown[] = [];
+    if (Number.isFinite(weeks.from)) { range.push('r.week >= ?::date'); bindings.push(day(weeks.from)); }
+    if (Number.isFinite(weeks.to)) { range.push('r.week < ?::date'); bindings.push(day(weeks.to)); }
     parts.push(new Statement()
       .add(`select 1, r.week, r.source_type, null::char(1), null::uuid, null::uuid, null::uuid, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram
               from lead_funnel_weeks r where (`)
