@@ -9,7 +9,7 @@ import { DECLINE_REASONS, type FunnelRow } from './lead-funnel.queries';
  * The funnel from the kept figures (Migration20261206200000_funnel_rollups, docs/lead-loop.md "How the
  * funnel is kept"): for a scope of company arms (a company admin's) and a filter on `createdAt` alone,
  * the whole weeks of the range come from the rollups and the days around them, and the caller's own
- * leads beyond the arms, from the facts; one statement sums them per group, the histograms are summed here.
+ * leads beyond the arms, from the facts; one statement, summed here.
  */
 
 /** The company arms a rollup row answers alone. */
@@ -188,7 +188,7 @@ export interface KeptRequest {
  * The kept path's statement for `request`, or null when the kept figures cannot answer it (a scope
  * without company arms, a filter on anything but `createdAt`, a store grouping with `WEEK` or `SOURCE`).
  */
-export function keptFunnelStatement(request: KeptRequest, limit: number): Sql | null {
+export function keptFunnelStatement(request: KeptRequest): Sql | null {
   const { arms, where, keys } = request;
   const companyArms = arms.filter((a) => readsOnly(a, ROLLUP_FIELDS));
   const leadArms = arms.filter((a) => !companyArms.includes(a));
@@ -250,24 +250,27 @@ export function keptFunnelStatement(request: KeptRequest, limit: number): Sql | 
   const statement = new Statement().add(`with u (${PART_COLUMNS.join(', ')}) as (`);
   parts.forEach((p, i) => statement.add(i ? ' union all ' : '').add(p));
   const positions = [...groups.map((_, i) => i + 1), groups.length + 1];
-  const names = groups.map((g) => g.as);
-  // Per group and won currency, then per group: revenue per currency, the histograms' texts to sum here.
-  statement.add(`), g as (
-    select ${groups.map((g) => `${g.sql} as ${g.as}, `).join('')}u.currency, ${FIGURES.map((f) => `sum(u.sign * u.${f}) as ${f}`).join(', ')},
+  statement.add(`)
+    select ${groups.map((g) => `${g.sql} as ${g.as}, `).join('')}u.currency, ${FIGURES.map((f) => `sum(u.sign * u.${f})::${f === 'amount' ? 'text' : 'int'} as ${f}`).join(', ')},
            string_agg(case when u.sign < 0 then '-' else '' end || u.histogram::text, ';') filter (where cardinality(u.histogram) > 0) as histograms
       from u${storeJoins}
-     group by ${positions.join(', ')})
-    select ${names.map((n) => `${n}, `).join('')}${FIGURES.filter((f) => f !== 'amount' && !f.startsWith('declined_')).map((f) => `sum(${f})::int as ${f}`).join(', ')},
-           ${DECLINE_REASONS.map((r) => `sum(declined_${r})::int as "${r}"`).join(', ')},
-           jsonb_agg(jsonb_build_object('currency', currency, 'amount', amount::text) order by currency) filter (where currency is not null and leads > 0) as revenue,
-           string_agg(histograms, ';') as histograms
-      from g${names.length ? ` group by ${names.join(', ')}` : ''}
-    having sum(leads) > 0 or sum(offered) > 0${names.length ? ` order by ${names.map((n) => `${n} nulls last`).join(', ')}` : ''} limit ${limit}`);
+     group by ${positions.join(', ')}
+     order by ${positions.map((p) => `${p} nulls last`).join(', ')}`);
   return { sql: statement.sql, bindings: statement.bindings };
 }
 
-/** One row of the kept statement: a group's figures (as the plain statement's) and its histograms' texts, signed. */
-type KeptRow = FunnelRow & { histograms: string | null };
+/** One row of the kept statement: a group's figures for one won currency (or none). */
+interface KeptRow {
+  store_id?: string | null;
+  territory_id?: string | null;
+  retailer_id?: string | null;
+  week?: string | null;
+  source?: string | null;
+  currency: string | null;
+  amount: string;
+  histograms: string | null;
+  [figure: string]: unknown;
+}
 
 /** Nearest rank (as `percentile_disc(0.5)`): the first bucket whose running count reaches half of the histogram's. */
 function medianBucket(histogram: number[]): number | null {
@@ -282,22 +285,42 @@ function medianBucket(histogram: number[]): number | null {
 }
 
 /**
- * Runs the kept statement: the funnel statement's rows, each group's histograms summed here for its
- * median bucket; ungrouped, one row even for no lead (as an aggregate without GROUP BY).
+ * Runs the kept statement and folds its rows (in group order, one per won currency) into the funnel
+ * statement's rows: figures summed, revenue per currency, the median bucket of the summed histogram.
  */
-export async function keptFunnelRows(em: EntityManager, statement: Sql, keys: KeptKey[]): Promise<FunnelRow[]> {
+export async function keptFunnelRows(em: EntityManager, statement: Sql, keys: KeptKey[], limit: number): Promise<FunnelRow[]> {
   const rows = await query<KeptRow>(em, statement.sql, statement.bindings, { prepare: false });
-  if (keys.length === 0 && rows.length === 0) {
-    return [{ leads: 0, offered: 0, accepted: 0, declined: 0, expired: 0, contacted: 0, won: 0, lost: 0, median: null, revenue: null,
-      ...Object.fromEntries(DECLINE_REASONS.map((r) => [r, 0])) }];
-  }
-  return rows.map(({ histograms, ...r }) => {
-    const histogram: number[] = [];
-    for (const text of histograms?.split(';') ?? []) {
+  const names = keys.map((k) => KEY_SQL[k].as);
+  const out: (FunnelRow & { histogram: number[] })[] = [];
+  const group = (r: KeptRow | null) => {
+    const row: any = { leads: 0, offered: 0, accepted: 0, declined: 0, expired: 0, contacted: 0, won: 0, lost: 0, median: null, revenue: null, histogram: [] };
+    for (const n of names) row[n] = r?.[n] ?? null;
+    for (const reason of DECLINE_REASONS) row[reason] = 0;
+    out.push(row);
+  };
+  let last: string | null = null;
+  for (const r of rows) {
+    const id = JSON.stringify(names.map((n) => r[n] ?? null));
+    if (id !== last) {
+      last = id;
+      group(r);
+    }
+    const row: any = out[out.length - 1];
+    for (const f of ['leads', 'offered', 'accepted', 'declined', 'expired', 'contacted', 'won', 'lost']) row[f] += r[f] as number;
+    for (const reason of DECLINE_REASONS) row[reason] += r[`declined_${reason}`] as number;
+    if (r.currency !== null && (r.leads as number) > 0) (row.revenue ??= []).push({ currency: r.currency, amount: String(BigInt(r.amount)) });
+    for (const text of r.histograms?.split(';') ?? []) {
       const sign = text.startsWith('-') ? -1 : 1;
       // `{1,0,3}` as text: JSON.parse of it costs a fraction of the driver's int[] parser.
-      (JSON.parse(`[${text.slice(sign < 0 ? 2 : 1, -1)}]`) as number[]).forEach((n, b) => { histogram[b] = (histogram[b] ?? 0) + sign * n; });
+      (JSON.parse(`[${text.slice(sign < 0 ? 2 : 1, -1)}]`) as number[]).forEach((n, b) => { row.histogram[b] = (row.histogram[b] ?? 0) + sign * n; });
     }
-    return { ...r, median: medianBucket(histogram) } as FunnelRow;
-  });
+  }
+  // A group left with nothing (every lead of it outside the range after subtraction) is no group.
+  const groups = out.filter((r) => r.leads > 0 || r.offered > 0);
+  // Ungrouped, one row even for no lead (as an aggregate without GROUP BY).
+  if (names.length === 0 && groups.length === 0) {
+    group(null);
+    groups.push(out[out.length - 1]);
+  }
+  return groups.slice(0, limit).map(({ histogram, ...r }) => ({ ...r, median: medianBucket(histogram) }));
 }

@@ -76,7 +76,7 @@ export function leadFunnelKeptStatement(caller: Caller, args: LeadFunnelArgs): S
   const where = new ListOptions(leadSearch, hiddenFields(leadSearch, caller)).where(args.where);
   const scope = leadScope(caller);
   const arms: Where[] = Array.isArray(scope._or) && Object.keys(scope).length === 1 ? (scope._or as Where[]) : [scope];
-  return keptFunnelStatement({ arms, where, keys: groups as string[] as KeptKey[] }, MAX_ROWS);
+  return keptFunnelStatement({ arms, where, keys: groups as string[] as KeptKey[] });
 }
 
 /**
@@ -92,7 +92,7 @@ export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<Le
   let rows: FunnelRow[];
   try {
     rows = kept
-      ? await keptFunnelRows(ctx.em, kept, [...new Set(args.groupBy ?? [])] as string[] as KeptKey[])
+      ? await keptFunnelRows(ctx.em, kept, [...new Set(args.groupBy ?? [])] as string[] as KeptKey[], MAX_ROWS)
       : await funnelRows(ctx.em, statement!);
   } finally {
     release();
