@@ -20,7 +20,8 @@ export type AuditAction =
   | 'import.run'
   | 'export.run'
   | 'person.exported'
-  | 'person.erased';
+  | 'person.erased'
+  | 'consent.withdrawn';
 
 /** Who acted: a user (through an API key), the platform operator at the command line, or a job of the service. */
 export enum AuditActorType {

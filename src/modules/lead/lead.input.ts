@@ -1,6 +1,7 @@
 import { Field, InputType } from 'type-graphql';
 import { JSONScalar, UUIDScalar } from '../../graphql/common';
 import { LocationInput } from '../contact/contact.input';
+import { LeadConsentInput } from './lead-consent.types';
 
 /** SPEC 2.3 `EmailInput` of a lead. With `id`: updates (or, with `_destroy: true`, removes) that email. */
 @InputType({ description: 'One email of a lead. Without `id` it is added; with `id` that email is changed, or removed with `_destroy: true`.' })
@@ -107,6 +108,9 @@ export class LeadInput {
 
   @Field(() => [LeadActivityItemInput], { nullable: true, description: 'Activities to append (or, with `id`, change); the timeline is never replaced.' })
   leadActivities?: LeadActivityItemInput[] | null;
+
+  @Field(() => [LeadConsentInput], { nullable: true, description: 'Consents the person gave, added to the lead with source `api` (at most 20 a write); stored ones are never changed by a write.' })
+  consents?: LeadConsentInput[] | null;
 }
 
 /** SPEC 2.2 `LeadActivityInput`. */

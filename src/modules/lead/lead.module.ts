@@ -1,5 +1,6 @@
 import type { AppModule } from '../module';
 import { LeadTimerResolver } from './lead-timer.resolver';
+import { LeadConsentResolver } from './lead-consent.resolver';
 import { Lead } from './lead.entity';
 import { LeadActivity } from './lead-activity.entity';
 import { LeadResolver } from './lead.resolver';
@@ -14,7 +15,7 @@ import { leadDemo } from './lead.demo';
 export const leadModule: AppModule = {
   name: 'lead',
   entities: [Lead, LeadActivity],
-  resolvers: [LeadResolver, LeadActivityResolver, LeadOfferResolver, LeadTimerResolver],
+  resolvers: [LeadResolver, LeadActivityResolver, LeadOfferResolver, LeadTimerResolver, LeadConsentResolver],
   policies: [leadPolicy],
   connections: { leads: 'Lead', leadActivities: 'LeadActivity' },
   rest: [leadRest, leadActivityRest],

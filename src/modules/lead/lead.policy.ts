@@ -141,8 +141,9 @@ export const leadPolicy: ResourcePolicy<LeadAction, LeadFacts> = {
       'deleteLeadActivity',
       'acceptLead',
       'declineLead',
+      'withdrawLeadConsent',
     ],
-    types: ['Lead', 'LeadPage', 'LeadAssignee', 'LeadMerge', 'LeadActivity', 'LeadActivityPage', 'LeadOffer'],
+    types: ['Lead', 'LeadPage', 'LeadAssignee', 'LeadMerge', 'LeadActivity', 'LeadActivityPage', 'LeadOffer', 'LeadConsent'],
   },
   actions: leadActions,
   decide: (caller, action, lead) => {

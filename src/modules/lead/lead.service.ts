@@ -21,6 +21,8 @@ import { about, authorize } from '../../access/policy';
 import { duplicateKeys, MAX_STATUS, optionalString, requiredString } from './lead.rules';
 import { LeadRepository, leadReads, primeLeadRow, type DuplicateCandidate, type LeadActivityRow, type LeadRow, type NewLead } from './lead.repository';
 import { mergeOf, merges, mergeSubmission, withMerge, type Submission } from './lead.merge';
+import { planConsents, type NewConsent } from './lead-consent.types';
+import { insertApiConsents } from './lead-consent.repository';
 import {
   applyChildren,
   geocodeAddress,
@@ -103,10 +105,12 @@ export class LeadService {
       const route = 'company' in owner ? (address: LeadAddress | null) => routedAssignment(tx, owner.company, address, this.caller) : null;
       if (duplicateId) {
         merges(this.ctx).set(duplicateId, await mergeSubmission(tx, duplicateId, submission, route));
+        await insertApiConsents(tx, duplicateId, create.consents);
         return { id: duplicateId };
       }
       const routed = !submission.assignee && route ? await route(create.place) : null;
       const row = await this.leads.insert(tx, this.newLead(create, routed));
+      await insertApiConsents(tx, row.id, create.consents);
       return { id: row.id, created: row };
     }, {}, { rerun: true });
     return this.reload(written.id, written.created);
@@ -194,6 +198,10 @@ export class LeadService {
         if (!(merged instanceof AppError)) targets.add(keys, target);
       }
       await flush();
+      for (const create of creates) {
+        const row = out.get(create);
+        if (row && !(row instanceof AppError)) await insertApiConsents(tx, row.id, create.consents);
+      }
       return out;
     }, {}, { rerun: true });
 
@@ -254,6 +262,7 @@ export class LeadService {
     const activities = planNewActivities(input.leadActivities, v);
     if (input.leadActivities?.some((a) => a.id)) v.add('lead_activities.id', 'invalid', "is not one of this lead's lead activities");
     if (!emails.values.length && !phones.values.length) v.add('base', 'contact_required', 'needs at least one email or phone number');
+    const consents = planConsents(input.consents, v);
     v.throwIfAny();
 
     const submission: Submission = {
@@ -276,6 +285,7 @@ export class LeadService {
       phoneValues,
       keys: duplicateKeys('company' in owner ? owner.company : owner.retailer, submission.emails, phoneValues),
       place: location.kind === 'set' ? locationData(location.fields, submission.coordinates) : null,
+      consents,
     };
   }
 
@@ -327,6 +337,7 @@ export class LeadService {
         phones: planPhones(input.phoneNumbers, stored.phones, replace, v),
         location: planLocation(input.location, stored.location, replace, v),
         activities: planActivities(input.leadActivities, stored.activities, v),
+        consents: planConsents(input.consents, v),
       };
       if (!plans.emails.values.length && !plans.phones.values.length) v.add('base', 'contact_required', 'needs at least one email or phone number');
       v.throwIfAny();
@@ -346,6 +357,7 @@ export class LeadService {
       if (sourceType !== undefined) lead.sourceType = sourceType;
       await applyChildren(tx, lead, stored, plans, automatic, (location) => placeLocation(this.ctx.geocoder, location));
       await tx.flush();
+      await insertApiConsents(tx, lead.id, plans.consents);
       await recordLeadEvent(tx, 'lead.updated', lead.id);
     }, {}, { rerun: true });
     return this.reload(id);
@@ -406,6 +418,8 @@ interface PreparedCreate {
   /** Its duplicate lock keys, sorted. */
   keys: string[];
   place: ReturnType<typeof locationData> | null;
+  /** The consents sent with it (source `api`), written to the lead it creates or merges into. */
+  consents: NewConsent[];
 }
 
 /** Items of a batch checked at once: their geocoding may ask a remote geocoder. */

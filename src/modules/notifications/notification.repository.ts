@@ -3,6 +3,7 @@ import { query } from '../../db/sql';
 import { fromClause, type Sql } from '../../search/types';
 import type { ClaimRequest } from '../../outbox/runner';
 import { leadSearch } from '../lead/lead.search';
+import { contactWithdrawnSql } from '../lead/lead-consent.repository';
 import { ESCALATION_FREQUENCY_SQL, FREQUENCY_SQL, SLA_FREQUENCY_SQL, type Topic } from './notification.defaults';
 import { escalationRecipientSql, slaRecipientSql } from './notification.policy';
 import { ZONE_COLUMNS, type zoneOf } from './notification.zone';
@@ -222,7 +223,10 @@ export function assignmentRecipients(em: EntityManager, storeId: string | null, 
   );
 }
 
-/** One delivery of the event per user: pending now, or queued for a digest at its due time; users already delivered to are left. */
+/**
+ * One delivery of the event per user: pending now, or queued for a digest at its due time; users already
+ * delivered to are left. None when the person withdrew their contact consent (docs/personal-data.md "Consent").
+ */
 export async function insertDeliveries(
   em: EntityManager,
   event: { kind: 'lead_assigned' | 'sla_breached' | 'sla_reminder' | 'lead_escalated'; eventId: string | null; leadId: string; lane: string; about: Record<string, unknown> },
@@ -232,11 +236,12 @@ export async function insertDeliveries(
     em,
     `with made as (
        insert into notification_deliveries (kind, event_id, lead_id, user_id, lane, status, next_attempt_at, about)
-         select ?, ?, ?, r.user_id, ?, case when r.digest then 'queued' else 'pending' end, r.due_at, ?::jsonb
-           from unnest(?::uuid[], ?::boolean[], ?::timestamptz[]) as r(user_id, digest, due_at)
+         select ?, ?, x.lead_id, r.user_id, ?, case when r.digest then 'queued' else 'pending' end, r.due_at, ?::jsonb
+           from (select ?::uuid as lead_id) x cross join unnest(?::uuid[], ?::boolean[], ?::timestamptz[]) as r(user_id, digest, due_at)
+          where not ${contactWithdrawnSql('x.lead_id')}
          on conflict (event_id, user_id) do nothing returning id)
      insert into notification_delivery_log (delivery_id, status) select id, 'queued' from made`,
-    [event.kind, event.eventId, event.leadId, event.lane, JSON.stringify(event.about), users.ids, users.digest, users.dueAt],
+    [event.kind, event.eventId, event.lane, JSON.stringify(event.about), event.leadId, users.ids, users.digest, users.dueAt],
   );
 }
 

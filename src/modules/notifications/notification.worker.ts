@@ -7,6 +7,7 @@ import { compileScope } from '../../search/where';
 import type { Where } from '../../search/types';
 import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
+import { withdrawnLeads } from '../lead/lead-consent.repository';
 import { crlScope } from '../company-retailer-location/company-retailer-location.policy';
 import type { Role } from '../user/role';
 import { digestMail, leadAssignedMail, leadEscalatedMail, slaBreachedMail, slaReminderMail, oneLine, productsOf, type About, type LeadSummary, type Locale, type Mail } from './notification.mail';
@@ -368,7 +369,9 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     if (!user) return { ok: false, permanent: true, skipped: true, error: 'recipient deleted' };
     const recipient = recipientOf(user);
     if (recipient.frequency === 'off') return { ok: false, permanent: true, skipped: true, error: 'recipient unsubscribed' };
+    // docs/personal-data.md "Consent": nothing is sent about a person who withdrew their contact consent, whenever it was queued.
     if (row.kind === 'lead_lost') {
+      if (row.lead_id && (await withdrawnLeads(em, [row.lead_id])).size) return { ok: false, permanent: true, skipped: true, error: 'consent withdrawn' };
       const url = this.unsubscribeUrl(recipient.id, 'lead_assigned');
       const lost = await lostLeadMail(em, row.event_id, recipient.locale, url);
       return lost ? this.send(row, recipient.email, lost, url) : { ok: false, permanent: true, skipped: true, error: 'event gone' };
@@ -376,7 +379,9 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     // Each lead with what its delivery is about, as it was (its own store and time, even if the lead moved on since).
     const items = row.kind === 'digest' ? await digestLeads(em, row.id, MAX_DIGEST_LEADS) : [{ lead_id: row.lead_id!, about: row.about }];
     const about = new Map(items.map((i) => [i.lead_id, (i.about ?? null) as About | null]));
-    const leadIds = items.map((i) => i.lead_id);
+    const withdrawn = await withdrawnLeads(em, items.map((i) => i.lead_id));
+    const leadIds = items.map((i) => i.lead_id).filter((id) => !withdrawn.has(id));
+    if (!leadIds.length) return { ok: false, permanent: true, skipped: true, error: 'consent withdrawn' };
     const visible = await visibleLeads(em, recipient.caller, leadIds, undefined, sla || escalated);
     const leads = ((await this.summaries(em, leadIds.filter((id) => visible.has(id)))).filter(Boolean) as LeadSummary[]).map((l) => ({ ...l, about: about.get(l.id) ?? null }));
     if (!leads.length) return { ok: false, permanent: true, skipped: true, error: 'no lead the recipient may see' };

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { query } from '../../db/sql';
 import { FREQUENCY_SQL } from './notification.defaults';
+import { contactWithdrawnSql } from '../lead/lead-consent.repository';
 
 /** An offer as the lead's page reads it, with its store's facts (who answers for it) and name. */
 export interface OfferPageRow {
@@ -123,7 +124,7 @@ export async function latestOfferIds(em: EntityManager, leadIds: string[]): Prom
  * assignment to that store (a delivery of kind `lead_assigned`, status `sent`), whose lead mails are still
  * on, and who is not the user whose write made the move (the event's actor). A user already told of the
  * event (it sees the new store too, so it lost nothing) is left: unique per event and user. Each starts
- * its delivery log (`queued`). Returns how many were written.
+ * its delivery log (`queued`). None about a person who withdrew their contact consent. Returns how many were written.
  */
 export async function insertLostDeliveries(em: EntityManager, events: Array<{ eventId: string; lane: string; actorId: string | null }>, now: Date): Promise<number> {
   if (!events.length) return 0;
@@ -143,6 +144,7 @@ export async function insertLostDeliveries(em: EntityManager, events: Array<{ ev
       where e.type = 'lead.assigned' and e.data->>'from_id' is not null
         and e.data->>'from_id' is distinct from e.data->>'to_id'
         and u.id is distinct from x.actor_id and ${FREQUENCY_SQL} <> 'off'
+        and not ${contactWithdrawnSql('e.lead_id')}
      on conflict (event_id, user_id) do nothing
      returning id),
      logged as (insert into notification_delivery_log (delivery_id, status) select id, 'queued' from made)

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { pgArray } from '../../db/sql';
+import { contactWithdrawnSql } from '../lead/lead-consent.repository';
 
 /** A timestamp as the driver gives it. */
 type Timestamp = Date | string;
@@ -129,7 +130,7 @@ export interface ConfirmationRow {
   store_name: string | null;
 }
 
-/** Up to `limit` due confirmations, locked for this transaction (another sender skips them). */
+/** Up to `limit` due confirmations, locked for this transaction (another sender skips them); none to a person who withdrew their contact consent. */
 export function claimConfirmations(em: EntityManager, limit: number): Promise<ConfirmationRow[]> {
   return em.execute(
     `select vc.id, vc.email, vc.locale, vc.attempts, coalesce(crl.name, rl.name) as store_name
@@ -137,6 +138,7 @@ export function claimConfirmations(em: EntityManager, limit: number): Promise<Co
        left join company_retailer_locations crl on crl.id = vc.store_id
        left join retailer_locations rl on rl.id = crl.retailer_location_id
       where vc.sent_at is null and vc.next_attempt_at <= now() and vc.attempts < 8
+        and not ${contactWithdrawnSql('vc.lead_id')}
       order by vc.next_attempt_at
       limit ? for update of vc skip locked`,
     [limit],
