@@ -29,6 +29,7 @@ const ADDITIONS: Record<string, string[]> = {
   '/leads/{id}/accept': ['post'],
   '/leads/{id}/decline': ['post'],
   '/leads/{id}/outcome': ['post'],
+  '/leads/{id}/consent_withdrawals': ['post'],
   // Visitors ask a store (docs/lead-loop.md): public, no API key.
   '/store_locator/challenge': ['get'],
   '/store_locator/{id}/leads': ['post'],
@@ -186,6 +187,6 @@ test('every write takes Idempotency-Key, documents its 409 and the replay header
     const success = Object.entries<any>(op.responses).find(([code]) => code.startsWith('2'))![1];
     expect({ path, method, replay: success.headers?.['Idempotent-Replayed'] }).toEqual({ path, method, replay: { $ref: '#/components/headers/IdempotentReplayed' } });
   }
-  // 19 of SPEC 4.2 and the batch, and the lead's three actions (accept, decline, outcome).
-  expect(writes).toBe(22);
+  // 19 of SPEC 4.2 and the batch, and the lead's four actions (accept, decline, outcome, consent_withdrawals).
+  expect(writes).toBe(23);
 });

@@ -76,6 +76,20 @@ describe('consent: written through the API', () => {
     expect(log.body.errors).toBeUndefined();
     expect(log.body.data.auditLog.entries).toEqual([expect.objectContaining({ action: 'consent.withdrawn', targetId: lead.id })]);
   });
+
+  test('REST POST /v1/leads/{id}/consent_withdrawals: 404 outside the scope, 422 on a bad purpose, 200 with the lead', async () => {
+    const { users } = await roles(em());
+    const lead = await createLead(t, users.companyAdmin.key, quoteRequest({ consents: [CONSENT] }));
+    const path = `/v1/leads/${lead.id}/consent_withdrawals`;
+    expect((await api(t, 'post', path, { key: users.otherAdmin.key, body: {} })).status).toBe(404);
+    expect((await api(t, 'post', '/v1/leads/nope/consent_withdrawals', { key: users.companyAdmin.key, body: {} })).status).toBe(404);
+    for (const purpose of [123, 'marketing', ['contact']]) expect((await api(t, 'post', path, { key: users.companyAdmin.key, body: { purpose } })).status).toBe(422);
+    expect((await consentsOf(users.companyAdmin.key, lead.id))[0].withdrawnAt).toBeNull();
+    const ok = await api(t, 'post', path, { key: users.companyAdmin.key, body: {} });
+    expect(ok.status).toBe(200);
+    expect(ok.body.id).toBe(lead.id);
+    expect((await consentsOf(users.companyAdmin.key, lead.id))[0].withdrawnAt).toEqual(expect.any(String));
+  });
 });
 
 describe('consent: a withdrawal stops every mail about the person', () => {

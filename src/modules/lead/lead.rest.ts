@@ -1,11 +1,19 @@
 import type { RestResource } from '../../rest/resource';
 import { LIMITS } from '../../limits';
+import { invalid, validationDetail } from '../../errors';
 import { checkDecline } from './lead-offer.service';
 
 /** `{reason, note}`: checked (422 on `reason` or `note`), the reason as GraphQL spells it (`too_far` -> `TOO_FAR`). */
 function declineVariables(body: Record<string, unknown>): Record<string, unknown> {
   const { reason, note } = checkDecline(body.reason, body.note);
   return { reason: reason.toUpperCase(), note };
+}
+
+/** `{purpose}`: a string when sent (else 422 on `purpose`); absent is `contact`. */
+function withdrawalVariables(body: Record<string, unknown>): Record<string, unknown> {
+  if (body.purpose === undefined || body.purpose === null) return { purpose: 'contact' };
+  if (typeof body.purpose !== 'string') throw invalid([validationDetail('purpose', 'inclusion', 'must be one of: contact')]);
+  return { purpose: body.purpose };
 }
 
 export const leadRest: RestResource = {
@@ -44,5 +52,7 @@ export const leadRest: RestResource = {
       // The contract spells results `won` / `lost`; GraphQL's enum is `WON` / `LOST`.
       mapBody: (body) => (typeof body.result === 'string' ? { ...body, result: body.result.toUpperCase() } : body),
     },
+    // docs/personal-data.md "Consent": withdraws the lead's consents of `purpose`; no mail about the person from then on.
+    { name: 'consent_withdrawals', operation: 'WithdrawLeadConsent', summary: "Withdraw a lead's consent", body: 'LeadConsentWithdrawalBody', variables: withdrawalVariables },
   ],
 };
