@@ -2,6 +2,7 @@
 // "Consent"): written over REST and GraphQL, read on the lead, withdrawn by whoever may update the lead,
 // audited; after a withdrawal of `contact` no notification mail about the person reaches a real SMTP server.
 import { api, gql } from '../support/app';
+import { VisitorConfirmationWorker } from '../../src/modules/site-keys/visitor-confirmation.worker';
 import { createLead, quoteRequest, roles } from '../support/leads';
 import { em, setNow, now, smtp, t, useNotificationFixture, worker } from '../notifications/notification-fixture';
 
@@ -137,5 +138,32 @@ describe('consent: a withdrawal stops every mail about the person', () => {
     expect(again.status).toBe(200);
     await worker.drain();
     expect(smtp.to(manager).map((m) => m.mail.subject)).toContain('New lead: Quiet Person');
+  });
+
+  test("the person's confirmation mail is not sent: the waiting one is given up, and none is claimed while withdrawn", async () => {
+    const { users } = await roles(em());
+    const key = users.companyAdmin.key;
+    const quiet = await createLead(t, key, quoteRequest({ consents: [CONSENT] }));
+    const loud = await createLead(t, key, quoteRequest({ consents: [CONSENT] }));
+    const queue = (leadId: string, email: string) =>
+      em().getConnection().execute(`insert into visitor_confirmations (lead_id, email, locale) values (?, ?, 'en')`, [leadId, email]);
+    // As the contact form queues them (test/lead-loop/contact-form.test.ts sends the form itself).
+    await queue(quiet.id, 'quiet.visitor@example.com');
+    await queue(loud.id, 'loud.visitor@example.com');
+    expect((await withdraw(key, quiet.id)).body.errors).toBeUndefined();
+    // One queued after the withdrawal (a form sent at the same moment) is not claimed either.
+    await queue(quiet.id, 'quiet.again@example.com');
+    const mailer = new VisitorConfirmationWorker(t.orm, t.config);
+    try {
+      expect(await mailer.tick()).toBe(1);
+    } finally {
+      await mailer.stop();
+    }
+    await smtp.waitFor(() => smtp.received.length > 0);
+    expect(smtp.received.map((m) => m.to).flat()).toEqual(['loud.visitor@example.com']);
+    expect(await em().getConnection().execute(`select email, sent_at, last_error from visitor_confirmations where lead_id = ? order by email`, [quiet.id])).toEqual([
+      { email: 'quiet.again@example.com', sent_at: null, last_error: null },
+      { email: 'quiet.visitor@example.com', sent_at: null, last_error: 'consent withdrawn' },
+    ]);
   });
 });
