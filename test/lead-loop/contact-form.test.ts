@@ -267,6 +267,14 @@ describe('abuse', () => {
     expect(res.status).toBe(413);
   });
 
+  it('refuses a list, or a form nested deeply, alike and without a 5xx (the body is walked without recursion)', async () => {
+    const deep = (n: number) => `${'['.repeat(n)}"leaf"${']'.repeat(n)}`;
+    for (const raw of [deep(5_000), `{"name":${deep(5_000)}}`, '[]']) {
+      const res = await post(w.crlIn.id, undefined, { raw });
+      expect([res.status, res.body]).toEqual([403, refused]);
+    }
+  });
+
   it('limits a flood from one IP', async () => {
     const ip = '192.0.2.77';
     const statuses: number[] = [];

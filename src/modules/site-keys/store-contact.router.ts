@@ -4,6 +4,7 @@ import { logger } from '../../logger';
 import { AppError, badRequest } from '../../errors';
 import { badRequestBody } from '../../http/envelopes';
 import { parseQueryString } from '../../rest/query';
+import { checkJson, LimitViolation } from '../../limits';
 import { normalOrigin } from './site-key.service';
 import { MAX_CONTACT_BYTES, Refused, StoreContactService } from './store-contact.service';
 
@@ -69,12 +70,17 @@ export function storeContactRouter(deps: ContextDeps): Router {
     res.set('Cache-Control', 'no-store');
     const length = Number(req.header('content-length') ?? 0);
     const body: unknown = req.body;
-    if (length > MAX_CONTACT_BYTES || (body !== undefined && Buffer.byteLength(JSON.stringify(body) ?? '') > MAX_CONTACT_BYTES)) {
+    if (length > MAX_CONTACT_BYTES) {
       res.status(413).json(REFUSED);
       return;
     }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    // No form is a list, a scalar or nested deeply (checked without recursion, before anything walks it).
+    if (!body || typeof body !== 'object' || Array.isArray(body) || !withinJsonLimits(body)) {
       res.status(403).json(REFUSED);
+      return;
+    }
+    if (Buffer.byteLength(JSON.stringify(body)) > MAX_CONTACT_BYTES) {
+      res.status(413).json(REFUSED);
       return;
     }
     const form = body as Record<string, unknown>;
@@ -96,6 +102,16 @@ export function storeContactRouter(deps: ContextDeps): Router {
   });
 
   return router;
+}
+
+function withinJsonLimits(body: object): boolean {
+  try {
+    checkJson(body, { text: false });
+    return true;
+  } catch (e) {
+    if (e instanceof LimitViolation) return false;
+    throw e;
+  }
 }
 
 function refuse(res: Response, e: unknown): void {
