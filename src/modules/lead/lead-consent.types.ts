@@ -11,7 +11,7 @@ export const CONSENT_LIMITS = { text: 2000, version: 64, perWrite: 20 } as const
 /** docs/personal-data.md "Consent": one record of what the person agreed to. */
 @ObjectType({ description: 'What the person agreed to (purpose, the exact text and its version), where, when, and its withdrawal.' })
 export class LeadConsent {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The consent record (UUID).' })
   id!: string;
 
   @Field(() => String, { description: 'What the consent is for; `contact` (the company and its stores may contact the person about the request).' })
