@@ -36,9 +36,21 @@ describe('consent: written through the API', () => {
     const after = await consentsOf(key, lead.id);
     expect(after.map((c) => [c.version, c.source, c.purpose])).toEqual([['v3', 'api', 'contact'], ['v4', 'api', 'contact']]);
 
-    for (const bad of [{ text: '', version: 'v1' }, { text: 'x', version: 'v1', purpose: 'marketing' }, { text: 'x' }, { text: 'x', version: 'v1', given_at: '2999-01-01T00:00:00Z' }, 'nope']) {
-      const res = await api(t, 'post', '/v1/leads', { key, body: quoteRequest({ consents: [bad] }) });
-      expect(res.status).toBe(422);
+    const bads: unknown[] = [
+      [{ text: '', version: 'v1' }],
+      [{ text: 'x', version: 'v1', purpose: 'marketing' }],
+      [{ text: 'x' }],
+      [{ text: 'x', version: 'v1', given_at: '2999-01-01T00:00:00Z' }],
+      [{ text: 'x', version: 'v1', given_at: 'yesterday' }],
+      [{ text: 5, version: 'v1' }],
+      [{ text: 'x'.repeat(2001), version: 'v1' }],
+      ['nope'],
+      'nope',
+      { text: 'x', version: 'v1' },
+    ];
+    for (const consents of bads) {
+      const res = await api(t, 'post', '/v1/leads', { key, body: quoteRequest({ consents }) });
+      expect([consents, res.status]).toEqual([consents, 422]);
     }
     const tooMany = await api(t, 'patch', `/v1/leads/${lead.id}`, { key, body: { lead: { consents: Array.from({ length: 21 }, () => ({ text: 'x', version: 'v' })) } } });
     expect(tooMany.status).toBe(422);
