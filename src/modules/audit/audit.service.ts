@@ -17,6 +17,7 @@ import {
   nextChain,
   PLATFORM_CHAIN,
   type AuditEntryRow,
+  type NewAuditEntry,
 } from './audit.repository';
 import { AuditActorType, type AuditAction, type AuditDetails, type AuditEntry, type AuditLogPage, type AuditLogWhere, type AuditValue } from './audit.types';
 
@@ -79,20 +80,8 @@ export function canonicalDetails(details: unknown): string {
   return JSON.stringify(value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {});
 }
 
-/** The fields an entry's hash covers, in a fixed order. */
-interface HashedContent {
-  id: string;
-  chainId: string;
-  seq: number;
-  at: string;
-  actorType: string;
-  actorId: string | null;
-  apiKeyId: string | null;
-  action: string;
-  targetType: string;
-  targetId: string | null;
-  details: string;
-}
+/** The fields an entry's hash covers: all it stores but the hashes. */
+type HashedContent = Omit<NewAuditEntry, 'prevHash' | 'hash'>;
 
 /** SHA-256 (hex) of the previous entry's hash, a newline and this entry's canonical content. */
 export function entryHash(prevHash: string, c: HashedContent): string {
