@@ -171,18 +171,21 @@ export function lockEventsToFanOut(em: EntityManager, limit: number): Promise<Fa
   );
 }
 
-/**
- * Who hears of a breach at the store: the company's admins and the territory manager of the store's
- * territory (`slaRecipientSql`), unless they turned breach mails off; at most `limit`.
- */
-export function breachRecipients(em: EntityManager, storeId: string | null, limit: number): Promise<RecipientRow[]> {
+/** The users of the store's company that `recipient` names, with their `frequency` of a topic, unless off; at most `limit`. */
+function companyRecipientsAt(
+  em: EntityManager,
+  storeId: string | null,
+  limit: number,
+  frequency: string,
+  recipient: (user: string, store: string, companyRetailer: string) => string,
+): Promise<RecipientRow[]> {
   return query<RecipientRow>(
     em,
-    `select * from (select ${callerColumns(SLA_FREQUENCY_SQL)}
+    `select * from (select ${callerColumns(frequency)}
                  from company_retailer_locations a
                  left join company_retailers cr on cr.id = a.company_retailer_id
                  join users u on u.company_id = a.company_id
-                  and ${slaRecipientSql('u', 'a', 'cr')}
+                  and ${recipient('u', 'a', 'cr')}
                  left join notification_preferences p on p.user_id = u.id
                 where a.id = ?) c
                 where c.frequency <> 'off' order by c.id limit ?`,
@@ -191,22 +194,19 @@ export function breachRecipients(em: EntityManager, storeId: string | null, limi
 }
 
 /**
+ * Who hears of a breach at the store: the company's admins and the territory manager of the store's
+ * territory (`slaRecipientSql`), unless they turned breach mails off; at most `limit`.
+ */
+export function breachRecipients(em: EntityManager, storeId: string | null, limit: number): Promise<RecipientRow[]> {
+  return companyRecipientsAt(em, storeId, limit, SLA_FREQUENCY_SQL, slaRecipientSql);
+}
+
+/**
  * Who hears of a lead escalated at the store: its territory's managers, else the company's admins
  * (`escalationRecipientSql`), unless they turned escalation mails off; at most `limit`.
  */
 export function escalationRecipients(em: EntityManager, storeId: string | null, limit: number): Promise<RecipientRow[]> {
-  return query<RecipientRow>(
-    em,
-    `select * from (select ${callerColumns(ESCALATION_FREQUENCY_SQL)}
-                 from company_retailer_locations a
-                 left join company_retailers cr on cr.id = a.company_retailer_id
-                 join users u on u.company_id = a.company_id
-                  and ${escalationRecipientSql('u', 'a', 'cr')}
-                 left join notification_preferences p on p.user_id = u.id
-                where a.id = ?) c
-                where c.frequency <> 'off' order by c.id limit ?`,
-    [storeId, limit],
-  );
+  return companyRecipientsAt(em, storeId, limit, ESCALATION_FREQUENCY_SQL, escalationRecipientSql);
 }
 
 /** Who may hear of an assignment to the store: the users of its company and retailer, unless they turned lead mails off; at most `limit`. */
