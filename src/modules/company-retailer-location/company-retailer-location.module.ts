@@ -1,6 +1,7 @@
 import type { AppModule } from '../module';
 import { CompanyRetailerLocation } from './company-retailer-location.entity';
 import { DeliveryArea } from './delivery-area.entity';
+import { HourException } from './hour-exception.entity';
 import { CompanyRetailerLocationResolver } from './company-retailer-location.resolver';
 import { crlPolicy } from './company-retailer-location.policy';
 import { companyRetailerLocationRest } from './company-retailer-location.rest';
@@ -9,7 +10,7 @@ import { crlDemo } from './company-retailer-location.demo';
 
 export const companyRetailerLocationModule: AppModule = {
   name: 'company-retailer-location',
-  entities: [CompanyRetailerLocation, DeliveryArea],
+  entities: [CompanyRetailerLocation, DeliveryArea, HourException],
   resolvers: [CompanyRetailerLocationResolver],
   policies: [crlPolicy],
   connections: { companyRetailerLocations: 'CompanyRetailerLocation' },

@@ -14,6 +14,28 @@ export interface HourRow {
   close_at_minute: number | null;
 }
 
+/** One opening span of a day with special hours (an exception's `hours` item). */
+export interface SpanRow {
+  open_at_hour: number;
+  open_at_minute: number;
+  close_at_hour: number;
+  close_at_minute: number;
+}
+
+/**
+ * A stored dated exception (docs/store-locator.md "Holiday and special hours"): closed, or open at
+ * `hours` instead of the weekly row, on each local date from `starts_on` to `ends_on`, both inclusive.
+ */
+export interface HourExceptionRow {
+  /** `YYYY-MM-DD`, the store's local date. */
+  starts_on: string;
+  /** `YYYY-MM-DD`, inclusive. */
+  ends_on: string;
+  closed: boolean;
+  hours: SpanRow[];
+  label: string | null;
+}
+
 /** SPEC 2.7 hour entry. */
 export interface HourEntry extends HourRow {
   day: Weekday;
@@ -185,10 +207,26 @@ export class HoursCalendar {
     return view;
   }
 
-  /** Whether a store with these rows in this zone is open now (`isOpenAt`). */
-  openNow(rows: HourRow[], zone: string): boolean {
+  /**
+   * Whether a store with these rows in this zone is open now (`isOpenAt`); with exceptions, by the
+   * exceptions in force on its local dates today and yesterday (`isOpenOn`).
+   */
+  openNow(rows: HourRow[], zone: string, exceptions?: readonly HourExceptionRow[] | null): boolean {
     const now = this.view(zone).now;
-    return isOpenAt(rows, { weekday: now.weekday, minutes: now.hour * 60 + now.minute });
+    const minutes = now.hour * 60 + now.minute;
+    if (!exceptions?.length) return isOpenAt(rows, { weekday: now.weekday, minutes });
+    return isOpenOn(rows, exceptions, { date: this.today(zone), minutes });
+  }
+
+  /** The store's local date now, in its zone (`YYYY-MM-DD`). */
+  today(zone: string): string {
+    const d = this.view(zone).days[0];
+    return isoDate(d.year, d.month, d.day);
+  }
+
+  /** The store's day today (`hoursOn` at its local date). */
+  hoursToday(rows: HourRow[], zone: string, exceptions?: readonly HourExceptionRow[] | null): DayHours {
+    return hoursOn(rows, exceptions, this.today(zone));
   }
 
   /** The store's weekday now, in its zone (`monday`...). */
@@ -256,4 +294,122 @@ export function isOpenAt(rows: HourRow[], local: { weekday: number; minutes: num
 /** The week of one store at `now` (see `HoursCalendar.week`). */
 export function weekHours(rows: HourRow[], zone: string, now: Date): HourEntry[] {
   return new HoursCalendar(now).week(rows, zone);
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+function isoDate(year: number, month: number, day: number): string {
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Days since 1970-01-01 of a valid `YYYY-MM-DD` date; null for anything else (`2026-02-30`, `26-1-1`). */
+export function dayNumber(date: string): number | null {
+  const m = DATE.exec(date);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const ms = Date.UTC(y, mo - 1, d);
+  const back = new Date(ms);
+  if (y < 1 || back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return null;
+  return Math.round(ms / 86_400_000);
+}
+
+/** The date `days` after a valid `YYYY-MM-DD` date (negative: before). */
+export function addDays(date: string, days: number): string {
+  const d = new Date((dayNumber(date)! + days) * 86_400_000);
+  return isoDate(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate());
+}
+
+/** The weekday (1 = Monday) of a valid `YYYY-MM-DD` date. */
+export function isoWeekday(date: string): number {
+  return ((((dayNumber(date)! + 3) % 7) + 7) % 7) + 1;
+}
+
+/** A store's local date at an instant, in its zone (`YYYY-MM-DD`). */
+export function localDate(zone: string, at: Date): string {
+  const now = DateTime.fromJSDate(at, { zone: zoneNamed(zone) });
+  return isoDate(now.year, now.month, now.day);
+}
+
+/** The exception in force on a local date (ends inclusive), or null. Exceptions never overlap; the first wins if they do. */
+export function exceptionOn(exceptions: readonly HourExceptionRow[] | null | undefined, date: string): HourExceptionRow | null {
+  if (!exceptions) return null;
+  for (const e of exceptions) if (e.starts_on <= date && date <= e.ends_on) return e;
+  return null;
+}
+
+/** The exceptions in force on any date from `from` to `to` (inclusive), earliest first. */
+export function exceptionsBetween(exceptions: readonly HourExceptionRow[] | null | undefined, from: string, to: string): HourExceptionRow[] {
+  if (!exceptions) return [];
+  return exceptions.filter((e) => e.starts_on <= to && e.ends_on >= from).sort((a, b) => (a.starts_on < b.starts_on ? -1 : a.starts_on > b.starts_on ? 1 : 0));
+}
+
+/** What a store's day is: the exception's when one is in force, else its weekly row for that weekday. */
+export interface DayHours {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  weekday: Weekday;
+  /** Not open at all that day. */
+  closed: boolean;
+  /** The opening spans, earliest first (one for a weekly row); empty when closed. */
+  hours: SpanRow[];
+  /** The exception's label; null without an exception or without a label. */
+  label: string | null;
+  /** The exception in force that day, or null when the weekly hours apply. */
+  exception: HourExceptionRow | null;
+}
+
+function validSpan(s: Partial<SpanRow> | null | undefined): s is SpanRow {
+  const ok = (v: unknown, max: number) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= max;
+  return Boolean(s) && ok(s!.open_at_hour, 23) && ok(s!.open_at_minute, 59) && ok(s!.close_at_hour, 23) && ok(s!.close_at_minute, 59);
+}
+
+/** The opening spans of a weekly row (none when closed or its times are out of range). */
+function rowSpans(row: HourRow | undefined): SpanRow[] {
+  if (!row?.open) return [];
+  const span = { open_at_hour: row.open_at_hour!, open_at_minute: row.open_at_minute!, close_at_hour: row.close_at_hour!, close_at_minute: row.close_at_minute! };
+  return validSpan(span) ? [span] : [];
+}
+
+/**
+ * A store's hours on one local date (`YYYY-MM-DD`): the exception in force that date (closed, or its
+ * spans), else the weekly row of its weekday. This is what pages and the widget show for a day.
+ */
+export function hoursOn(rows: HourRow[], exceptions: readonly HourExceptionRow[] | null | undefined, date: string): DayHours {
+  const weekday = WEEKDAYS[isoWeekday(date) - 1];
+  const exception = exceptionOn(exceptions, date);
+  const spans = exception
+    ? exception.closed
+      ? []
+      : exception.hours.filter(validSpan).sort((a, b) => a.open_at_hour * 60 + a.open_at_minute - (b.open_at_hour * 60 + b.open_at_minute))
+    : rowSpans(rows.find((r) => r.day === weekday));
+  return { date, weekday, closed: spans.length === 0, hours: spans, label: exception?.label ?? null, exception };
+}
+
+/**
+ * Whether a store is open at `minutes` after local midnight of `date`, by the day's hours (`hoursOn`): a
+ * span of that day from its opening to its closing (or to midnight when it closes after midnight), and
+ * the part after midnight of the previous day's spans that close after midnight. The previous day's hours
+ * are its own: a store whose Christmas Eve hours run to 01:00 is open at 00:30 on a closed Christmas Day.
+ * With no exception on either day this is `isOpenAt`.
+ */
+export function isOpenOn(rows: HourRow[], exceptions: readonly HourExceptionRow[] | null | undefined, local: { date: string; minutes: number }): boolean {
+  const m = local.minutes;
+  for (const s of hoursOn(rows, exceptions, local.date).hours) {
+    const opens = s.open_at_hour * 60 + s.open_at_minute;
+    const closes = s.close_at_hour * 60 + s.close_at_minute;
+    if (m >= opens && (closes <= opens || m < closes)) return true;
+  }
+  for (const s of hoursOn(rows, exceptions, addDays(local.date, -1)).hours) {
+    const opens = s.open_at_hour * 60 + s.open_at_minute;
+    const closes = s.close_at_hour * 60 + s.close_at_minute;
+    if (closes <= opens && m < closes) return true;
+  }
+  return false;
+}
+
+/** A store's hours on its local date at `now` (`hoursOn` at `localDate`). */
+export function hoursToday(rows: HourRow[], exceptions: readonly HourExceptionRow[] | null | undefined, zone: string, now: Date = new Date()): DayHours {
+  return hoursOn(rows, exceptions, localDate(zone, now));
 }
