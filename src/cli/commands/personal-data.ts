@@ -21,6 +21,8 @@ import {
   type Person,
 } from '../../modules/personal-data/personal-data.service';
 import { companyExists, leadOwner, ledgerPage } from '../../modules/personal-data/personal-data.repository';
+import { applyRetention, applyRetentionEverywhere, MAX_DRY_RUN_IDS, retentionDryRun } from '../../modules/personal-data/retention.service';
+import type { RetentionRun } from '../../modules/personal-data/retention.types';
 
 interface SelectorOptions {
   company?: string;
@@ -91,7 +93,7 @@ function readLedger(file: string): LedgerEntry[] {
 }
 
 /**
- * `leadnet personal-data export|erase|resume-erasures|ledger|reapply-erasures` (docs/personal-data.md):
+ * `leadnet personal-data export|erase|resume-erasures|ledger|reapply-erasures|retention` (docs/personal-data.md):
  * the command line acts as the platform operator, for any company.
  */
 export function register(program: Command, runtime: CliRuntime): void {
@@ -181,6 +183,60 @@ export function register(program: Command, runtime: CliRuntime): void {
       const orm = await session.orm();
       const r = await reapplyLedger(orm.em as EntityManager, entries, CLI_ACTOR);
       return { json: r, text: `${r.reapplied} erasure${r.reapplied === 1 ? '' : 's'} applied again (${r.leads} lead${r.leads === 1 ? '' : 's'}), ${r.skipped} already applied.` };
+    },
+  );
+
+  runtime.action<{ company?: string; dryRun?: boolean; first?: string }>(
+    group
+      .command('retention')
+      .description("Apply the companies' retention periods now (erase inactive leads, delete old delivery logs); --dry-run lists what would go")
+      .option('--company <id>', 'only this company (default: every company)', uuid)
+      .option('--dry-run', 'list what is due, touching nothing')
+      .option('--first <n>', `with --dry-run: at most this many ids of each kind (1 to ${MAX_DRY_RUN_IDS}, default 100)`),
+    async (session, o) => {
+      const orm = await session.orm();
+      const db = orm.em.fork() as EntityManager;
+      if (o.company && !(await companyExists(db, o.company))) throw new CliError(`No company with id ${o.company}.`, 'NOT_FOUND');
+      if (o.dryRun) {
+        const first = o.first === undefined ? 100 : Number(o.first);
+        if (!Number.isInteger(first) || first < 1 || first > MAX_DRY_RUN_IDS) throw new CliError(`--first must be 1 to ${MAX_DRY_RUN_IDS}.`, 'BAD_USER_INPUT');
+        if (!o.company) throw new CliError('A dry run names its company (--company).', 'BAD_USER_INPUT');
+        const r = await retentionDryRun(db, o.company, first);
+        const text = [
+          `Retention in company ${r.companyId} (${r.settings.inactiveLeadMonths === null ? 'leads kept' : `leads inactive ${r.settings.inactiveLeadMonths} months`}, delivery logs ${r.settings.deliveryLogDays} days${r.settings.defaults ? ', the defaults' : ''}) would remove:`,
+          `  leads: ${r.leadIds.length}${r.leadIds.length ? ` (${r.leadIds.join(', ')})` : ''}`,
+          `  webhook deliveries: ${r.webhookDeliveryIds.length}`,
+          `  notification deliveries: ${r.notificationDeliveryIds.length}`,
+          `  visitor confirmations: ${r.visitorConfirmationIds.length}`,
+          ...(r.truncated ? [`  (lists cut at ${first}: more is due)`] : []),
+        ].join('\n');
+        return {
+          json: {
+            company_id: r.companyId,
+            settings: { inactive_lead_months: r.settings.inactiveLeadMonths, delivery_log_days: r.settings.deliveryLogDays, defaults: r.settings.defaults },
+            lead_ids: r.leadIds,
+            webhook_delivery_ids: r.webhookDeliveryIds,
+            notification_delivery_ids: r.notificationDeliveryIds,
+            visitor_confirmation_ids: r.visitorConfirmationIds,
+            truncated: r.truncated,
+          },
+          text,
+        };
+      }
+      const runs: RetentionRun[] = o.company ? [await applyRetention(orm.em as EntityManager, o.company, CLI_ACTOR)] : await applyRetentionEverywhere(orm.em as EntityManager, CLI_ACTOR);
+      const json = runs.map((r) => ({
+        company_id: r.companyId,
+        leads: r.leads,
+        webhook_deliveries: r.webhookDeliveries,
+        notification_deliveries: r.notificationDeliveries,
+        visitor_confirmations: r.visitorConfirmations,
+        more: r.more,
+      }));
+      const lines = runs.map(
+        (r) =>
+          `Company ${r.companyId}: ${r.leads} lead${r.leads === 1 ? '' : 's'} erased, ${r.webhookDeliveries} webhook deliveries, ${r.notificationDeliveries} notification deliveries, ${r.visitorConfirmations} visitor confirmations deleted${r.more ? ' (more is due: run again)' : ''}.`,
+      );
+      return { json: { runs: json }, text: lines.length ? lines.join('\n') : 'Nothing was due.' };
     },
   );
 }

@@ -14,6 +14,7 @@ export type AuditAction =
   | 'user.deleted'
   | 'settings.routing_changed'
   | 'settings.response_times_changed'
+  | 'settings.retention_changed'
   | 'notification_preferences.changed'
   | 'site_key.created'
   | 'site_key.revoked'
@@ -21,7 +22,8 @@ export type AuditAction =
   | 'export.run'
   | 'person.exported'
   | 'person.erased'
-  | 'consent.withdrawn';
+  | 'consent.withdrawn'
+  | 'retention.applied';
 
 /** Who acted: a user (through an API key), the platform operator at the command line, or a job of the service. */
 export enum AuditActorType {

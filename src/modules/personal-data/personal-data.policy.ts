@@ -9,8 +9,8 @@ export interface PersonalDataFacts {
 }
 
 /**
- * Personal data (docs/personal-data.md "Access" and "Erasure"): any user reaches the fields; `manage`
- * (export and erase) is the platform operator's for every company and a company admin's for its own
+ * Personal data (docs/personal-data.md "Access", "Erasure" and "Retention"): any user reaches the fields; `manage`
+ * (export, erase, read and change retention) is the platform operator's for every company and a company admin's for its own
  * company. Every other role is FORBIDDEN; another company is NOT_FOUND to a company admin (`visible`),
  * as if it did not exist.
  */
@@ -18,9 +18,9 @@ export const personalDataPolicy: ResourcePolicy<'manage' | 'visible', PersonalDa
   name: 'personal-data',
   graphql: {
     audience: anyUser,
-    Query: ['personalData'],
-    Mutation: ['erasePersonalData'],
-    types: ['ErasureJob'],
+    Query: ['personalData', 'retentionSettings', 'retentionDryRun'],
+    Mutation: ['erasePersonalData', 'updateRetentionSettings'],
+    types: ['ErasureJob', 'RetentionSettings', 'RetentionDryRun'],
   },
   decide: (caller, action, facts) => {
     if (platformOperator(caller)) return true;

@@ -196,7 +196,13 @@ export const ERASURE_STEPS: ReadonlyArray<readonly [name: string, run: ErasureSt
       // owner, assignee and source stay, so counts and routing history do. Triggers rewrite search_text
       // and queue the lead for the search engine.
       const rows = await query<{ location_id: string }>(em, `select location_id from leads where id = any(?::uuid[]) and location_id is not null`, [ids]);
-      await query(em, `update leads set name = null, location_id = null, updated_at = now() where id = any(?::uuid[]) and (name is not null or location_id is not null)`, [ids]);
+      // `erased_at` marks it for retention, which passes over erased leads.
+      await query(
+        em,
+        `update leads set name = null, location_id = null, erased_at = coalesce(erased_at, now()), updated_at = now()
+          where id = any(?::uuid[]) and (name is not null or location_id is not null or erased_at is null)`,
+        [ids],
+      );
       if (rows.length) await query(em, `delete from locations where id = any(?::uuid[])`, [pgArray(rows.map((r) => r.location_id))]);
     },
   ],
