@@ -33,6 +33,8 @@ export const CACHE_SHARES = {
   time_zones: 0.01,
   /** Companies' stores held for wide store locator searches (STORE_LOCATOR_HELD_MB sets another size). */
   store_locator_held: 0.08,
+  /** Rendered store pages, directories and robots.txt (src/modules/store-pages/store-pages.cache.ts). */
+  store_pages: 0.03,
 } as const;
 
 export type CacheName = keyof typeof CACHE_SHARES;
