@@ -8,7 +8,8 @@ import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { clusterEngine, startSearchCluster } from './search-cluster';
 
 /**
- * Starts one PostgreSQL for the run (embedded, or `TEST_DATABASE_URL`), migrates a template database,
+ * Starts one PostgreSQL for the run (embedded, from `LEADNET_TEST_PG_NATIVE`'s binaries when set, or
+ * `TEST_DATABASE_URL`), migrates a template database,
  * and lets each test file clone it (`test/support/database.ts`). With `SEARCH_CLUSTER` also one of the
  * project's search clusters, for the engine suites (test/support/search-engine.ts).
  */
@@ -27,7 +28,9 @@ export default async function globalSetup(): Promise<void> {
     // Below Linux's ephemeral range, where outgoing connections take their local ports (see pgPort).
     const port = 26000 + Math.floor(Math.random() * 4000);
     // From a 0700 directory (mkdtemp): as root the cluster goes where the postgres user can reach it.
-    const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, false);
+    // LEADNET_TEST_PG_NATIVE: another PostgreSQL's binaries (a directory with bin/initdb and bin/postgres,
+    // e.g. Debian's /usr/lib/postgresql/15), so that its own pg_dump matches the server (.ci/run).
+    const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, { persistent: false, nativeDir: process.env.LEADNET_TEST_PG_NATIVE || undefined });
     (globalThis as any).__leadnetDb = db;
     (globalThis as any).__leadnetDbDir = dir;
     serverUrl = db.url;
