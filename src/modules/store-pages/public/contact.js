@@ -40,14 +40,21 @@
         widget.setAttribute('auto', 'off');
         widget.setAttribute('display', 'invisible');
         widget.setAttribute('name', 'altcha');
-        widget.hidden = true;
         form.appendChild(widget);
-        return widget.verify().then(function (r) {
-          widget.remove();
-          return r && r.payload ? r.payload : null;
-        });
+        // The component mounts once connected, a task later.
+        return new Promise(function (resolve) {
+          setTimeout(resolve, 0);
+        })
+          .then(function () {
+            return widget.verify();
+          })
+          .then(function (r) {
+            widget.remove();
+            return r && r.payload ? r.payload : null;
+          });
       })
-      .catch(function () {
+      .catch(function (err) {
+        console.warn('contact form: no proof-of-work', err);
         return null;
       });
   }
