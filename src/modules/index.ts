@@ -22,6 +22,7 @@ import { responseTimesModule } from './response-times/response-times.module';
 import { leadOutcomesModule } from './lead-outcomes/lead-outcomes.module';
 import { auditModule } from './audit/audit.module';
 import { personalDataModule } from './personal-data/personal-data.module';
+import { storePagesModule } from './store-pages/store-pages.module';
 import type { SearchDocument } from '../search/types';
 import type { RestResource } from '../rest/resource';
 import type { ListDocuments } from '../rest/openapi';
@@ -59,6 +60,7 @@ export const modules: readonly AppModule[] = [
   leadOutcomesModule,
   auditModule,
   personalDataModule,
+  storePagesModule,
 ];
 
 /** The search documents of these modules (a search engine indexes each). */
