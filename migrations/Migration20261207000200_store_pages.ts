@@ -111,7 +111,27 @@ export class Migration20261207000200_store_pages extends Migration {
         end loop;
       end $$;`);
 
-    // The rows and slugs of these stores: listed ones (in store_locator_entries) upserted, the others unlisted.
+    // What each listed store of `ids` should show and be named: its names, its city slug and the base of
+    // its store slug, and whether its current slugs already fit (same city, the base or base-N).
+    this.addSql(`create or replace function leadnet_store_pages_desired(ids uuid[])
+      returns table (crl_id uuid, company_id uuid, country varchar, city varchar, name text, city_slug text, base text, fits boolean)
+      language sql stable as $$
+        select e.crl_id, e.company_id, e.country, e.city, d.name, c.city_slug, c.base,
+               coalesce(p.city_slug = c.city_slug and (p.store_slug = c.base or p.store_slug ~ ('^' || c.base || '-[0-9]+$')), false)
+          from store_locator_entries e
+          join company_retailer_locations crl on crl.id = e.crl_id
+          join company_retailers cr on cr.id = crl.company_retailer_id
+          join retailers ret on ret.id = cr.retailer_id
+          left join retailer_locations rl on rl.id = crl.retailer_location_id
+          cross join lateral (select coalesce(nullif(btrim(crl.name), ''), nullif(btrim(rl.name), ''), nullif(btrim(cr.name), ''), ret.name) as name) d
+          cross join lateral (select coalesce(leadnet_slug(e.city), 'other') as city_slug, coalesce(leadnet_slug(d.name), 'store') as base) c
+          left join store_pages p on p.crl_id = e.crl_id
+         where e.crl_id = any(ids)
+      $$;`);
+
+    // The rows and slugs of these stores: listed ones (in store_locator_entries) upserted, the others
+    // unlisted. Set-based for stores whose slugs still fit and for new slugs nobody holds (a bulk import);
+    // one store at a time, under a lock per company, only where a suffix must be found.
     this.addSql(`create or replace function leadnet_store_pages_refresh(ids uuid[]) returns void
       language plpgsql as $$
       declare
@@ -122,27 +142,29 @@ export class Migration20261207000200_store_pages extends Migration {
         if ids is null or cardinality(ids) = 0 then return; end if;
         update store_pages p set listed = false, updated_at = now()
          where p.crl_id = any(ids) and p.listed and not exists (select 1 from store_locator_entries e where e.crl_id = p.crl_id);
-        for r in
-          select e.crl_id, e.company_id, e.country, e.city, d.name,
-                 coalesce(leadnet_slug(e.city), 'other') as city_slug, coalesce(leadnet_slug(d.name), 'store') as base,
-                 p.crl_id is not null as known, p.city_slug as old_city, p.store_slug as old_store
-            from store_locator_entries e
-            join company_retailer_locations crl on crl.id = e.crl_id
-            join company_retailers cr on cr.id = crl.company_retailer_id
-            join retailers ret on ret.id = cr.retailer_id
-            left join retailer_locations rl on rl.id = crl.retailer_location_id
-            cross join lateral (select coalesce(nullif(btrim(crl.name), ''), nullif(btrim(rl.name), ''), nullif(btrim(cr.name), ''), ret.name) as name) d
-            left join store_pages p on p.crl_id = e.crl_id
-           where e.crl_id = any(ids)
-           order by e.crl_id
+        update store_pages p set company_id = d.company_id, country = d.country, city = d.city, name = d.name, listed = true, updated_at = now()
+          from leadnet_store_pages_desired(ids) d
+         where d.fits and p.crl_id = d.crl_id;
+        with d as (
+          select * from leadnet_store_pages_desired(ids) where not fits
+        ), fresh as (
+          select d.*, row_number() over (partition by d.company_id, d.city_slug, d.base order by d.crl_id) as k
+            from d
+           where not exists (select 1 from store_page_slugs s where s.company_id = d.company_id and s.city_slug = d.city_slug and s.store_slug = d.base)
+        ), taken as (
+          insert into store_page_slugs (company_id, city_slug, store_slug, crl_id)
+          select f.company_id, f.city_slug, f.base, f.crl_id from fresh f where f.k = 1
+          on conflict do nothing
+          returning store_page_slugs.crl_id, store_page_slugs.store_slug
+        )
+        insert into store_pages (crl_id, company_id, country, city, name, city_slug, store_slug, listed, updated_at)
+        select d.crl_id, d.company_id, d.country, d.city, d.name, d.city_slug, t.store_slug, true, now() from taken t join d on d.crl_id = t.crl_id
+        on conflict (crl_id) do update set company_id = excluded.company_id, country = excluded.country, city = excluded.city,
+          name = excluded.name, city_slug = excluded.city_slug, store_slug = excluded.store_slug, listed = true, updated_at = now();
+        for r in select * from leadnet_store_pages_desired(ids) where not fits order by crl_id
         loop
-          if r.known and r.old_city = r.city_slug and (r.old_store = r.base or r.old_store ~ ('^' || r.base || '-[0-9]+$')) then
-            update store_pages set company_id = r.company_id, country = r.country, city = r.city, name = r.name, listed = true, updated_at = now()
-             where crl_id = r.crl_id;
-            continue;
-          end if;
-          -- Two writers naming stores alike in one company's city take their suffixes in turn.
-          perform pg_advisory_xact_lock(hashtext(r.company_id::text || '/' || r.city_slug));
+          -- Two writers naming stores alike in one company take their suffixes in turn (one lock a company).
+          perform pg_advisory_xact_lock(hashtext('leadnet_store_page_slug/' || r.company_id::text));
           candidate := r.base;
           n := 1;
           loop
@@ -229,7 +251,7 @@ export class Migration20261207000200_store_pages extends Migration {
     }
     for (const op of ['insert', 'update', 'delete']) this.addSql(`drop trigger if exists "store_locator_entries_store_pages_${op}" on "store_locator_entries";`);
     for (const op of ['insert', 'update']) this.addSql(`drop trigger if exists "companies_store_pages_${op}" on "companies";`);
-    for (const fn of ['notify()', 'stocks_changed()', 'hours_changed()', 'companies_changed()', 'entries_changed()', 'touch(uuid[])', 'refresh(uuid[])']) {
+    for (const fn of ['notify()', 'stocks_changed()', 'hours_changed()', 'companies_changed()', 'entries_changed()', 'touch(uuid[])', 'refresh(uuid[])', 'desired(uuid[])']) {
       this.addSql(`drop function if exists leadnet_store_pages_${fn};`);
     }
     this.addSql(`drop function if exists leadnet_company_page_slugs_refresh(uuid[]);`);

@@ -168,6 +168,15 @@ test('a rename shows on the page at once and the old URL answers 301; collisions
   expect((await eventually('/stores/cascade-cycles', (r) => r.status === 200)).status).toBe(200);
 });
 
+test('a stock change shows on the page at once (the write purges the cached page)', async () => {
+  const path = '/stores/cascade-cycles/seattle/summit-sports-seattle';
+  expect((await get(path)).text).toContain('Summit MIPS Helmet');
+  await sql('update stocks set stocked = false, available = false where company_retailer_location_id = ? and product_id = ?', [world.stores.seattle.id, world.products.helmet.id]);
+  expect((await eventually(path, (r) => !r.text.includes('Summit MIPS Helmet'))).text).not.toContain('Summit MIPS Helmet');
+  await sql('update stocks set available = true where company_retailer_location_id = ? and product_id = ?', [world.stores.seattle.id, world.products.helmet.id]);
+  expect((await eventually(path, (r) => r.text.includes('Summit MIPS Helmet'))).text).toContain('Summit MIPS Helmet <span class="muted">(available)</span>');
+});
+
 test('the company directory lists stores by country and city', async () => {
   const res = await get('/stores/cascade-cycles');
   expect(res.status).toBe(200);

@@ -193,7 +193,7 @@ function contactForm(s: StorePageRow, c: StorePageContext, w: Words): string {
   if (!s.site_key) return `<section aria-labelledby="contact"><h2 id="contact">${w.contact}</h2>\n<p>${w.noForm}</p>\n</section>`;
   const data: Record<string, string> = {
     action: `${c.base}/v1/store_locator/${enc(s.id)}/leads`,
-    challenge: `/stores/challenge?site_key=${enc(s.site_key)}`,
+    challenge: `/stores/assets/challenge?site_key=${enc(s.site_key)}`,
     altcha: '/stores/assets/altcha.js',
     'site-key': s.site_key,
     'consent-text': w.consentText,

@@ -112,7 +112,7 @@ export function storePagesRouter(deps: ContextDeps, options: StorePagesOptions =
 
   // The page's form asks its challenge here: a same-origin GET carries no `Origin`, which the API's challenge
   // requires; the page's origin is the public URL's, so the key must allow that origin.
-  router.get('/stores/challenge', async (req, res) => {
+  router.get('/stores/assets/challenge', async (req, res) => {
     res.set('Cache-Control', 'no-store');
     const key = typeof req.query.site_key === 'string' ? req.query.site_key : undefined;
     try {

@@ -36,5 +36,5 @@ export function sitemapUrlXml(en: string, fr: string, changed: Date | string): s
 
 /** robots.txt: the store pages are open to crawlers; the API and tools are not pages. */
 export function robotsTxt(base: string): string {
-  return `User-agent: *\nAllow: /stores/\nAllow: /fr/stores/\nDisallow: /v1/\nDisallow: /graphql\nDisallow: /stores/challenge\n\nSitemap: ${base}/sitemap.xml\n`;
+  return `User-agent: *\nAllow: /stores/\nAllow: /fr/stores/\nDisallow: /v1/\nDisallow: /graphql\nDisallow: /stores/assets/challenge\n\nSitemap: ${base}/sitemap.xml\n`;
 }
