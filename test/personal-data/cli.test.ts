@@ -10,7 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { createTestDatabase } from '../support/database';
 import { withDatabase } from '../support/global-setup';
-import { runLeadnet } from '../support/cli';
+import { spawn } from 'node:child_process';
+import { LEADNET_BIN, leadnetEnv, runLeadnet } from '../support/cli';
+import { STEP_NAMES } from '../../src/modules/personal-data/personal-data.service';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let backupUrl: string;
@@ -77,7 +79,8 @@ test('export, erase, keep the ledger, restore the backup, re-apply: the person i
   expect(lines[0]).not.toContain(EMAIL);
   expect(lines[0]).not.toContain('Ophelia');
 
-  // The restored database still holds the person...
+  // The restored database still holds the person, and knows of no erasure...
+  expect(await sql(backupUrl, `select 1 from erasure_jobs`)).toHaveLength(0);
   expect(await sql(backupUrl, `select email from emails where lead_id = $1`, [leadId])).toEqual([{ email: EMAIL }]);
   const reapplied = await leadnet(['reapply-erasures', '--ledger', ledger, '--json'], backupUrl);
   expect(reapplied.code).toBe(0);
@@ -90,23 +93,53 @@ test('export, erase, keep the ledger, restore the backup, re-apply: the person i
   expect(JSON.parse(again.stdout)).toEqual({ reapplied: 0, skipped: 1, leads: 0 });
 }, 300_000);
 
-test('an erasure whose process is killed between steps resumes with resume-erasures and finishes', async () => {
-  const victim = randomUUID();
-  await sql(db.url, `insert into leads (id, created_at, updated_at, name, status, owner_company_id) values ($1, now(), now(), 'Killian Midstep', 'New', $2)`, [victim, company]);
-  await sql(db.url, `insert into emails (id, created_at, updated_at, email, lead_id) values (gen_random_uuid(), now(), now(), 'killian@pd-cli.example', $1)`, [victim]);
-  await sql(db.url, `insert into lead_activities (lead_id, type, data) values ($1, 'LeadActivity::Note', '{"notes": "Killian called"}')`, [victim]);
-  const killed = await runLeadnet(['personal-data', 'erase', '--lead', victim], { DATABASE_URL: db.url, LEADNET_TEST_ERASURE_KILL_BEFORE: 'activities' });
-  expect(killed.signal).toBe('SIGKILL');
-  const [job] = await sql(db.url, `select id, status, steps_done from erasure_jobs where $1 = any(lead_ids)`, [victim]);
-  expect(job).toMatchObject({ status: 'running', steps_done: ['leads', 'contacts'] });
-  expect(await sql(db.url, `select 1 from emails where lead_id = $1`, [victim])).toHaveLength(0);
-  expect((await sql(db.url, `select data from lead_activities where lead_id = $1`, [victim]))[0].data).toEqual({ notes: 'Killian called' });
+test('an erasure whose process is killed (kill -9) in the middle of its job resumes with resume-erasures and finishes', async () => {
+  // A person with many leads (one phone number shared by all), so each step takes long enough to be
+  // caught half-way: the process is killed from outside once a step is done and before the last.
+  const N = 1_000;
+  const PHONE = '+15035550177';
+  await sql(
+    db.url,
+    `with l as (insert into leads (id, created_at, updated_at, name, status, owner_company_id)
+                select gen_random_uuid(), now(), now(), 'Killian Midstep ' || i, 'New', $1 from generate_series(1, $2) i returning id),
+          p as (insert into phone_numbers (id, created_at, updated_at, phone_number, country_code, lead_id) select gen_random_uuid(), now(), now(), $3, 'US', id from l)
+     insert into lead_activities (lead_id, type, data) select id, 'LeadActivity::Note', '{"notes": "Killian called"}' from l`,
+    [company, N, PHONE],
+  );
+  const child = spawn(process.execPath, [LEADNET_BIN, 'personal-data', 'erase', '--company', company, '--phone', PHONE], { env: leadnetEnv({ DATABASE_URL: db.url }), stdio: 'ignore' });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  const watcher = new Client({ connectionString: db.url });
+  await watcher.connect();
+  let job: { id: string; status: string; steps_done: string[] } | undefined;
+  try {
+    for (let i = 0; i < 12_000 && child.exitCode === null; i++) {
+      [job] = (await watcher.query(`select id, status, steps_done from erasure_jobs where company_id = $1 and selector = 'phone' order by created_at desc limit 1`, [company])).rows;
+      if (job?.status === 'running' && job.steps_done.length >= 1) {
+        child.kill('SIGKILL');
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(await exited).toBe('SIGKILL');
+    [job] = (await watcher.query(`select id, status, steps_done from erasure_jobs where id = $1`, [job!.id])).rows;
+  } finally {
+    await watcher.end();
+  }
+  // Running, with the steps before the kill done, in order, and their work committed with them.
+  expect(job!.status).toBe('running');
+  expect(job!.steps_done.length).toBeGreaterThanOrEqual(1);
+  expect(job!.steps_done.length).toBeLessThan(STEP_NAMES.length);
+  expect(job!.steps_done).toEqual(STEP_NAMES.slice(0, job!.steps_done.length));
+  const phones = Number((await sql(db.url, `select count(*) from phone_numbers where phone_number = $1`, [PHONE]))[0].count);
+  expect(phones).toBe(job!.steps_done.includes('contacts') ? 0 : N);
   const resumed = await leadnet(['resume-erasures', '--json']);
   expect(resumed.code).toBe(0);
   expect(JSON.parse(resumed.stdout)).toEqual({ finished: 1, failed: 0 });
-  expect((await sql(db.url, `select status from erasure_jobs where id = $1`, [job.id]))[0].status).toBe('done');
-  expect((await sql(db.url, `select data from lead_activities where lead_id = $1`, [victim]))[0].data).toBeNull();
-  expect(await sql(db.url, `select 1 from erasure_ledger where job_id = $1`, [job.id])).toHaveLength(1);
+  expect(await sql(db.url, `select status, steps_done from erasure_jobs where id = $1`, [job!.id])).toEqual([{ status: 'done', steps_done: STEP_NAMES }]);
+  expect(await sql(db.url, `select 1 from phone_numbers where phone_number = $1`, [PHONE])).toHaveLength(0);
+  expect(await sql(db.url, `select count(*)::int as n from leads where owner_company_id = $1 and name like 'Killian Midstep %'`, [company])).toEqual([{ n: 0 }]);
+  expect(await sql(db.url, `select count(*)::int as n from lead_activities a join leads l on l.id = a.lead_id where l.owner_company_id = $1 and a.data is not null`, [company])).toEqual([{ n: 0 }]);
+  expect(await sql(db.url, `select 1 from erasure_ledger where job_id = $1`, [job!.id])).toHaveLength(1);
 }, 300_000);
 
 test('malformed selectors, unknown leads and unreadable ledgers are refused with one line, no stack', async () => {

@@ -11,7 +11,6 @@ import {
   ledgerEntry,
   MAX_EXPORT_PAGE,
   personLeads,
-  erasureHooks,
   reapplyLedger,
   resumeErasures,
   runErasureJob,
@@ -138,9 +137,6 @@ export function register(program: Command, runtime: CliRuntime): void {
       const leadIds = await personLeads(db, companyId, person);
       const given = { emails: person.email ? [hashIdentity(person.email)] : [], phones: person.phone ? [hashIdentity(person.phone)] : [] };
       const job = await startErasure(db, companyId, person.kind, leadIds, given, 'operator');
-      // The crash test's seam (test/personal-data/cli.test.ts): the process kills itself before that step.
-      const crashBefore = process.env.LEADNET_TEST_ERASURE_KILL_BEFORE;
-      if (crashBefore) erasureHooks.beforeStep = (step) => void (step === crashBefore && process.kill(process.pid, 'SIGKILL'));
       const done = toErasureJob(await runErasureJob(orm.em as EntityManager, job.id, CLI_ACTOR));
       const json = { id: done.id, company_id: done.companyId, status: done.status, lead_count: done.leadCount, steps_done: done.stepsDone };
       return { json, text: `Erasure ${done.id}: ${done.leadCount} lead${done.leadCount === 1 ? '' : 's'} erased in company ${companyId} (${done.status}).` };
