@@ -296,6 +296,26 @@ describe('hand-over', () => {
     expect((await decline(only.user, alone.id)).status).toBe(200);
     expect((await loopEvents(alone.id)).at(-1)).toMatchObject({ type: 'lead.declined', data: { escalation: 'no_eligible_store' } });
   });
+
+  test('an escalated lead whose first-response time passes is recorded as breached but stays where it is (escalated), even with reassignment on', async () => {
+    const b = await brand({ maxHandovers: 0, acceptMinutes: 60, firstResponseMinutes: 120, businessHours: false, reassign: true });
+    const a = await storeAt(b, 1);
+    await storeAt(b, 2);
+    const lead = await leadAt(b, a);
+    now = new Date();
+    await offers.tick();
+    await timers.tick();
+    // Not accepted in time, no hand-over left: escalated, it stays at a, unanswered.
+    now = new Date(Date.now() + 90 * 60_000);
+    expect((await offers.tick()).expired).toBe(1);
+    expect((await loopEvents(lead.id)).at(-1)).toMatchObject({ type: 'lead.offer_expired', data: { escalation: 'max_handovers' } });
+    now = new Date(Date.now() + 3 * 3_600_000);
+    expect((await timers.tick()).breached).toBe(1);
+    expect(await assigneeOf(lead.id)).toBe(a.id);
+    const [breach] = await sql(`select data from lead_events where lead_id = ? and type = 'lead.sla_breached'`, [lead.id]);
+    expect(breach.data).toMatchObject({ store_id: a.id, reassignment: 'escalated', reassigned_to_id: null });
+    now = new Date();
+  });
 });
 
 describe('lapse', () => {

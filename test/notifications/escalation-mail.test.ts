@@ -8,7 +8,8 @@ import { api, gql } from '../support/app';
 import { createLead, quoteRequest, roles } from '../support/leads';
 import { LeadOfferWorker } from '../../src/modules/response-times/offer-lapse.worker';
 import { checkUnsubscribeToken } from '../../src/modules/notifications/notification.token';
-import { em, header, SECRET, smtp, t, useNotificationFixture, worker } from './notification-fixture';
+import { em, header, SECRET, setNow, smtp, t, useNotificationFixture, worker } from './notification-fixture';
+import { SLA_MAILS_PER_HOUR } from '../../src/modules/notifications/notification.defaults';
 
 useNotificationFixture();
 
@@ -157,4 +158,29 @@ test('a lapse with no store left: "not accepted in time"; a manager who turned e
   await worker.drain();
   expect(smtp.received.filter((m) => String(m.mail.subject).startsWith('Escalated'))).toHaveLength(0);
   expect((await ok(users.territoryManager.key, LEAD, { id: other.id })).lead.escalatedAt).toEqual(expect.any(String));
+});
+
+test('a mass escalation: at most 5 escalation mails per recipient and clock hour, the rest in one digest at the hour\'s end', async () => {
+  const { net, users } = await network(0);
+  const leads = [];
+  for (let i = 1; i <= 7; i++) leads.push(await createLead(t, users.companyAdmin.key, quoteRequest({ name: `Mass ${i}`, assignee_id: net.storeNorth.id })));
+  await worker.drain();
+  smtp.received.length = 0;
+  for (const lead of leads) expect((await api(t, 'post', `/v1/leads/${lead.id}/decline`, { key: users.locationUser.key, body: { reason: 'no_capacity' } })).status).toBe(200);
+
+  const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  setNow(new Date(hour + 10 * 60_000));
+  await worker.drain();
+  expect(SLA_MAILS_PER_HOUR).toBe(5);
+  const first = smtp.to(users.territoryManager.user.email);
+  expect(first.map((m) => m.mail.subject)).toEqual(expect.arrayContaining([expect.stringMatching(/^Escalated lead to reassign: Mass \d$/)]));
+  expect(first).toHaveLength(5);
+  setNow(new Date(hour + 60 * 60_000 + 1000));
+  await worker.drain();
+  const all = smtp.to(users.territoryManager.user.email);
+  expect(all).toHaveLength(6);
+  expect(all[5].mail.subject).toBe('2 more escalated leads to reassign');
+  expect(all[5].mail.text).toContain('These 2 leads were also escalated in the last hour: no store took them, and they need reassigning.');
+  const told = new Set([...first.map((m) => /Mass \d/.exec(m.mail.subject!)![0]), ...all[5].mail.text!.match(/Mass \d/g)!]);
+  expect(told.size).toBe(7);
 });

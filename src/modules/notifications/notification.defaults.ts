@@ -11,7 +11,10 @@ export type { Frequency };
  */
 export const SLA_FREQUENCY_SQL = `coalesce(p.sla_breached, 'off')`;
 
-/** Immediate breach mails one recipient gets per clock hour at most; the rest are gathered into one digest at the hour's end. */
+/**
+ * Immediate breach mails, and escalation mails, one recipient gets per clock hour at most (each kind
+ * counted alone); the rest are gathered into one digest of that kind at the hour's end.
+ */
 export const SLA_MAILS_PER_HOUR = 5;
 
 /**

@@ -1,3 +1,4 @@
+import type { Topic } from './notification.defaults';
 /** The languages of notification mails (a user's `locale`). */
 export const LOCALES = ['en', 'fr'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -131,7 +132,8 @@ const TEXT = {
     aStore: 'a store',
     yourStore: 'your store',
     breachThen: (r: string | null | undefined, to: string | null) =>
-      r === 'reassigned' ? `The lead was reassigned to ${to ?? 'another store'}.` : r === 'no_eligible_store' ? 'No other store could take it: it stays where it is.' : '',
+      r === 'reassigned' ? `The lead was reassigned to ${to ?? 'another store'}.` : r === 'no_eligible_store' ? 'No other store could take it: it stays where it is.'
+        : r === 'escalated' ? 'It was escalated: it stays where it is until it is reassigned.' : '',
     escalationSubject: (name: string) => `Escalated lead to reassign: ${name}`,
     times: (n: number) => (n === 1 ? 'once' : `${n} times`),
     declinedTimes: (n: string) => `declined ${n}`,
@@ -145,6 +147,9 @@ const TEXT = {
     passedLapsed: 'not accepted in time',
     stays: (store: string) => `It stays with ${store}, with no open offer: it needs reassigning to a store.`,
     escalationWhy: 'You receive this e-mail because escalated leads of this store come to you to reassign.',
+    escalationDigestSubject: (n: number) => (n === 1 ? '1 more escalated lead to reassign' : `${n} more escalated leads to reassign`),
+    escalationDigestIntro: (n: number) =>
+      n === 1 ? 'This lead was also escalated in the last hour: no store took it, and it needs reassigning.' : `These ${n} leads were also escalated in the last hour: no store took them, and they need reassigning.`,
   },
   fr: {
     subject: (name: string) => `Nouveau contact : ${name}`,
@@ -181,7 +186,8 @@ const TEXT = {
     aStore: 'un magasin',
     yourStore: 'votre magasin',
     breachThen: (r: string | null | undefined, to: string | null) =>
-      r === 'reassigned' ? `Le contact a été réattribué à ${to ?? 'un autre magasin'}.` : r === 'no_eligible_store' ? "Aucun autre magasin ne pouvait le prendre : il reste où il est." : '',
+      r === 'reassigned' ? `Le contact a été réattribué à ${to ?? 'un autre magasin'}.` : r === 'no_eligible_store' ? "Aucun autre magasin ne pouvait le prendre : il reste où il est."
+        : r === 'escalated' ? "Il a été escaladé : il reste où il est jusqu'à sa réattribution." : '',
     escalationSubject: (name: string) => `Contact escaladé à réattribuer : ${name}`,
     times: (n: number) => (n === 1 ? 'une fois' : `${n} fois`),
     declinedTimes: (n: string) => `refusé ${n}`,
@@ -195,6 +201,9 @@ const TEXT = {
     passedLapsed: 'non accepté à temps',
     stays: (store: string) => `Il reste attribué à ${store}, sans offre ouverte : il doit être réattribué à un magasin.`,
     escalationWhy: 'Vous recevez cet e-mail car les contacts escaladés de ce magasin vous sont confiés pour réattribution.',
+    escalationDigestSubject: (n: number) => (n === 1 ? '1 autre contact escaladé à réattribuer' : `${n} autres contacts escaladés à réattribuer`),
+    escalationDigestIntro: (n: number) =>
+      n === 1 ? "Ce contact a aussi été escaladé dans l'heure : aucun magasin ne l'a pris, il doit être réattribué." : `Ces ${n} contacts ont aussi été escaladés dans l'heure : aucun magasin ne les a pris, ils doivent être réattribués.`,
   },
 } satisfies Record<Locale, unknown>;
 
@@ -269,14 +278,16 @@ export function leadAssignedMail(locale: Locale, lead: LeadSummary, unsubscribeU
 }
 
 /** The daily digest: every lead assigned to the recipient's stores since the last one. */
-export function digestMail(locale: Locale, leads: LeadSummary[], unsubscribeUrl: string, zone = 'UTC', topic: 'lead_assigned' | 'sla_breached' = 'lead_assigned'): Mail {
+export function digestMail(locale: Locale, leads: LeadSummary[], unsubscribeUrl: string, zone = 'UTC', topic: Topic = 'lead_assigned'): Mail {
   const t = TEXT[locale];
-  // A digest of breaches (the daily one, or those past the hourly cap) reads as breaches, for those who oversee the stores.
-  const sla = topic === 'sla_breached';
-  const intro = sla ? t.breachDigestIntro(leads.length) : t.digestIntro(leads.length);
-  const why = sla ? t.slaWhy : t.why;
+  // A digest of breaches (the daily one, or those past the hourly cap) reads as breaches, for those who oversee
+  // the stores; one of escalations (past the hourly cap) as escalations to reassign.
+  const [intro, why, subject] =
+    topic === 'sla_breached' ? [t.breachDigestIntro(leads.length), t.slaWhy, t.breachDigestSubject(leads.length)]
+    : topic === 'lead_escalated' ? [t.escalationDigestIntro(leads.length), t.escalationWhy, t.escalationDigestSubject(leads.length)]
+    : [t.digestIntro(leads.length), t.why, t.digestSubject(leads.length)];
   return {
-    subject: sla ? t.breachDigestSubject(leads.length) : t.digestSubject(leads.length),
+    subject,
     text: `${intro}\n\n${leads.map((l) => leadText(t, l, locale, zone)).join('\n\n')}\n\n-- \n${why}\n${t.unsubscribe}: ${unsubscribeUrl}\n`,
     html: page(locale, `<p>${escapeHtml(intro)}</p>${leads.map((l) => leadHtml(t, l, locale, zone)).join('<hr>')}`, unsubscribeUrl, why),
   };

@@ -250,7 +250,7 @@ export async function deleteOutboxEvents(em: EntityManager, eventIds: string[]):
 }
 
 /** A delivery's topic over a `notification_deliveries` row `d`: breaches and assignments are digested apart. */
-const TOPIC = (d: string) => `(case when ${d}.kind = 'sla_breached' then 'sla_breached' else 'lead_assigned' end)`;
+const TOPIC = (d: string) => `(case when ${d}.kind in ('sla_breached', 'lead_escalated') then ${d}.kind else 'lead_assigned' end)`;
 
 /**
  * Each user's deliveries queued until `now` or before become one digest delivery per topic (in its
@@ -279,14 +279,14 @@ export async function gatherDigests(em: EntityManager, now: Date): Promise<numbe
   return rows.length;
 }
 
-/** Of `userIds`, how many breach mails each was sent (or is being sent) one by one in the clock hour `window`. */
-export async function breachMailsInWindow(em: EntityManager, userIds: string[], window: string): Promise<Map<string, number>> {
+/** Of `userIds`, how many mails of `kind` each was sent (or is being sent) one by one in the clock hour `window`. */
+export async function mailsInWindow(em: EntityManager, kind: 'sla_breached' | 'lead_escalated', userIds: string[], window: string): Promise<Map<string, number>> {
   const rows = await query<{ user_id: string; n: number }>(
     em,
     `select user_id, count(*)::int as n from notification_deliveries
-      where kind = 'sla_breached' and user_id = any(?::uuid[]) and (about->>'window') = ? and status not in ('queued', 'digested')
+      where kind = ? and user_id = any(?::uuid[]) and (about->>'window') = ? and status not in ('queued', 'digested')
       group by user_id`,
-    [userIds, window],
+    [kind, userIds, window],
   );
   return new Map(rows.map((r) => [r.user_id, r.n]));
 }

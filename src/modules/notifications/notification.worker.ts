@@ -21,7 +21,7 @@ import { SLA_MAILS_PER_HOUR, type Topic } from './notification.defaults';
 import { countMail } from '../../observability/mail-counts';
 import {
   assignmentRecipients,
-  breachMailsInWindow,
+  mailsInWindow,
   breachRecipients,
   breachRow,
   claimDeliveries,
@@ -286,25 +286,18 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
       // Nobody is mailed about their own action (the user whose write made the event: an assignment to its own store, a decline).
       for (const r of candidates) if (r.id !== e.actor_id && (await visibleLeads(em, r.caller, [e.lead_id], e.store_id ?? undefined, sla || escalated)).size) wanted.push(r);
       if (!wanted.length) continue;
-      if (escalated) {
-        // Rare and actionable: sent at once (the setting is IMMEDIATE or OFF), never digested.
-        await insertDeliveries(
-          em,
-          { kind: 'lead_escalated', eventId: e.event_id, leadId: e.lead_id, lane: e.lane, about: e.about },
-          { ids: wanted.map((r) => r.id), digest: wanted.map(() => false), dueAt: wanted.map(() => now.toISOString()) },
-        );
-        continue;
-      }
-      const digest = wanted.map((r) => r.frequency === 'daily_digest');
+      // Escalations are actionable: sent at once (the setting is IMMEDIATE or OFF), within the hourly cap.
+      const digest = wanted.map((r) => !escalated && r.frequency === 'daily_digest');
       // A digest reader's delivery waits for the digest hour by its own wall clock.
       const dueAt = wanted.map((r, i) => (digest[i] ? nextDigestAt(now, this.config.notifications.digestHour, r.zone) : now).toISOString());
       const about = { ...e.about };
-      if (sla) {
-        // The cap: past SLA_MAILS_PER_HOUR immediate breach mails in this clock hour, a recipient's next ones
-        // wait for the hour's end and are gathered into one digest then.
+      const kind = sla ? 'sla_breached' : escalated ? 'lead_escalated' : 'lead_assigned';
+      if (kind !== 'lead_assigned') {
+        // The cap: past SLA_MAILS_PER_HOUR immediate breach (or escalation) mails in this clock hour, a
+        // recipient's next ones wait for the hour's end and are gathered into one digest of that kind then.
         const window = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
         about.window = window.toISOString();
-        const sent = await breachMailsInWindow(em, wanted.map((r) => r.id), about.window as string);
+        const sent = await mailsInWindow(em, kind, wanted.map((r) => r.id), about.window as string);
         wanted.forEach((r, i) => {
           if (digest[i]) return;
           const n = sent.get(r.id) ?? 0;
@@ -316,7 +309,7 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
       }
       await insertDeliveries(
         em,
-        { kind: sla ? 'sla_breached' : 'lead_assigned', eventId: e.event_id, leadId: e.lead_id, lane: e.lane, about },
+        { kind, eventId: e.event_id, leadId: e.lead_id, lane: e.lane, about },
         { ids: wanted.map((r) => r.id), digest, dueAt },
       );
     }
@@ -361,9 +354,9 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
   /** Renders and sends one delivery; what its recipient may no longer see, or turned off, is skipped. */
   async deliver(row: Claimed): Promise<Outcome> {
     const em = (this.orm.em as EntityManager).fork();
-    // A digest is of one topic: breaches or assignments.
+    // A digest is of one topic: breaches, escalations or assignments.
     const sla = row.kind === 'sla_breached' || (row.kind === 'digest' && row.about?.topic === 'sla_breached');
-    const escalated = row.kind === 'lead_escalated';
+    const escalated = row.kind === 'lead_escalated' || (row.kind === 'digest' && row.about?.topic === 'lead_escalated');
     const topic = sla ? 'sla_breached' : escalated ? 'lead_escalated' : 'lead_assigned';
     const user = await recipientRow(em, row.user_id, topic);
     if (!user) return { ok: false, permanent: true, skipped: true, error: 'recipient deleted' };
@@ -388,10 +381,10 @@ export class NotificationWorker implements OutboxQueue<Claimed, Outcome> {
     await linkOfferPages(em, this.config, row, recipient.id, leads, this.clock());
     const unsubscribeUrl = this.unsubscribeUrl(recipient.id, topic);
     const mail: Mail =
-      escalated
+      row.kind === 'digest'
+        ? digestMail(recipient.locale, leads, unsubscribeUrl, recipient.zone, topic)
+        : escalated
         ? leadEscalatedMail(recipient.locale, leads[0], unsubscribeUrl, recipient.zone)
-        : row.kind === 'digest'
-        ? digestMail(recipient.locale, leads, unsubscribeUrl, recipient.zone, sla ? 'sla_breached' : 'lead_assigned')
         : sla
           ? await this.breachMail(em, row, recipient.locale, leads[0], unsubscribeUrl)
           : row.kind === 'sla_reminder'

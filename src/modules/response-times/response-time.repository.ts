@@ -136,6 +136,8 @@ export interface DueTimer {
   due_at: Date | string;
   first_response_minutes: number;
   reassign: boolean;
+  /** The lead was escalated (docs/lead-loop.md "Escalation"): it waits at its store for a person, never moved by a breach. */
+  escalated: boolean;
   company_id: string;
 }
 
@@ -143,7 +145,7 @@ export interface DueTimer {
 export function lockDueTimers(em: EntityManager, now: Date, limit: number): Promise<DueTimer[]> {
   return query<DueTimer>(
     em,
-    `select t.lead_id, t.store_id, t.assigned_at, t.due_at, s.first_response_minutes, coalesce(s.reassign, false) as reassign, a.company_id
+    `select t.lead_id, t.store_id, t.assigned_at, t.due_at, s.first_response_minutes, coalesce(s.reassign, false) as reassign, l.escalated_at is not null as escalated, a.company_id
          from lead_response_timers t
          join leads l on l.id = t.lead_id and l.assignee_id = t.store_id
          join company_retailer_locations a on a.id = t.store_id

@@ -122,20 +122,24 @@ export class ResponseTimeWorker {
     // part in a deadlock); a lead whose store changed meanwhile has a restarted timer and is not here.
     const due = await lockDueTimers(em, now, BATCH);
     for (const t of due) {
-      if (t.reassign) {
+      // An escalated lead waits at its store for its territory manager (or company admin): a breach is
+      // recorded, but never moves it past the company's hand-overs.
+      const reassign = t.reassign && !t.escalated;
+      if (reassign) {
         // Routing's round-robin lock, without waiting (the worker holds lead locks): a create taking its
         // turn now leaves this breach to the next round.
         if (!(await tryNamedLock(em, routingLockKey(t.company_id)))) continue;
       }
       await markBreached(em, t.lead_id, now);
-      const next = t.reassign ? await rerouteLead(em, t.company_id, t.lead_id, await this.storesHad(em, t.lead_id, t.store_id)) : null;
+      const next = reassign ? await rerouteLead(em, t.company_id, t.lead_id, await this.storesHad(em, t.lead_id, t.store_id)) : null;
       const data = {
         store_id: t.store_id,
         assigned_at: new Date(t.assigned_at).toISOString(),
         due_at: new Date(t.due_at).toISOString(),
         first_response_minutes: t.first_response_minutes,
-        // What happened to the lead: `off` (the company does not reassign), `reassigned`, or `no_eligible_store` (it stays).
-        reassignment: !t.reassign ? 'off' : next ? 'reassigned' : 'no_eligible_store',
+        // What happened to the lead: `off` (the company does not reassign), `escalated` (it waits for a person),
+        // `reassigned`, or `no_eligible_store` (it stays).
+        reassignment: !t.reassign ? 'off' : t.escalated ? 'escalated' : next ? 'reassigned' : 'no_eligible_store',
         reassigned_to_id: next?.crlId ?? null,
       };
       // The breach is recorded before the reassignment it causes, so the outbox tells them in that order.
