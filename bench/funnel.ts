@@ -6,8 +6,9 @@
  * a second store, 10% lapsed, the rest open), 70% with an answered first-response timer, 20% won (USD or
  * EUR amounts) and 10% lost; then sends the company admin's `leadFunnel` over the year through GraphQL
  * over HTTP (the whole app in-process on an ephemeral port), BENCH_REQUESTS (30) sequential requests per
- * grouping after 3 warm-up ones, and prints p50/p99 per grouping, the statement's execution time
- * (EXPLAIN ANALYZE, median of 5) and, with BENCH_EXPLAIN=1, its plans.
+ * grouping after 3 warm-up ones, and prints per grouping the path (kept figures or plain statement),
+ * p50/p99, the statement's execution time (EXPLAIN ANALYZE, median of 5), the plain statement's for the
+ * same request (median of 3) and, with BENCH_EXPLAIN=1, the plans; then times writes (`writes`).
  *
  * The seed is set-based with triggers off (the scope keys computed in the statement). Idempotent: skipped
  * when the company already has BENCH_LEADS leads (BENCH_RESEED=1 seeds again). Use a database of its own:
@@ -24,13 +25,14 @@ import { buildApp } from '../src/app';
 import { generatePlainKey, hashKey, keyPrefix } from '../src/auth/api-keys';
 import { positional } from '../src/db/sql';
 import { organisationAdmin } from '../src/auth/caller';
-import { leadFunnelStatement, type LeadFunnelArgs } from '../src/modules/lead-outcomes/lead-funnel';
+import { leadFunnelKeptStatement, leadFunnelStatement, type LeadFunnelArgs } from '../src/modules/lead-outcomes/lead-funnel';
 import type { LeadFunnelGroup } from '../src/modules/lead-outcomes/lead-outcome.types';
 
 const URL = process.env.BENCH_DATABASE_URL;
 const LEADS = Number(process.env.BENCH_LEADS ?? 100_000);
 const STORES = Number(process.env.BENCH_STORES ?? 1000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 30);
+const WRITES = Number(process.env.BENCH_WRITES ?? 40);
 const NAME = 'Funnel bench brand';
 const YEAR = { gte: '2026-01-01', lt: '2027-01-01' };
 const GROUPINGS: (string[] | null)[] = [null, ['WEEK'], ['SOURCE'], ['STORE'], ['TERRITORY'], ['RETAILER'], ['STORE', 'WEEK']];
@@ -55,7 +57,11 @@ async function seed(pool: Pool): Promise<void> {
     await client.query('begin');
     if (existing) {
       await client.query(`set local session_replication_role = replica`);
-      for (const table of ['lead_outcomes', 'lead_offers', 'lead_response_timers']) {
+      await client.query(`delete from lead_funnel_weeks where owner_company_id = $1 or assignee_company_id = $1`, [existing.id]);
+      for (const table of ['lead_funnel_store_years', 'lead_funnel_store_weeks']) {
+        await client.query(`delete from ${table} where owner_company_id = $1 or assignee_company_id = $1`, [existing.id]);
+      }
+      for (const table of ['lead_funnel_offer_facts', 'lead_funnel_facts', 'lead_outcomes', 'lead_offers', 'lead_response_timers']) {
         await client.query(`delete from ${table} where lead_id in (select id from leads where owner_company_id = $1)`, [existing.id]);
       }
       await client.query(`delete from leads where owner_company_id = $1`, [existing.id]);
@@ -160,8 +166,13 @@ async function seed(pool: Pool): Promise<void> {
          from seed s where s.o < 30 order by s.g`,
     );
     await client.query(`set local session_replication_role = origin`);
+    // The kept funnel figures of the seeded leads (their triggers were off): the facts, and the rollups from them.
+    const kept = Date.now();
+    await client.query(`select leadnet_funnel_facts_refresh(array(select id from leads where owner_company_id = $1))`, [company.id]);
+    console.log(`kept funnel figures of ${LEADS.toLocaleString()} leads in ${((Date.now() - kept) / 1000).toFixed(1)} s`);
     await client.query('commit');
-    for (const table of ['leads', 'lead_offers', 'lead_response_timers', 'lead_outcomes', 'company_retailer_locations', 'company_retailers']) {
+    for (const table of ['leads', 'lead_offers', 'lead_response_timers', 'lead_outcomes', 'company_retailer_locations', 'company_retailers',
+      'lead_funnel_facts', 'lead_funnel_offer_facts', 'lead_funnel_weeks', 'lead_funnel_store_years', 'lead_funnel_store_weeks']) {
       await client.query(`vacuum analyze ${table}`);
     }
     console.log(`seeded ${STORES.toLocaleString()} stores in ${((network - started) / 1000).toFixed(1)} s, ${LEADS.toLocaleString()} leads with offers, timers and outcomes in ${((Date.now() - network) / 1000).toFixed(1)} s (with vacuum analyze)`);
@@ -170,6 +181,65 @@ async function seed(pool: Pool): Promise<void> {
     throw e;
   } finally {
     client.release();
+  }
+}
+
+/** The triggers that keep the funnel's facts (Migration20261207000500_funnel_rollups), switched off for the "without" rounds. */
+const FUNNEL_TRIGGERS: [string, string][] = ['leads', 'lead_offers', 'lead_outcomes', 'lead_response_timers']
+  .flatMap((table) => ['inserted', 'updated', ...(table === 'leads' ? [] : ['deleted'])].map((op) => [table, `funnel_${table}_${op}`] as [string, string]));
+
+/**
+ * Writes with and without the kept funnel figures (BENCH_WRITES pairs, 0 skips): a lead created over
+ * REST by the admin for a store, then accepted by the store's user, timed each; rounds of 10 alternate
+ * the funnel's triggers on and off on the same database (the first 5 of a round, after the switch, not
+ * timed: switching triggers drops the connections' cached plans); then the bench's leads are deleted.
+ */
+async function writes(pool: Pool, base: string, companyId: string, adminKey: string): Promise<void> {
+  const { rows: [store] } = await pool.query(`select id from company_retailer_locations where company_id = $1 order by id limit 1`, [companyId]);
+  const storeKey = generatePlainKey();
+  const { rows: [user] } = await pool.query(
+    `insert into users (email, name, role, company_id) values ('store-' || gen_random_uuid() || '@funnel-bench.example.test', 'Bench store user', 'company_location_user', $1) returning id`, [companyId]);
+  await pool.query(`insert into user_company_retailer_locations (user_id, company_retailer_location_id) values ($1, $2)`, [user.id, store.id]);
+  await pool.query(`insert into api_keys (user_id, key_hash, prefix, label) values ($1, $2, $3, 'bench')`, [user.id, hashKey(storeKey), keyPrefix(storeKey)]);
+  const call = async (key: string, path: string, body: unknown) => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+    const json = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const times = { on: { create: [] as number[], accept: [] as number[] }, off: { create: [] as number[], accept: [] as number[] } };
+  const toggle = async (on: boolean) => {
+    for (const [table, trigger] of FUNNEL_TRIGGERS) await pool.query(`alter table ${table} ${on ? 'enable' : 'disable'} trigger ${trigger}`);
+  };
+  let n = 0;
+  try {
+    for (let round = 0; round < Math.ceil(WRITES / 10) * 2; round++) {
+      const mode = round % 2 === 0 ? 'on' : 'off';
+      await toggle(mode === 'on');
+      for (let i = 0; i < 15; i++) {
+        const t0 = process.hrtime.bigint();
+        const lead = await call(adminKey, '/v1/leads', { lead: { name: `Bench write ${++n}`, emails: [{ email: `write${n}.${Date.now()}@funnel-bench.example.test` }], assignee_id: store.id } });
+        const t1 = process.hrtime.bigint();
+        await call(storeKey, `/v1/leads/${lead.id}/accept`, {});
+        const t2 = process.hrtime.bigint();
+        if (i < 5) continue;
+        times[mode].create.push(Number(t1 - t0) / 1e6);
+        times[mode].accept.push(Number(t2 - t1) / 1e6);
+      }
+    }
+  } finally {
+    await toggle(true);
+    // The bench's own writes go again (the seed stays BENCH_LEADS leads).
+    await pool.query(`delete from leads where name like 'Bench write %' and owner_company_id = $1`, [companyId]);
+    await pool.query(`delete from api_keys where user_id = $1`, [user.id]);
+    await pool.query(`delete from user_company_retailer_locations where user_id = $1`, [user.id]);
+    await pool.query(`delete from users where id = $1`, [user.id]);
+  }
+  console.log(`\nwrites over REST (${times.on.create.length} per mode, rounds of 10 alternating), load average ${load()}`);
+  for (const mode of ['on', 'off'] as const) {
+    const c = [...times[mode].create].sort((a, b) => a - b);
+    const a = [...times[mode].accept].sort((a, b) => a - b);
+    console.log(`funnel triggers ${mode.padEnd(3)}: create p50 ${percentile(c, 50).toFixed(1)} ms p90 ${percentile(c, 90).toFixed(1)} ms, accept p50 ${percentile(a, 50).toFixed(1)} ms p90 ${percentile(a, 90).toFixed(1)} ms`);
   }
 }
 
@@ -193,9 +263,16 @@ async function main(): Promise<void> {
     const { rows: [company] } = await pool.query(`select id from companies where name = $1`, [NAME]);
     // The statement the app sends for the admin's request (its own leads arm reads no lead here: the admin made none).
     const admin = { ...organisationAdmin({ companyId: company.id }), userId: (await pool.query(`select id from users where email = 'admin@funnel-bench.example.test'`)).rows[0].id };
+    // The statement the app sends: the kept figures' when they answer, else the plain one.
     const statementOf = (groupBy: string[] | null) => {
-      const st = leadFunnelStatement(admin, { where: { createdAt: YEAR }, groupBy: groupBy as LeadFunnelGroup[] | null } as LeadFunnelArgs);
-      return { sql: positional(st.sql, st.bindings), bindings: st.bindings };
+      const args = { where: { createdAt: YEAR }, groupBy: groupBy as LeadFunnelGroup[] | null } as LeadFunnelArgs;
+      const kept = leadFunnelKeptStatement(admin, args);
+      const st = kept ?? leadFunnelStatement(admin, args);
+      const plain = leadFunnelStatement(admin, args);
+      return {
+        sql: positional(st.sql, st.bindings), bindings: st.bindings, path: kept ? 'kept' : 'plain',
+        plain: { sql: positional(plain.sql, plain.bindings), bindings: plain.bindings },
+      };
     };
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
     const ask = async (groupBy: string[] | null) => {
@@ -216,8 +293,8 @@ async function main(): Promise<void> {
 
     console.log(`\nleadFunnel, company admin, where createdAt in [${YEAR.gte}, ${YEAR.lt}), ${REQUESTS} sequential requests per grouping (GraphQL over HTTP)`);
     console.log(`load average before: ${load()}`);
-    console.log(`${'groupBy'.padEnd(14)} ${'rows'.padStart(6)} ${'leads'.padStart(8)} ${'offered'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'statement ms'.padStart(13)}`);
-    for (const groupBy of GROUPINGS) {
+    console.log(`${'groupBy'.padEnd(14)} ${'path'.padEnd(6)} ${'rows'.padStart(6)} ${'leads'.padStart(8)} ${'offered'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'statement ms'.padStart(13)} ${'plain ms'.padStart(9)}`);
+    for (const groupBy of REQUESTS > 0 ? GROUPINGS : []) {
       for (let i = 0; i < 3; i++) await ask(groupBy);
       const times: number[] = [];
       let rows: any[] = [];
@@ -231,12 +308,17 @@ async function main(): Promise<void> {
       const runs: number[] = [];
       for (let i = 0; i < 5; i++) runs.push((await executed(statement)).ms);
       runs.sort((a, b) => a - b);
+      // The plain statement for the same request, for comparison under the same load.
+      const plainRuns: number[] = [];
+      for (let i = 0; i < (statement.path === 'plain' ? 0 : 3); i++) plainRuns.push((await executed(statement.plain)).ms);
+      plainRuns.sort((a, b) => a - b);
       const label = groupBy ? groupBy.join(', ') : 'none';
       const sum = (k: string) => rows.reduce((n, r) => n + r[k], 0);
-      console.log(`${label.padEnd(14)} ${String(rows.length).padStart(6)} ${String(sum('leads')).padStart(8)} ${String(sum('offered')).padStart(8)} ${percentile(times, 50).toFixed(1).padStart(8)} ${percentile(times, 99).toFixed(1).padStart(8)} ${runs[2].toFixed(1).padStart(13)}`);
+      console.log(`${label.padEnd(14)} ${statement.path.padEnd(6)} ${String(rows.length).padStart(6)} ${String(sum('leads')).padStart(8)} ${String(sum('offered')).padStart(8)} ${percentile(times, 50).toFixed(1).padStart(8)} ${percentile(times, 99).toFixed(1).padStart(8)} ${runs[2].toFixed(1).padStart(13)} ${(plainRuns.length ? plainRuns[1] : runs[2]).toFixed(1).padStart(9)}`);
       if (process.env.BENCH_EXPLAIN === '1') console.log((await executed(statement, true)).plan);
     }
     console.log(`load average after: ${load()}`);
+    if (WRITES > 0) await writes(pool, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, company.id, key);
   } finally {
     server.close();
     await stop();

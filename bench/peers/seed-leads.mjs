@@ -71,6 +71,8 @@ async function dropLeads() {
   // explicitly with triggers (and so FK actions) off for this transaction.
   await client.query(`create temp table old_leads on commit drop as
     select l.id, l.location_id from leads l join companies c on c.id = l.owner_company_id where c.name in ('Bench brand', 'Perf brand B')`);
+  // The leads' funnel facts with their triggers on (the funnel's rollups lose them too), then the rest with them off.
+  await client.query(`delete from lead_funnel_facts where lead_id in (select id from old_leads)`);
   await client.query(`set local session_replication_role = replica`);
   for (const table of ['lead_activities', 'emails', 'phone_numbers', 'lead_events']) {
     await client.query(`delete from ${table} where lead_id in (select id from old_leads)`);
@@ -247,6 +249,8 @@ try {
   last = Date.now();
   await client.query(`set local session_replication_role = origin`);
   await step('kept counts', RECOUNT);
+  // The funnel's facts of the new leads (and its rollups from them), as the leads' triggers would have written them.
+  await step('funnel facts', `select leadnet_funnel_facts_refresh(array(select id from seed_leads))`);
   // The foreign keys of the new rows, which the replica role did not check.
   const { rows: [refs] } = await step(
     'references',

@@ -49,7 +49,9 @@ const counts = async () =>
                       (select coalesce(sum(n), 0)::int from lead_activity_counts where field = 'owner_company_id') as kept_activity_count,
                       (select count(*)::int from pg_indexes where tablename in ('leads', 'emails', 'phone_numbers', 'lead_activities')) as indexes,
                       (select count(*)::int from pg_trigger where not tgisinternal and tgenabled = 'D') as disabled_triggers,
-                      (select count(*)::int from lead_events) as events`)
+                      (select count(*)::int from lead_events) as events,
+                      (select count(*)::int from lead_funnel_facts) as funnel_facts,
+                      (select coalesce(sum(leads), 0)::int from lead_funnel_weeks) as funnel_kept_leads`)
   )[0];
 
 test('seeds leads with the values the triggers compute, and the keys of every role authenticate', async () => {
@@ -73,6 +75,8 @@ test('seeds leads with the values the triggers compute, and the keys of every ro
     indexes: before.indexes,
     disabled_triggers: 0,
     events: 0,
+    funnel_facts: 1100,
+    funnel_kept_leads: 1100,
   });
   // The territory of roles.mjs (dealers 1-3: here every dealer) is on the leads' scope keys.
   expect((await sql(`select count(*)::int as n from leads where assignee_territory_id is not null`))[0].n).toBe(1000);

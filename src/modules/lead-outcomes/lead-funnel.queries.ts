@@ -5,6 +5,15 @@ import type { Sql } from '../../search/types';
 /** The decline reasons of `lead_offers` (Migration20261206150000_lead_offers); a declined offer without one counts as `other`. */
 export const DECLINE_REASONS = ['too_far', 'out_of_stock', 'no_capacity', 'not_our_products', 'duplicate', 'other'] as const;
 
+/** Buckets of seconds (`leadnet_response_bucket`): bucket 0 is under a second, bucket b >= 1 is [1.1^(b-1), 1.1^b) seconds. */
+const BUCKET_RATIO = 1.1;
+
+/** The seconds a bucket stands for: its geometric middle (within 4.9% of any value in it), 0 under a second. */
+export function bucketSeconds(bucket: number | null): number | null {
+  if (bucket === null) return null;
+  return bucket === 0 ? 0 : Math.pow(BUCKET_RATIO, bucket - 0.5);
+}
+
 /** One group's row of the funnel statement (`funnelStatement`). */
 export interface FunnelRow {
   store_id?: string | null;
@@ -20,6 +29,7 @@ export interface FunnelRow {
   contacted: number;
   won: number;
   lost: number;
+  /** The median bucket of the seconds to accept (`leadnet_response_bucket`, `bucketSeconds`). */
   median: number | null;
   /** Declined offers per reason (`DECLINE_REASONS`), 0 for none. */
   [reason: string]: unknown;
@@ -37,7 +47,7 @@ export interface FunnelKey {
  * The funnel of the leads `scoped` selects (`select l.id, ... from leads l ... where <scope> and <filter>`,
  * every lead column the keys read), grouped by `keys`: lead figures (leads, contacted, won, lost,
  * revenue per currency) by the lead's keys, offer figures (offered, accepted, declined by reason,
- * expired, median seconds to accept) by the offer's. One statement; at most `limit` groups.
+ * expired, the median bucket of the seconds to accept) by the offer's. One statement; at most `limit` groups.
  */
 export function funnelStatement(scoped: Sql, keys: readonly FunnelKey[], limit: number): Sql {
   const names = keys.map((k) => k.as);
@@ -67,7 +77,8 @@ export function funnelStatement(scoped: Sql, keys: readonly FunnelKey[], limit: 
     offer_part as (
       select ${offerKeys}count(*) as offered, count(*) filter (where f.state = 'accepted') as accepted,
              count(*) filter (where f.state = 'declined') as declined, count(*) filter (where f.state = 'expired') as expired, ${reasons},
-             percentile_disc(0.5) within group (order by extract(epoch from f.answered_at - f.offered_at)) filter (where f.state = 'accepted') as median
+             percentile_disc(0.5) within group (order by leadnet_response_bucket(extract(epoch from f.answered_at - f.offered_at)::float8))
+               filter (where f.state = 'accepted') as median
         from scoped l join lead_offers f on f.lead_id = l.id${storeJoins}${groupBy(names)}),
     u as (
       select ${zero(`leads, contacted, won, lost, 0 as offered, 0 as accepted, 0 as declined, 0 as expired, ${DECLINE_REASONS.map((r) => `0 as "${r}"`).join(', ')}, null::numeric as median, null::jsonb as revenue`)} from lead_part

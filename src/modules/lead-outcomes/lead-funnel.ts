@@ -5,12 +5,13 @@ import { FairShare, shareKey } from '../../http/fair-share';
 import { listInputs, ListOptions } from '../../search/list-args';
 import { compileScope, compileWhere } from '../../search/where';
 import { hiddenFields } from '../../search/list';
-import { fromClause, type Sql } from '../../search/types';
+import { fromClause, type Sql, type Where } from '../../search/types';
 import type { Caller } from '../../auth/caller';
 import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { leadOutcomePolicy } from './lead-outcome.policy';
-import { DECLINE_REASONS, funnelRows, funnelStatement, type FunnelKey } from './lead-funnel.queries';
+import { bucketSeconds, DECLINE_REASONS, funnelRows, funnelStatement, type FunnelKey, type FunnelRow } from './lead-funnel.queries';
+import { keptFunnelRows, keptFunnelStatement, type KeptKey } from './lead-funnel.kept';
 import { LeadFunnelGroup, type LeadFunnelRow } from './lead-outcome.types';
 
 /** The lead list's own typed filter (`LeadWhere`), so the funnel filters exactly as `leads(where:)` does. */
@@ -40,9 +41,9 @@ const KEYS: Record<LeadFunnelGroup, FunnelKey> = {
 const MAX_ROWS = 5000;
 
 /**
- * A funnel statement reads every scoped lead (docs/lead-loop.md "The funnel": hundreds of ms for a
- * company's year), so, as for `leadResponseStats`, per organisation at most 2 run at once and 16 more
- * wait; beyond that RATE_LIMITED. One brand's dashboards then hold at most 2 pooled connections.
+ * A funnel statement may read every scoped lead (the plain statement: hundreds of ms for a company's
+ * year), so, as for `leadResponseStats`, per organisation at most 2 run at once and 16 more wait;
+ * beyond that RATE_LIMITED. One brand's dashboards then hold at most 2 pooled connections.
  */
 export const funnelShare = new FairShare({ inFlight: 2, queue: 16, waitMs: 30_000 });
 
@@ -65,19 +66,42 @@ export function leadFunnelStatement(caller: Caller, args: LeadFunnelArgs): Sql {
 }
 
 /**
+ * The kept path's statement for `caller` (docs/lead-loop.md "How the funnel is kept"): the rollups and
+ * facts, when the caller's scope has company arms (a company admin's) and `where` reads `createdAt`
+ * alone and the groupings are not a store's with `WEEK` or `SOURCE`; null otherwise.
+ */
+export function leadFunnelKeptStatement(caller: Caller, args: LeadFunnelArgs): Sql | null {
+  authorize(caller, 'funnel', leadOutcomePolicy);
+  const groups = [...new Set(args.groupBy ?? [])];
+  const where = new ListOptions(leadSearch, hiddenFields(leadSearch, caller)).where(args.where);
+  const scope = leadScope(caller);
+  const arms: Where[] = Array.isArray(scope._or) && Object.keys(scope).length === 1 ? (scope._or as Where[]) : [scope];
+  return keptFunnelStatement({ arms, where, keys: groups as string[] as KeptKey[] }, MAX_ROWS);
+}
+
+/**
  * The lead funnel (docs/lead-loop.md "The funnel") over the leads the caller's lead list shows for
- * `where` (the same scope, `leadScope`, and typed filter): one statement over the scoped leads, their
- * offers, first-response timers and outcomes.
+ * `where` (the same scope, `leadScope`, and typed filter): from the kept figures when they answer the
+ * request (`leadFunnelKeptStatement`), else one statement over the scoped leads, their offers,
+ * first-response timers and outcomes. The same figures either way.
  */
 export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<LeadFunnelRow[]> {
-  const statement = leadFunnelStatement(ctx.caller!, args);
+  const kept = leadFunnelKeptStatement(ctx.caller!, args);
+  const statement = kept ? null : leadFunnelStatement(ctx.caller!, args);
   const release = await funnelShare.enter(shareKey(ctx.caller!));
-  let rows;
+  let rows: FunnelRow[];
   try {
-    rows = await funnelRows(ctx.em, statement);
+    rows = kept
+      ? await keptFunnelRows(ctx.em, kept, [...new Set(args.groupBy ?? [])] as string[] as KeptKey[])
+      : await funnelRows(ctx.em, statement!);
   } finally {
     release();
   }
+  return funnelOutput(rows);
+}
+
+/** The GraphQL rows of funnel statement rows (either path's). */
+export function funnelOutput(rows: FunnelRow[]): LeadFunnelRow[] {
   return rows.map((r) => ({
     storeId: r.store_id ?? null,
     territoryId: r.territory_id ?? null,
@@ -96,6 +120,6 @@ export async function leadFunnel(ctx: Context, args: LeadFunnelArgs): Promise<Le
     won: r.won,
     lost: r.lost,
     revenue: (r.revenue ?? []).map((x) => ({ currency: x.currency, amountMinor: Number(x.amount) })),
-    medianSecondsToAccept: r.median === null ? null : Math.round(r.median),
+    medianSecondsToAccept: r.median === null ? null : Math.round(bucketSeconds(r.median)!),
   }));
 }

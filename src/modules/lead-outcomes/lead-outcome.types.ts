@@ -141,6 +141,6 @@ export class LeadFunnelRow {
   @Field(() => [LeadFunnelRevenue], { description: 'The amounts of won outcomes, per currency (never added across currencies).' })
   revenue!: LeadFunnelRevenue[];
 
-  @Field(() => Int, { nullable: true, description: 'Median seconds from an offer to its acceptance (over the accepted offers, nearest rank); null with none.' })
+  @Field(() => Int, { nullable: true, description: 'Median seconds from an offer to its acceptance over the accepted offers (nearest rank, from log-scale buckets: within 4.9%, then rounded to a second; docs/lead-loop.md); null with none.' })
   medianSecondsToAccept!: number | null;
 }
