@@ -38,7 +38,7 @@ function rng(seed: number) {
   };
 }
 
-async function database(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function database(): Promise<{ url: string; stop(): Promise<void> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
   const dir = process.env.BENCH_DIR ?? path.join(os.tmpdir(), 'leadnet-bench');
   const db = await startEmbeddedPostgres(path.join(dir, 'pg'), 55400 + (process.pid % 500), true);
@@ -46,7 +46,7 @@ async function database(): Promise<{ url: string; stop(): Promise<void> }> {
 }
 
 /** Seeds with set-based SQL; returns the company id. Skipped when the bench data is already there. */
-async function seed(pool: Pool): Promise<string> {
+export async function seed(pool: Pool): Promise<string> {
   const existing = await pool.query(`select id from companies where name = 'Bench brand'`);
   if (existing.rowCount && !process.env.BENCH_RESEED) {
     const { rows } = await pool.query(`select count(*)::int as n from company_retailer_locations where company_id = $1`, [existing.rows[0].id]);
@@ -317,7 +317,10 @@ async function serve(url: string) {
   process.on('disconnect', () => process.exit(0));
 }
 
-(process.argv.includes('--serve') ? serve(process.env.BENCH_SERVE_URL!) : main()).catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// Imported by bench/locator-demand.ts for its seed: then nothing runs here.
+if (require.main === module) {
+  (process.argv.includes('--serve') ? serve(process.env.BENCH_SERVE_URL!) : main()).catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

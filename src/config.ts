@@ -120,6 +120,13 @@ const schema = z.object({
   STORE_LOCATOR_HELD_COMPANIES: z.coerce.number().int().min(0).max(1000).default(16),
   // Default: its share of the heap (src/memory.ts).
   STORE_LOCATOR_HELD_MB: z.coerce.number().int().min(1).max(65_536).optional(),
+  // docs/locator-demand.md: what visitors searched for, counted in memory and flushed.
+  LOCATOR_DEMAND: bool.default(true),
+  LOCATOR_DEMAND_FLUSH_MS: z.coerce.number().int().min(100).max(300_000).default(5000),
+  LOCATOR_DEMAND_MAX_KEYS: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
+  LOCATOR_DEMAND_MAX_KB: z.coerce.number().int().min(1).max(1_048_576).default(8192),
+  LOCATOR_DEMAND_FAR_KM: z.coerce.number().min(1).max(20_000).default(50),
+  LOCATOR_DEMAND_RETENTION_DAYS: z.coerce.number().int().min(1).max(3660).default(400),
   LOCATOR_TILE_URL: z.string().refine((v) => /^(https?:\/\/|\/)\S+$/.test(v) && ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must be a tile URL template with {z}, {x} and {y}').default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
   LOCATOR_TILE_ATTRIBUTION: z.string().default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
 });
@@ -190,6 +197,12 @@ export interface Config {
   storeLocator: { scaleMeters: number; offsetMeters: number; decay: number; /** `Cache-Control: max-age` of locator answers, seconds. */ maxAge: number;
     /** Companies whose stores a process holds for wide searches' totals and facets (0: none). */ heldCompanies: number;
     /** Memory those copies take at most, with the reads under way (bytes). */ heldBytes: number };
+  /**
+   * What visitors searched for (docs/locator-demand.md): `enabled` keeps counts, flushed every `flushMs`
+   * from a buffer of at most `maxEntries` keys and `maxBytes`; a search whose nearest store is `farMetres`
+   * or more found only far stores; days older than `retentionDays` are deleted.
+   */
+  locatorDemand: { enabled: boolean; flushMs: number; maxEntries: number; maxBytes: number; farMetres: number; retentionDays: number };
   /**
    * The contact form's proof-of-work (docs/lead-loop.md): `hmacKey` signs challenges (unset: one generated
    * and kept in `service_secrets`), `cost` PBKDF2 iterations per attempt, `maxCounter` the largest counter.
@@ -346,6 +359,14 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAge: e.STORE_LOCATOR_MAX_AGE,
       heldCompanies: e.STORE_LOCATOR_HELD_COMPANIES,
       heldBytes: e.STORE_LOCATOR_HELD_MB === undefined ? cacheBudget('store_locator_held') : e.STORE_LOCATOR_HELD_MB * 1024 * 1024,
+    },
+    locatorDemand: {
+      enabled: e.LOCATOR_DEMAND,
+      flushMs: e.LOCATOR_DEMAND_FLUSH_MS,
+      maxEntries: e.LOCATOR_DEMAND_MAX_KEYS,
+      maxBytes: e.LOCATOR_DEMAND_MAX_KB * 1024,
+      farMetres: e.LOCATOR_DEMAND_FAR_KM * 1000,
+      retentionDays: e.LOCATOR_DEMAND_RETENTION_DAYS,
     },
     redisUrl: e.REDIS_URL,
     http: {

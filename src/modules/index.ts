@@ -17,6 +17,7 @@ import { webhooksModule } from './webhooks/webhooks.module';
 import { importModule } from './import/import.module';
 import { siteKeysModule } from './site-keys/site-keys.module';
 import { storeLocatorModule } from './store-locator/store-locator.module';
+import { locatorDemandModule } from './locator-demand/locator-demand.module';
 import { notificationsModule } from './notifications/notifications.module';
 import { responseTimesModule } from './response-times/response-times.module';
 import { leadOutcomesModule } from './lead-outcomes/lead-outcomes.module';
@@ -55,6 +56,7 @@ export const modules: readonly AppModule[] = [
   // Before the store locator: its `/store_locator/challenge` and `/{id}/leads` routes and their CORS come first.
   siteKeysModule,
   storeLocatorModule,
+  locatorDemandModule,
   notificationsModule,
   responseTimesModule,
   leadOutcomesModule,

@@ -6,6 +6,7 @@ import { HEAP_LIMIT_BYTES, cacheStats, type CacheStats } from '../memory';
 import { withTimeout } from '../timeout';
 import { connectionPool, outboxBacklog } from './metrics.queries';
 import { MAIL_OUTCOMES, mailCounts } from './mail-counts';
+import { DEMAND_FLUSH_OUTCOMES, DEMAND_SEARCH_OUTCOMES, demandFlushCounts, demandSearchCounts } from './locator-demand-counts';
 
 /** A transactional outbox whose backlog is exported (the search outbox today; webhooks would add theirs). */
 export interface OutboxSource {
@@ -82,6 +83,34 @@ export class Metrics {
     });
     this.cacheMetrics();
     this.mailMetrics();
+    this.demandMetrics();
+  }
+
+  /** Store locator searches kept for locator demand, and its buffer's flushes (src/observability/locator-demand-counts.ts). */
+  private demandMetrics(): void {
+    const counter = <T extends string>(name: string, help: string, outcomes: readonly T[], read: () => ReadonlyMap<T, number>) => {
+      const reported = new Map<T, number>();
+      new Counter({
+        name,
+        help,
+        labelNames: ['outcome'],
+        registers: [this.registry],
+        collect() {
+          for (const outcome of outcomes) {
+            const value = read().get(outcome) ?? 0;
+            this.inc({ outcome }, Math.max(0, value - (reported.get(outcome) ?? 0)));
+            reported.set(outcome, value);
+          }
+        },
+      });
+    };
+    counter(
+      'leadnet_locator_demand_searches_total',
+      'Store locator searches for locator demand, by outcome: recorded (counted in the buffer), dropped (the buffer was full), skipped (a later page or a box too wide)',
+      DEMAND_SEARCH_OUTCOMES,
+      demandSearchCounts,
+    );
+    counter('leadnet_locator_demand_flushes_total', "Locator demand buffer flushes, by outcome: ok, failed (the counts kept for the next one)", DEMAND_FLUSH_OUTCOMES, demandFlushCounts);
   }
 
   /** Notification mails by outcome (src/observability/mail-counts.ts): SMTP failures are counted, not only logged. */

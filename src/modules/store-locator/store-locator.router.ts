@@ -9,7 +9,7 @@ import { createStoreLocatorSearch } from './store-locator.factory';
 import { InvalidSearchParameters, parseStoreLocatorParams } from './store-locator.params';
 import { StoreLocatorReader } from './store-locator.reader';
 import { StoreLocatorService } from './store-locator.service';
-import type { StoreLocatorSearch } from './store-locator.types';
+import type { SearchObserver, StoreLocatorSearch } from './store-locator.types';
 import { plannedExecute, storeLocatorExecute } from './store-locator.repository';
 
 export interface StoreLocatorOptions {
@@ -17,6 +17,8 @@ export interface StoreLocatorOptions {
   now?: () => Date;
   /** Replaces the backend `SEARCH_BACKEND` chooses. */
   search?: StoreLocatorSearch;
+  /** Told of each answered search (locator demand, docs/locator-demand.md). */
+  observe?: SearchObserver;
 }
 
 /**
@@ -68,7 +70,7 @@ export function storeLocatorRouter(deps: ContextDeps, options: StoreLocatorOptio
   // The ranking statement is planned for each search (`plannedExecute`).
   const planned = plannedExecute(deps.orm.em as EntityManager);
   const search = options.search ?? createStoreLocatorSearch(deps.config, planned);
-  const service = new StoreLocatorService(execute, search, new StoreLocatorReader(execute, options.now), { geocoder: deps.geocoder });
+  const service = new StoreLocatorService(execute, search, new StoreLocatorReader(execute, options.now), { geocoder: deps.geocoder, observe: options.observe });
   const maxAge = deps.config.storeLocator.maxAge;
   const router = Router();
   // Shoppers' browsers call it from partners' websites: public data, no credentials.

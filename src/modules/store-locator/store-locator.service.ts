@@ -1,4 +1,5 @@
 import { AppError, notFound } from '../../errors';
+import { logger } from '../../logger';
 import { boxCentre, haversine, type LatLng } from '../../geo/distance';
 import { NullGeocoder, type Geocoder } from '../../geo/geocoder';
 import { countryCode } from '../../geo/offline-geocoder';
@@ -7,7 +8,7 @@ import { HoursCalendar, resolveZone, type HourRow } from './store-locator.hours'
 import { companyId as existingCompany, openCandidates, storeCountries } from './store-locator.repository';
 import { backendQuery, InvalidSearchParameters, isUuid, type ParsedParams } from './store-locator.params';
 import { StoreLocatorReader, type StoreLocatorResult } from './store-locator.reader';
-import type { Execute, Facet, GeoQuery, StoreLocatorSearch } from './store-locator.types';
+import type { Execute, Facet, GeoQuery, SearchObserver, StoreLocatorSearch } from './store-locator.types';
 import type { AggResult } from '../../search/types';
 
 /** A search result: the SPEC 2.7 result plus its distance from the search point. */
@@ -34,11 +35,14 @@ export interface StoreLocatorPage {
 export interface StoreLocatorServiceOptions {
   /** Places the `address` parameter (the configured geocoder). */
   geocoder?: Geocoder;
+  /** Told of each answered search (locator demand, docs/locator-demand.md). */
+  observe?: SearchObserver;
 }
 
 /** SPEC 4.5 and 4.6: the public store locator. No API key, no role scope. */
 export class StoreLocatorService {
   private readonly geocoder: Geocoder;
+  private readonly observe?: SearchObserver;
 
   constructor(
     private readonly execute: Execute,
@@ -47,6 +51,7 @@ export class StoreLocatorService {
     options: StoreLocatorServiceOptions = {},
   ) {
     this.geocoder = options.geocoder ?? new NullGeocoder();
+    this.observe = options.observe;
   }
 
   /** The company a search runs for: a UUID of an existing company, else 404 (saying one is needed when none was sent). */
@@ -65,12 +70,14 @@ export class StoreLocatorService {
     const ids = params.openNow ? await this.openStores(companyId, geo, now) : undefined;
     const hits = await this.backend.search(backendQuery(companyId, params, geo, ids));
     const origin = geo.kind === 'point' ? geo.origin : boxCentre(geo.box);
-    const results = (await this.reader.load(hits.ids, now)).map((r) => ({
-      ...r,
-      distance: r.address?.latitude != null && r.address.longitude != null
-        ? Math.round((haversine(origin, { latitude: r.address.latitude, longitude: r.address.longitude }) / params.unit.metres) * 100) / 100
-        : 0,
-    }));
+    let nearestMetres: number | null = null;
+    const results = (await this.reader.load(hits.ids, now)).map((r) => {
+      if (r.address?.latitude == null || r.address.longitude == null) return { ...r, distance: 0 };
+      const metres = haversine(origin, { latitude: r.address.latitude, longitude: r.address.longitude });
+      nearestMetres = nearestMetres === null ? metres : Math.min(nearestMetres, metres);
+      return { ...r, distance: Math.round((metres / params.unit.metres) * 100) / 100 };
+    });
+    this.told({ companyId, at: now, geo, page: params.page, products: params.products, total: hits.total, nearestMetres });
     return {
       results,
       meta: {
@@ -83,6 +90,15 @@ export class StoreLocatorService {
         origin,
       },
     };
+  }
+
+  /** The observer is told, and a fault of its own never fails the search. */
+  private told(search: Parameters<SearchObserver>[0]): void {
+    try {
+      this.observe?.(search);
+    } catch (err) {
+      logger.warn({ err }, 'the store locator search observer failed');
+    }
   }
 
   /** Any CRL by id, whatever its lead flags (SPEC 4.6); 404 when unknown or not a UUID. */

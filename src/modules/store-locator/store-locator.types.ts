@@ -72,3 +72,20 @@ export interface StoreLocatorSearch {
 
 /** Runs one SQL statement with positional `?` bindings (`store-locator.repository.ts` sends them). */
 export type { Execute } from '../../db/sql';
+
+/** An answered search as the locator's observer is told of it (locator demand counts them). */
+export interface AnsweredSearch {
+  companyId: string;
+  at: Date;
+  /** The searched place: the given or geocoded point, or the box. */
+  geo: GeoQuery;
+  page: number;
+  products: ProductFilter[];
+  /** Stores found (`meta.total`). */
+  total: number;
+  /** Metres from the point (a box's centre) to the nearest store of the page; null when the page has none placed. */
+  nearestMetres: number | null;
+}
+
+/** Told of each answered search, synchronously: it must not wait for anything (no statement). */
+export type SearchObserver = (search: AnsweredSearch) => void;
