@@ -48,6 +48,12 @@ export interface EmbeddedOptions {
   rootHome?: string;
   /** How long to wait for another process that is starting the same cluster (default 120 s). */
   startLockWaitMs?: number;
+  /**
+   * A throwaway cluster (the test run's): no fsync and no full-page writes, so that its commits and
+   * `CREATE DATABASE ... TEMPLATE` do not wait for the disk. Its data survives PostgreSQL being killed
+   * (the writes are in the OS), not the machine crashing. Default false.
+   */
+  unsynced?: boolean;
 }
 
 /** Where a root user's relocated clusters and binaries go. */
@@ -297,7 +303,7 @@ async function start(asked: string, port: number, options: EmbeddedOptions): Pro
 
     if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await initdb(native, dir, account, fail);
 
-    return await run(native, asked, dir, port, account, persistent, fail);
+    return await run(native, asked, dir, port, account, persistent, fail, options.unsynced ?? false);
   } finally {
     releaseStartLock();
   }
@@ -311,8 +317,9 @@ async function run(
   account: Account | undefined,
   persistent: boolean,
   fail: (reason: string) => Error,
+  unsynced: boolean,
 ): Promise<EmbeddedDatabase> {
-  const child = await launch(native, dir, port, account, fail);
+  const child = await launch(native, dir, port, account, fail, unsynced ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []);
   fs.writeFileSync(path.join(dir, OWNER_FILE), `${process.pid}\n`);
 
   const stopOnExit = () => {
@@ -717,6 +724,7 @@ async function launch(
   port: number,
   account: Account | undefined,
   fail: (reason: string) => Error,
+  settings: string[] = [],
 ): Promise<ChildProcess> {
   // PostgreSQL's own output goes to a file (truncated on each start): no pipe to keep draining, and it
   // outlives this process if it is killed.
@@ -727,7 +735,7 @@ async function launch(
     // Its own process group: a terminal's Ctrl-C reaches the service, which stops PostgreSQL last.
     // Only the address every client here uses: with PostgreSQL's default (`localhost`, both loopbacks), a
     // program holding the port on 127.0.0.1 alone would let it start on ::1 and take its connections.
-    child = spawn(path.join(native, 'bin', 'postgres'), ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'], {
+    child = spawn(path.join(native, 'bin', 'postgres'), ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', ...settings], {
       ...(account ?? {}),
       env: postgresEnv(),
       stdio: ['ignore', out, out],

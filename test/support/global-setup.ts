@@ -30,7 +30,12 @@ export default async function globalSetup(): Promise<void> {
     // From a 0700 directory (mkdtemp): as root the cluster goes where the postgres user can reach it.
     // LEADNET_TEST_PG_NATIVE: another PostgreSQL's binaries (a directory with bin/initdb and bin/postgres,
     // e.g. Debian's /usr/lib/postgresql/15), so that its own pg_dump matches the server (.ci/run).
-    const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, { persistent: false, nativeDir: process.env.LEADNET_TEST_PG_NATIVE || undefined });
+    const db = await startEmbeddedPostgres(path.join(dir, 'pg'), port, {
+      persistent: false,
+      nativeDir: process.env.LEADNET_TEST_PG_NATIVE || undefined,
+      // Throwaway: commits and template clones do not wait for the disk.
+      unsynced: true,
+    });
     (globalThis as any).__leadnetDb = db;
     (globalThis as any).__leadnetDbDir = dir;
     serverUrl = db.url;
