@@ -1,20 +1,21 @@
 // What visitors searched for (docs/locator-demand.md): searches through the public REST locator are
 // counted in memory, flushed in one statement, and read with `locatorDemand` as coarse cells, products
 // and outcomes; the table holds no IP address, user agent or exact point; who may read it; the buffer's
-// bound; overlapping flushes add up.
+// bound; overlapping flushes add up; a stopped flusher writes what it holds; old days are deleted.
 import request from 'supertest';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createTestApp, gql, type TestApp } from '../support/app';
 import * as lf from '../support/locator-factories';
 import { roles } from '../support/leads';
-import { flushLocatorDemand } from '../../src/modules/locator-demand/locator-demand.recorder';
+import { DemandFlusher, flushLocatorDemand } from '../../src/modules/locator-demand/locator-demand.recorder';
+import { DemandRetentionWorker } from '../../src/modules/locator-demand/locator-demand.retention';
 import { DemandBuffer, type DemandSearch } from '../../src/modules/locator-demand/locator-demand.buffer';
 import { addCounts } from '../../src/modules/locator-demand/locator-demand.repository';
 import { demandSearchCounts } from '../../src/observability/locator-demand-counts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ TRUST_PROXY: 'true', LOCATOR_DEMAND_FLUSH_MS: '300000' });
+  t = await createTestApp({ TRUST_PROXY: 'true', LOCATOR_DEMAND: 'true', LOCATOR_DEMAND_FLUSH_MS: '300000' });
 });
 afterAll(async () => {
   await t.close();
@@ -170,4 +171,19 @@ test('overlapping flushes at once end with the summed counts', async () => {
     [companyId],
   )) as Array<{ searches: number; rows: number; none: number }>;
   expect(sum).toEqual({ searches: 4 * 600 + 4, rows: 600, none: 300 });
+});
+
+test('stopping the flusher writes what it holds; the retention job deletes the days past the period', async () => {
+  const { net } = await roles(t.em());
+  const companyId = net.company.id;
+  const flusher = new DemandFlusher(t.orm, new DemandBuffer({ maxEntries: 100, maxBytes: 100_000, farMetres: 50_000 }), 60_000);
+  flusher.start();
+  flusher.buffer.record({ ...searchAt(45), companyId, at: new Date() });
+  flusher.buffer.record({ ...searchAt(45), companyId, at: new Date(Date.now() - 401 * 86_400_000) });
+  await flusher.stop();
+  const days = async () =>
+    ((await t.em().execute(`select to_char(day, 'YYYY-MM-DD') as day from locator_demand where company_id = ? order by day`, [companyId])) as Array<{ day: string }>).map((r) => r.day);
+  expect(await days()).toHaveLength(2);
+  expect(await new DemandRetentionWorker(t.orm, 400).purge()).toBeGreaterThanOrEqual(1);
+  expect(await days()).toEqual([today()]);
 });

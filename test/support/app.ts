@@ -59,6 +59,8 @@ export async function createTestApp(env: Record<string, string> = {}, overrides:
     // Kept callers would hide a key revoked by a test's own SQL until the notification arrives, and the
     // key's statement from `statements`; test/http/api-key-cache.test.ts turns the cache on.
     API_KEY_CACHE_TTL_MS: '0',
+    // Locator demand's flushes and retention job run in the background too; test/locator-demand turns it on.
+    LOCATOR_DEMAND: 'false',
     DB_ACQUIRE_TIMEOUT_MS: '30000',
     DB_STATEMENT_TIMEOUT_MS: '60000',
     ...env,
