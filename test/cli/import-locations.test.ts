@@ -7,7 +7,7 @@ import { runLeadnet, type CliRun } from '../support/cli';
 import * as f from '../support/factories';
 import * as lf from '../support/locator-factories';
 import { Role } from '../../src/modules/user/role';
-import { parseHours } from '../../src/modules/import/location-import';
+import { parseHourExceptions, parseHours } from '../../src/modules/import/location-import';
 import { progressBar } from '../../src/cli/progress';
 
 /** `leadnet import locations` through the real bin, checked through the REST API and the store locator. */
@@ -159,6 +159,59 @@ test('hours: day ranges, closed days, after-midnight closing; anything else is r
   for (const bad of ['fri-mon 09:00-10:00', 'mon 9-5', 'someday closed', 'mon 09:00-18:00; mon closed']) {
     const got: string[] = [];
     parseHours(bad, (e) => got.push(e));
+    expect([bad, got.length > 0]).toEqual([bad, true]);
+  }
+});
+
+test('hour_exceptions: imported, compared on re-import, kept by a file without the column; bad cells are row errors', async () => {
+  const brand = await f.company(t.em());
+  const withColumn = HEADER.replace('\r\n', ',hour_exceptions\r\n');
+  const row = (exceptions: string) => `HX-1,Shop,Holiday,,Paris,,75001,FR,48.85,2.35,,,,,,mon-sun 09:00-18:00,,,,,"${exceptions}"\r\n`;
+  const cell = '2026-12-25 closed Public holiday; 2026-12-24 10:00-12:00, 14:00-16:00 Christmas Eve; 2027-08-01..2027-08-15 closed';
+  const first = await leadnet(['import', 'locations', file('hx.csv', withColumn + row(cell) + row('2026-12-25 closed').replace('HX-1', 'HX-2') + row('2026-12-20..2026-12-25 closed; 2026-12-25 closed').replace('HX-1', 'HX-3')), '--company', brand.id, '--json']);
+  const report = JSON.parse(first.stdout);
+  expect(report).toMatchObject({ created: 2, invalid: 1 });
+  expect(report.errors).toEqual([{ row: 4, column: 'hour_exceptions', reason: expect.stringContaining('must not share a date') }]);
+  const stored = () =>
+    t.em().execute(
+      `select x.starts_on::text, x.ends_on::text, x.closed, x.hours, x.label from hour_exceptions x
+         join company_retailer_locations crl on crl.retailer_location_id = x.retailer_location_id
+        where crl.company_id = ? and crl.external_id = 'HX-1' order by x.starts_on`,
+      [brand.id],
+    );
+  expect(await stored()).toEqual([
+    { starts_on: '2026-12-24', ends_on: '2026-12-24', closed: false, label: 'Christmas Eve', hours: [
+      { open_at_hour: 10, open_at_minute: 0, close_at_hour: 12, close_at_minute: 0 },
+      { open_at_hour: 14, open_at_minute: 0, close_at_hour: 16, close_at_minute: 0 },
+    ] },
+    { starts_on: '2026-12-25', ends_on: '2026-12-25', closed: true, label: 'Public holiday', hours: [] },
+    { starts_on: '2027-08-01', ends_on: '2027-08-15', closed: true, label: null, hours: [] },
+  ]);
+  // The same cell again is unchanged while another cell replaces a store's; a file without the column leaves them alone.
+  const stored2 = async () =>
+    (await t.em().execute(
+      `select x.starts_on::text, x.label from hour_exceptions x join company_retailer_locations crl on crl.retailer_location_id = x.retailer_location_id
+        where crl.company_id = ? and crl.external_id = 'HX-2'`,
+      [brand.id],
+    )).map((e: any) => [e.starts_on, e.label]);
+  const again = file('hx2.csv', withColumn + row(cell) + row('2027-01-01 closed New Year').replace('HX-1', 'HX-2'));
+  expect(JSON.parse((await leadnet(['import', 'locations', again, '--company', brand.id, '--json'])).stdout)).toMatchObject({ unchanged: 1, updated: 1 });
+  expect(await stored2()).toEqual([['2027-01-01', 'New Year']]);
+  const plain = HEADER + 'HX-1,Shop,Holiday,,Paris,,75001,FR,48.85,2.35,,,,,,mon-sun 09:00-18:00,,,,\r\n';
+  expect(JSON.parse((await leadnet(['import', 'locations', file('hx3.csv', plain), '--company', brand.id, '--json'])).stdout)).toMatchObject({ unchanged: 1 });
+  expect(await stored()).toHaveLength(3);
+});
+
+test('hour_exceptions cells: dates, ranges, spans and labels; anything else is refused', () => {
+  const errors: string[] = [];
+  expect(parseHourExceptions('2026-12-31 20:00-02:00 New Year\'s Eve; 2026-07-14 CLOSED', (e) => errors.push(e))).toEqual([
+    { starts_on: '2026-12-31', ends_on: '2026-12-31', closed: false, hours: [{ open_at_hour: 20, open_at_minute: 0, close_at_hour: 2, close_at_minute: 0 }], label: "New Year's Eve" },
+    { starts_on: '2026-07-14', ends_on: '2026-07-14', closed: true, hours: [], label: null },
+  ]);
+  expect(errors).toEqual([]);
+  for (const bad of ['25/12/2026 closed', '2026-12-25', '2026-12-25 open', '2026-02-30 closed', '2026-12-26..2026-12-25 closed', '2026-12-25 25:00-26:00', '2026-01-01..2027-06-01 closed']) {
+    const got: string[] = [];
+    parseHourExceptions(bad, (e) => got.push(e));
     expect([bad, got.length > 0]).toEqual([bad, true]);
   }
 });

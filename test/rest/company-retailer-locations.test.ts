@@ -81,6 +81,7 @@ describe('serialization (SPEC 2.5) and read-through (PRODUCT.md section 1)', () 
       retailer_location_hours: [
         { id: monday.id, day: 'monday', open: true, open_at_hour: 9, open_at_minute: 0, close_at_hour: 17, close_at_minute: 30 },
       ],
+      hour_exceptions: [],
     });
   });
 
@@ -103,7 +104,7 @@ describe('serialization (SPEC 2.5) and read-through (PRODUCT.md section 1)', () 
   test('include leaves associations out', async () => {
     const res = await api(t, 'get', `${PATH}/${w.crlIn.id}?include=general_email`, { key: w.keys.company_admin });
     expect(res.body).toHaveProperty('general_email');
-    for (const key of ['physical_address', 'general_phone_number', 'delivery_areas', 'retailer_location_hours']) expect(res.body).not.toHaveProperty(key);
+    for (const key of ['physical_address', 'general_phone_number', 'delivery_areas', 'retailer_location_hours', 'hour_exceptions']) expect(res.body).not.toHaveProperty(key);
   });
 });
 

@@ -2,6 +2,7 @@ import { Field, Float, ID, InputType } from 'type-graphql';
 import { UUIDScalar } from '../../graphql/common';
 import { EmailInput, LocationInput, PhoneNumberInput } from '../contact/contact.input';
 import { HourInput } from '../retailer-location/hours';
+import { HourExceptionInput } from './hour-exceptions';
 
 /** PRODUCT.md section 1 delivery area item. */
 @InputType({ description: 'One delivery area of a store. Without `id` it is added; with `id` that area is changed, or removed with `_destroy: true`.' })
@@ -82,6 +83,12 @@ export class CompanyRetailerLocationInput {
 
   @Field(() => [HourInput], { nullable: true, description: 'Weekly hours to add, change (`id`) or remove (`_destroy`); one item per weekday.' })
   retailerLocationHours?: HourInput[] | null;
+
+  @Field(() => [HourExceptionInput], {
+    nullable: true,
+    description: 'Dated exceptions to the weekly hours (holidays, special hours) to add, change (`id`) or remove (`_destroy`); at most 366 a store, none sharing a date.',
+  })
+  hourExceptions?: HourExceptionInput[] | null;
 }
 
 export type CrlAttribute = Exclude<keyof CompanyRetailerLocationInput, symbol>;

@@ -38,6 +38,7 @@ const EVERY: readonly CrlAttribute[] = [
   'generalPhoneNumber',
   'deliveryAreas',
   'retailerLocationHours',
+  'hourExceptions',
 ];
 const except = (...left: CrlAttribute[]) => EVERY.filter((a) => !left.includes(a));
 
@@ -124,7 +125,7 @@ export const crlPolicy: ResourcePolicy<CrlAction, CrlFacts> = {
     audience: networkUser,
     Query: ['companyRetailerLocations', 'companyRetailerLocation'],
     Mutation: ['createCompanyRetailerLocation', 'updateCompanyRetailerLocation', 'deleteCompanyRetailerLocation'],
-    types: ['CompanyRetailerLocation', 'CompanyRetailerLocationPage', 'DeliveryArea'],
+    types: ['CompanyRetailerLocation', 'CompanyRetailerLocationPage', 'DeliveryArea', 'HourException', 'HourExceptionSpan'],
   },
   actions: crlActions,
   decide: (caller, action, crl) => {

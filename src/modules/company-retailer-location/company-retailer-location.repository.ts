@@ -15,6 +15,7 @@ import {
 } from '../../db/columns';
 import { EMAIL, LOCATION, PHONE_NUMBER, withFormat, type EmailRow, type LocationRow, type PhoneNumberRow } from '../contact/contact.columns';
 import { CompanyRetailerLocation } from './company-retailer-location.entity';
+import type { StoredSpan } from './hour-exception.entity';
 
 /**
  * The CRL's SQL (writes keep MikroORM's unit of work). The list's read model: a page of company
@@ -55,6 +56,7 @@ export interface CrlEmbeds {
   generalEmail: EmailRow | null;
   generalPhoneNumber: PhoneNumberRow | null;
   hours: HourRow[];
+  hourExceptions: HourExceptionRow[];
   deliveryAreas: DeliveryAreaRow[];
 }
 
@@ -65,6 +67,15 @@ export interface HourRow extends BaseRow {
   openAtMinute: number | null;
   closeAtHour: number | null;
   closeAtMinute: number | null;
+}
+
+/** A dated exception as the `HourException` type reads it (`hours`: the stored spans). */
+export interface HourExceptionRow extends BaseRow {
+  startsOn: string;
+  endsOn: string;
+  closed: boolean;
+  hours: StoredSpan[];
+  label: string | null;
 }
 
 export interface DeliveryAreaRow extends BaseRow {
@@ -106,6 +117,14 @@ const HOUR: ColumnMap<HourRow> = {
   closeAtHour: 'close_at_hour',
   closeAtMinute: 'close_at_minute',
 };
+const HOUR_EXCEPTION: ColumnMap<HourExceptionRow> = {
+  ...BASE_COLUMNS,
+  startsOn: 'starts_on',
+  endsOn: 'ends_on',
+  closed: 'closed',
+  hours: 'hours',
+  label: 'label',
+};
 const DELIVERY_AREA: ColumnMap<DeliveryAreaRow> = { ...BASE_COLUMNS, postalCode: 'postal_code', country: 'country' };
 
 /** The linked retailer location's contact object when there is one, else the CRL's own (`c`, `rl`). */
@@ -124,6 +143,8 @@ function embedSql(stamps: boolean): Record<keyof CrlEmbeds, string> {
   const map = <R>(m: ColumnMap<R>) => (stamps ? m : stampless(m));
   /** The weekly hours `where` selects, Monday first (each side of the choice an index lookup of its own). */
   const hours = (where: string) => jsonList(jsonColumns(map(HOUR), 'x'), `hours x where ${where}`, WEEKDAY_ORDER);
+  /** The dated exceptions `where` selects, by date (owned like the weekly hours). */
+  const exceptions = (where: string) => jsonList(jsonColumns(map(HOUR_EXCEPTION), 'x'), `hour_exceptions x where ${where}`, 'x.starts_on asc');
   return {
     name: `case when c.name is not null and c.name <> '' then c.name else rl.name end`,
     territoryId: 'coalesce(c.territory_id, cr.territory_id)',
@@ -131,6 +152,7 @@ function embedSql(stamps: boolean): Record<keyof CrlEmbeds, string> {
     generalEmail: jsonRow(map(EMAIL), `emails x where x.id = ${contact('general_email_id')}`),
     generalPhoneNumber: jsonRow(map(PHONE_NUMBER), `phone_numbers x where x.id = ${contact('general_phone_number_id')}`),
     hours: `case when rl.id is not null then ${hours('x.retailer_location_id = rl.id')} else ${hours('x.company_retailer_location_id = c.id')} end`,
+    hourExceptions: `case when rl.id is not null then ${exceptions('x.retailer_location_id = rl.id')} else ${exceptions('x.company_retailer_location_id = c.id')} end`,
     deliveryAreas: jsonList(jsonColumns(map(DELIVERY_AREA), 'x'), 'delivery_areas x where x.company_retailer_location_id = c.id', 'x.postal_code asc, x.country asc, x.id asc'),
   };
 }
@@ -161,6 +183,7 @@ function toCrlRow(r: Record<string, any>): CrlRow {
     generalEmail: r.embed_generalEmail && withDates(r.embed_generalEmail),
     generalPhoneNumber: withFormat(phone && withDates(phone)),
     hours: (r.embed_hours as HourRow[]).map(withDates),
+    hourExceptions: (r.embed_hourExceptions as HourExceptionRow[]).map(withDates),
     deliveryAreas: (r.embed_deliveryAreas as DeliveryAreaRow[]).map(withDates),
   };
   const row = newInstanceOf(CompanyRetailerLocation, ROW_KEYS) as unknown as CrlRow;

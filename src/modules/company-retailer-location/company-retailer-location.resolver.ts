@@ -23,6 +23,8 @@ import { Hour } from '../retailer-location/hour.entity';
 import { byWeekday } from '../retailer-location/hours';
 import { CompanyRetailerLocation } from './company-retailer-location.entity';
 import { DeliveryArea } from './delivery-area.entity';
+import { HourException } from './hour-exception.entity';
+import { byDate } from './hour-exceptions';
 import { CompanyRetailerLocationInput } from './company-retailer-location.input';
 import { CompanyRetailerLocationService } from './company-retailer-location.service';
 import { listInputs } from '../../search/list-args';
@@ -38,7 +40,7 @@ export const CompanyRetailerLocationPage = PageType(CompanyRetailerLocation, 'Co
 export const CompanyRetailerLocationConnection = ConnectionType(CompanyRetailerLocation, 'CompanyRetailerLocation');
 
 /** The embedded rows of a list page: address, email, phone number, hours, delivery areas. */
-const EMBEDDED_ROWS = ['physicalAddress', 'generalEmail', 'generalPhoneNumber', 'retailerLocationHours', 'deliveryAreas'];
+const EMBEDDED_ROWS = ['physicalAddress', 'generalEmail', 'generalPhoneNumber', 'retailerLocationHours', 'hourExceptions', 'deliveryAreas'];
 
 /** Whether the list operation asks for the `createdAt` or `updatedAt` of an embedded row. */
 function embedsStamps(info: GraphQLResolveInfo): boolean {
@@ -67,6 +69,15 @@ async function hoursOf(crl: CrlRoot, ctx: Context): Promise<Hour[]> {
   const rl = await linkedLocation(crl, ctx);
   const hours = rl ? await ctx.loaders.manyBy(Hour, 'retailerLocation').load(rl.id) : await ctx.loaders.manyBy(Hour, 'companyRetailerLocation').load(crl.id);
   return byWeekday(hours);
+}
+
+/** Dated exceptions, by date: the linked retailer location's, else the CRL's own (as the weekly hours). */
+async function exceptionsOf(crl: CrlRoot, ctx: Context): Promise<HourException[]> {
+  const rl = await linkedLocation(crl, ctx);
+  const exceptions = rl
+    ? await ctx.loaders.manyBy(HourException, 'retailerLocation').load(rl.id)
+    : await ctx.loaders.manyBy(HourException, 'companyRetailerLocation').load(crl.id);
+  return byDate(exceptions);
 }
 
 @Resolver(() => CompanyRetailerLocation)
@@ -183,6 +194,13 @@ export class CompanyRetailerLocationResolver {
     const embeds = crlEmbeds(crl);
     if (embeds) return embeds.hours;
     return hoursOf(crl, ctx);
+  }
+
+  @FieldResolver(() => [HourException], { description: "Dated exceptions to the weekly hours (holidays, special hours), by date; the retailer location's when linked." })
+  hourExceptions(@Root() crl: CrlRoot, @Ctx() ctx: Context) {
+    const embeds = crlEmbeds(crl);
+    if (embeds) return embeds.hourExceptions;
+    return exceptionsOf(crl, ctx);
   }
 
   @FieldResolver(() => [DeliveryArea], { description: 'By postal code.' })

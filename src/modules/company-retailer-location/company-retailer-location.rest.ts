@@ -13,6 +13,6 @@ export const companyRetailerLocationRest: RestResource = {
     destroy: 'DeleteCompanyRetailerLocation',
   },
   // SPEC 4.4: the nested objects travel beside the root key.
-  bodyKeys: ['physical_address', 'general_email', 'general_phone_number', 'delivery_areas', 'retailer_location_hours'],
-  associations: ['physical_address', 'general_email', 'general_phone_number', 'delivery_areas', 'retailer_location_hours'],
+  bodyKeys: ['physical_address', 'general_email', 'general_phone_number', 'delivery_areas', 'retailer_location_hours', 'hour_exceptions'],
+  associations: ['physical_address', 'general_email', 'general_phone_number', 'delivery_areas', 'retailer_location_hours', 'hour_exceptions'],
 };

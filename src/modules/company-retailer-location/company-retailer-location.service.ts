@@ -32,6 +32,7 @@ import type { CompanyRetailerLocationInput } from './company-retailer-location.i
 import { crlPolicy, crlScope, crlWritable, territoryOfNewCrl } from './company-retailer-location.policy';
 import { crlSearch } from './company-retailer-location.search';
 import { writeDeliveryAreas } from './delivery-areas';
+import { overlapRefused, writeHourExceptions } from './hour-exceptions';
 
 type Data = Partial<CompanyRetailerLocationInput>;
 
@@ -80,7 +81,7 @@ export class CompanyRetailerLocationService {
     const data = this.permitted(input);
     if (!data.companyRetailerId) new Validator().add('company_retailer_id', 'blank').throwIfAny();
     const unseen = await this.checkReferences(data, true);
-    return transactional(
+    return overlapRefused(() => transactional(
       this.ctx.em,
       async (em) => {
         em.setFlushMode(FlushMode.COMMIT);
@@ -97,7 +98,7 @@ export class CompanyRetailerLocationService {
         return crl;
       },
       UNIQUE,
-    );
+    ));
   }
 
   async update(id: string, input: CompanyRetailerLocationInput): Promise<CompanyRetailerLocation> {
@@ -106,7 +107,7 @@ export class CompanyRetailerLocationService {
     const data = this.permitted(input);
     authorize(this.caller, 'update', about(crlPolicy, { companyId: crl.company.id, namedCompanyId: data.companyId }));
     const unseen = await this.checkReferences(data, data.companyRetailerId != null && data.companyRetailerId !== crl.companyRetailer.id);
-    return transactional(
+    return overlapRefused(() => transactional(
       this.ctx.em,
       async (em) => {
         em.setFlushMode(FlushMode.COMMIT);
@@ -118,7 +119,7 @@ export class CompanyRetailerLocationService {
         return crl;
       },
       UNIQUE,
-    );
+    ));
   }
 
   /** Halted (422) while leads are assigned to it. Its own address, email and phone number go with it. */
@@ -206,6 +207,10 @@ export class CompanyRetailerLocationService {
     if (data.retailerLocationHours) {
       const owner = rl ? { retailerLocation: rl } : { companyRetailerLocation: crl };
       await writeHours(em, owner, data.retailerLocationHours, v, { ownerIsNew: !rl && creating });
+    }
+    if (data.hourExceptions) {
+      const owner = rl ? { retailerLocation: rl } : { companyRetailerLocation: crl };
+      await writeHourExceptions(em, owner, data.hourExceptions, v, { ownerIsNew: !rl && creating });
     }
     if (data.deliveryAreas) await writeDeliveryAreas(em, crl, data.deliveryAreas, v, creating);
     v.throwIfAny();

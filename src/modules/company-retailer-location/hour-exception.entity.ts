@@ -1,4 +1,4 @@
-import { Entity, ManyToOne, Property } from '@mikro-orm/core';
+import { Entity, ManyToOne, Property, type Opt } from '@mikro-orm/core';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../../db/base.entity';
 import { RetailerLocation } from '../retailer-location/retailer-location.entity';
@@ -7,17 +7,18 @@ import { CompanyRetailerLocation } from './company-retailer-location.entity';
 /** One opening span of an exception day, in the store's time zone (the regular hours' four times). */
 @ObjectType('HourExceptionSpan', { description: 'One opening span of a day with special hours, in the store\'s time zone.' })
 export class ExceptionSpan {
-  @Field(() => Int, { description: 'Opening hour, 0-23 (local time).' })
-  openAtHour!: number;
+  // Stored (and read) with snake_case keys, as the locator's hour rows.
+  @Field(() => Int, { name: 'openAtHour', description: 'Opening hour, 0-23 (local time).' })
+  open_at_hour!: number;
 
-  @Field(() => Int, { description: 'Opening minute, 0-59.' })
-  openAtMinute!: number;
+  @Field(() => Int, { name: 'openAtMinute', description: 'Opening minute, 0-59.' })
+  open_at_minute!: number;
 
-  @Field(() => Int, { description: 'Closing hour, 0-23; at or before the opening time means closing after midnight.' })
-  closeAtHour!: number;
+  @Field(() => Int, { name: 'closeAtHour', description: 'Closing hour, 0-23; at or before the opening time means closing after midnight.' })
+  close_at_hour!: number;
 
-  @Field(() => Int, { description: 'Closing minute, 0-59.' })
-  closeAtMinute!: number;
+  @Field(() => Int, { name: 'closeAtMinute', description: 'Closing minute, 0-59.' })
+  close_at_minute!: number;
 }
 
 /** A span as stored (snake_case JSON, like the locator's hour rows). */
@@ -54,10 +55,11 @@ export class HourException extends BaseEntity {
 
   @Field(() => Boolean, { description: 'Closed all day; when false the store opens at `hours` instead of its weekly hours.' })
   @Property({ type: 'boolean', default: true })
-  closed: boolean = true;
+  closed: boolean & Opt = true;
 
+  @Field(() => [ExceptionSpan], { description: 'The opening spans, earliest first, when not closed; empty when closed.' })
   @Property({ type: 'json', default: '[]' })
-  hours: StoredSpan[] = [];
+  hours: StoredSpan[] & Opt = [];
 
   @Field(() => String, { nullable: true, description: 'Shown to visitors (`Public holiday`, `Christmas Eve`).' })
   @Property({ type: 'string', length: 100, nullable: true })

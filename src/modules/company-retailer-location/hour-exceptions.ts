@@ -1,7 +1,7 @@
 import { Field, ID, InputType, Int } from 'type-graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { planNested } from '../../db/nested-write';
-import { validationDetail, type ErrorDetail, type Validator } from '../../errors';
+import { invalid, validationDetail, type ErrorDetail, type Validator } from '../../errors';
 import { dayNumber } from '../store-locator/store-locator.hours';
 import type { RetailerLocation } from '../retailer-location/retailer-location.entity';
 import type { CompanyRetailerLocation } from './company-retailer-location.entity';
@@ -184,4 +184,20 @@ function assignException(e: HourException, item: HourExceptionInput): void {
 /** Exceptions sorted by date. */
 export function byDate(exceptions: HourException[]): HourException[] {
   return [...exceptions].sort((a, b) => (a.startsOn < b.startsOn ? -1 : a.startsOn > b.startsOn ? 1 : 0));
+}
+
+/**
+ * Runs a write, answering the overlap a concurrent write let through (the table's exclusion constraint,
+ * SQLSTATE 23P01) as the 422 the service gives for one it sees.
+ */
+export async function overlapRefused<T>(write: () => Promise<T>, field = 'hour_exceptions'): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === '23P01' && String((e as { constraint?: string }).constraint ?? (e as Error).message).includes('hour_exceptions')) {
+      throw invalid([validationDetail(`${field}.starts_on`, 'overlap', 'must not share a date with another exception')]);
+    }
+    throw e;
+  }
 }

@@ -40,6 +40,15 @@ export interface Hour {
   close_at_minute: number | null;
 }
 
+/** A dated exception as an import row gives it (the store's local dates, ends inclusive). */
+export interface ImportedException {
+  starts_on: string;
+  ends_on: string;
+  closed: boolean;
+  hours: Array<{ open_at_hour: number; open_at_minute: number; close_at_hour: number; close_at_minute: number }>;
+  label: string | null;
+}
+
 /** One store as the CSV row gives it, validated and normalized: what the database should hold. */
 export interface Store {
   line: number;
@@ -67,6 +76,8 @@ export interface Store {
   receiving_leads: boolean;
   delivery_radius: number | null;
   delivery_areas: Array<{ postal_code: string; country: string | null }>;
+  /** Its dated exceptions; null when the file has no `hour_exceptions` column (the stored ones are kept). */
+  hour_exceptions: ImportedException[] | null;
 }
 
 /** What is stored for a CRL the import manages (its external id), in the shape of `Store` for comparison. */
@@ -84,6 +95,9 @@ const STORED_SQL = `
                       'open_at_minute', h.open_at_minute, 'close_at_hour', h.close_at_hour, 'close_at_minute', h.close_at_minute)
                       order by array_position(array['monday','tuesday','wednesday','thursday','friday','saturday','sunday']::text[], h.day::text)), '[]')
                      from hours h where h.retailer_location_id = rl.id),
+           'hour_exceptions', (select coalesce(json_agg(json_build_object('starts_on', x.starts_on, 'ends_on', x.ends_on, 'closed', x.closed,
+                                'hours', x.hours, 'label', x.label) order by x.starts_on), '[]')
+                               from hour_exceptions x where x.retailer_location_id = rl.id),
            'sending_leads', crl.sending_leads, 'receiving_leads', crl.receiving_leads, 'delivery_radius', crl.delivery_radius,
            'delivery_areas', (select coalesce(json_agg(json_build_object('postal_code', d.postal_code, 'country', d.country)), '[]')
                                from delivery_areas d where d.company_retailer_location_id = crl.id)
@@ -199,6 +213,16 @@ export async function writeStores(sql: EntityManager, companyId: string, rows: S
        from json_to_recordset(?::json) as r(rl uuid, day text, open boolean, open_at_hour int, open_at_minute int, close_at_hour int, close_at_minute int)`,
     [json(rows.flatMap((r) => r.s.hours.map((h) => ({ rl: r.rl_id, ...h }))))],
   );
+  const withExceptions = rows.filter((r) => r.s.hour_exceptions !== null);
+  if (withExceptions.length) {
+    await sql.execute(`delete from hour_exceptions where retailer_location_id = any(?::uuid[])`, [`{${withExceptions.map((r) => r.rl_id).join(',')}}`]);
+    await sql.execute(
+      `insert into hour_exceptions (retailer_location_id, starts_on, ends_on, closed, hours, label)
+       select r.rl, r.starts_on, r.ends_on, r.closed, r.hours, r.label
+         from json_to_recordset(?::json) as r(rl uuid, starts_on date, ends_on date, closed boolean, hours jsonb, label text)`,
+      [json(withExceptions.flatMap((r) => r.s.hour_exceptions!.map((e) => ({ rl: r.rl_id, ...e }))))],
+    );
+  }
   await sql.execute(`delete from delivery_areas where company_retailer_location_id = any(?::uuid[])`, [crlIds]);
   await sql.execute(
     `insert into delivery_areas (company_retailer_location_id, postal_code, country)

@@ -5,6 +5,7 @@ import { flushTiny } from '../../limits';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { normalizeEmail, parsePhone } from '../lead/lead.rules';
 import { WEEKDAYS } from '../retailer-location/hour.entity';
+import { hourExceptionErrors } from '../company-retailer-location/hour-exceptions';
 import { ImportError, readCsv, type RowError } from './csv';
 import {
   addRowErrors,
@@ -24,6 +25,7 @@ import {
   storedStores,
   writeStores,
   type Hour,
+  type ImportedException,
   type Store,
   type Stored,
   type StoreWrite,
@@ -51,6 +53,7 @@ export const LOCATION_COLUMNS = [
   'receiving_leads',
   'delivery_radius',
   'delivery_areas',
+  'hour_exceptions',
 ] as const;
 const REQUIRED = ['external_id', 'retailer', 'name'] as const;
 const MAX_TEXT = 255;
@@ -59,9 +62,26 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const byArea = (a: { postal_code: string; country: string | null }, b: { postal_code: string; country: string | null }) =>
   a.postal_code < b.postal_code ? -1 : a.postal_code > b.postal_code ? 1 : String(a.country) < String(b.country) ? -1 : String(a.country) > String(b.country) ? 1 : 0;
 
-/** What `STORED_SQL` answers, with its delivery areas in `comparable`'s order. */
-function storedComparable(stored: any): string {
-  return JSON.stringify({ ...stored, delivery_areas: [...stored.delivery_areas].sort(byArea) });
+/** Exceptions with their spans' keys in one order (jsonb keeps its own), by date. */
+function sameOrder(exceptions: ImportedException[]): ImportedException[] {
+  return [...exceptions]
+    .sort((a, b) => (a.starts_on < b.starts_on ? -1 : a.starts_on > b.starts_on ? 1 : 0))
+    .map((e) => ({
+      starts_on: e.starts_on,
+      ends_on: e.ends_on,
+      closed: e.closed,
+      hours: e.hours.map((h) => ({ open_at_hour: h.open_at_hour, open_at_minute: h.open_at_minute, close_at_hour: h.close_at_hour, close_at_minute: h.close_at_minute })),
+      label: e.label,
+    }));
+}
+
+/**
+ * What `STORED_SQL` answers, with its delivery areas in `comparable`'s order; its exceptions only when
+ * the file has an `hour_exceptions` column (`withExceptions`).
+ */
+function storedComparable(stored: any, withExceptions: boolean): string {
+  const { hour_exceptions, ...rest } = stored;
+  return JSON.stringify({ ...rest, delivery_areas: [...stored.delivery_areas].sort(byArea), ...(withExceptions ? { hour_exceptions: sameOrder(hour_exceptions) } : {}) });
 }
 
 /** The fields `STORED_SQL` compares, in its order. */
@@ -80,6 +100,7 @@ function comparable(s: Store): string {
     receiving_leads: s.receiving_leads,
     delivery_radius: s.delivery_radius,
     delivery_areas: [...s.delivery_areas].sort(byArea),
+    ...(s.hour_exceptions ? { hour_exceptions: sameOrder(s.hour_exceptions) } : {}),
   });
 }
 
@@ -109,12 +130,13 @@ async function run(em: EntityManager, geocoder: Geocoder, companyId: string, inp
   const storeTypes = await idsByName(em, 'company_store_types', companyId);
   const territories = await idsByName(em, 'territories', companyId);
   const seen = new Map<string, number>();
+  let withExceptions = false;
   const geocoded = new Map<string, { latitude: number; longitude: number } | null>();
   let batch: Store[] = [];
   const flush = async () => {
     if (!batch.length) return;
     checkAborted(options.signal);
-    const { counts, errors } = await writeBatch(em, companyId, batch, options.dryRun);
+    const { counts, errors } = await writeBatch(em, companyId, batch, options.dryRun, withExceptions);
     report.created += counts.created;
     report.updated += counts.updated;
     report.unchanged += counts.unchanged;
@@ -126,12 +148,13 @@ async function run(em: EntityManager, geocoder: Geocoder, companyId: string, inp
     const missing = REQUIRED.filter((c) => !header.includes(c));
     if (missing.length) throw new ImportError(`the header has no ${missing.join(', ')} column (columns: ${LOCATION_COLUMNS.join(', ')})`);
     report.ignored_columns = ignoredColumns(header, LOCATION_COLUMNS);
+    withExceptions = header.includes('hour_exceptions');
   };
   for await (const { line, values } of readCsv(input, { encoding: options.encoding, source: options.source, onHeader })) {
     checkAborted(options.signal);
     report.rows++;
     const errors: RowError[] = [];
-    const store = parseRow(line, values, errors, { storeTypes, territories });
+    const store = parseRow(line, values, errors, { storeTypes, territories }, withExceptions);
     if (store && seen.has(store.external_id)) errors.push({ row: line, column: 'external_id', reason: `repeats the external id of line ${seen.get(store.external_id)}` });
     if (!store || errors.length) {
       addRowErrors(report, errors);
@@ -164,6 +187,7 @@ function parseRow(
   values: Record<string, string>,
   errors: RowError[],
   names: { storeTypes: Map<string, string>; territories: Map<string, string> },
+  withExceptions: boolean,
 ): Store | null {
   const fail = (column: string, reason: string) => errors.push({ row: line, column, reason });
   const text = (column: string, required = false): string | null => {
@@ -259,6 +283,7 @@ function parseRow(
     receiving_leads: flag('receiving_leads'),
     delivery_radius: number('delivery_radius', 0, 10000),
     delivery_areas: areas,
+    hour_exceptions: withExceptions ? parseHourExceptions(values.hour_exceptions ?? '', (reason) => fail('hour_exceptions', reason)) : null,
   };
   return errors.length ? null : store;
 }
@@ -297,11 +322,57 @@ export function parseHours(text: string | null, fail: (reason: string) => void):
   return [...hours.entries()].sort(([a], [b]) => a - b).map(([, h]) => h);
 }
 
+/** The longest `hour_exceptions` cell (a year of days with labels); other columns stop at 255 characters. */
+const MAX_EXCEPTIONS_TEXT = 40_000;
+const EXCEPTION_PART = /^(\d{4}-\d{2}-\d{2})(?:\s*\.\.\s*(\d{4}-\d{2}-\d{2}))?\s+(closed|\d{1,2}:\d{2}\s*-\s*\d{1,2}:\d{2}(?:\s*,\s*\d{1,2}:\d{2}\s*-\s*\d{1,2}:\d{2})*)(?:\s+(.*))?$/i;
+
+/**
+ * `2026-12-25 closed Public holiday; 2026-12-24 10:00-14:00 Christmas Eve; 2027-08-01..2027-08-15 closed;
+ * 2026-12-31 10:00-12:00,14:00-18:00`: a date or an inclusive range `FROM..TO` (the store's local dates),
+ * then `closed` or opening spans `HH:MM-HH:MM` separated by commas, then an optional label (no `;`). The
+ * rules of the API apply (docs/store-locator.md): at most 366 a store, a year a range, 4 spans a day, no
+ * two sharing a date. Blank: none.
+ */
+export function parseHourExceptions(text: string, fail: (reason: string) => void): ImportedException[] {
+  const value = text.trim();
+  if (!value) return [];
+  if (value.length > MAX_EXCEPTIONS_TEXT) {
+    fail(`is longer than ${MAX_EXCEPTIONS_TEXT} characters`);
+    return [];
+  }
+  if (value.includes('\u0000')) {
+    fail('contains a NUL character');
+    return [];
+  }
+  const exceptions: ImportedException[] = [];
+  for (const part of value.split(';').map((p) => p.trim()).filter(Boolean)) {
+    const m = EXCEPTION_PART.exec(part);
+    if (!m) {
+      fail(`"${part}" is not "2026-12-25 closed Public holiday" or "2026-12-24..2026-12-26 10:00-14:00 Label"`);
+      continue;
+    }
+    const closed = m[3].toLowerCase() === 'closed';
+    const hours = closed
+      ? []
+      : m[3].split(',').map((span) => {
+          const [oh, om, ch, cm] = span.trim().split(/\s*[-:]\s*/).map(Number);
+          return { open_at_hour: oh, open_at_minute: om, close_at_hour: ch, close_at_minute: cm };
+        });
+    exceptions.push({ starts_on: m[1], ends_on: m[2] ?? m[1], closed, hours, label: m[4]?.trim() || null });
+  }
+  const errors = hourExceptionErrors(
+    exceptions.map((e) => ({ startsOn: e.starts_on, endsOn: e.ends_on, closed: e.closed, hours: e.hours, label: e.label })),
+    'hour_exceptions',
+  );
+  for (const e of errors) fail(`${e.field.replace(/^hour_exceptions\.?/, '') || 'the list'} ${e.message}`.trim());
+  return exceptions;
+}
+
 /**
  * Compares a batch with what is stored and, unless a dry run, writes the new and changed stores (in the
  * import's transaction). A store whose row names another retailer is a row error, not a move.
  */
-async function writeBatch(sql: EntityManager, companyId: string, batch: Store[], dryRun: boolean): Promise<{ counts: { created: number; updated: number; unchanged: number }; errors: RowError[] }> {
+async function writeBatch(sql: EntityManager, companyId: string, batch: Store[], dryRun: boolean, withExceptions: boolean): Promise<{ counts: { created: number; updated: number; unchanged: number }; errors: RowError[] }> {
   const stored = new Map<string, Stored>((await storedStores(sql, companyId, batch.map((s) => s.external_id))).map((r) => [r.external_id, r]));
   const errors: RowError[] = [];
   const stores = batch.filter((s) => {
@@ -315,7 +386,7 @@ async function writeBatch(sql: EntityManager, companyId: string, batch: Store[],
     return false;
   });
   const created = stores.filter((s) => !stored.has(s.external_id));
-  const changed = stores.filter((s) => stored.has(s.external_id) && storedComparable(stored.get(s.external_id)!.stored) !== comparable(s));
+  const changed = stores.filter((s) => stored.has(s.external_id) && storedComparable(stored.get(s.external_id)!.stored, withExceptions) !== comparable(s));
   const counts = { created: created.length, updated: changed.length, unchanged: stores.length - created.length - changed.length };
   if (dryRun || (!created.length && !changed.length)) return { counts, errors };
 

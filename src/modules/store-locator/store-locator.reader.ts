@@ -1,5 +1,5 @@
 import { addressString, directionsUrl, formatPhone, fullName } from './store-locator.format';
-import { HoursCalendar, resolveZone, type HourEntry, type HourRow } from './store-locator.hours';
+import { addDays, exceptionsBetween, HoursCalendar, resolveZone, type HourEntry, type HourExceptionRow, type HourRow, type SpanRow } from './store-locator.hours';
 import type { Weekday } from '../retailer-location/hour.entity';
 import type { Execute } from './store-locator.types';
 import { resultRows } from './store-locator.repository';
@@ -52,7 +52,27 @@ export interface StoreLocatorResult {
   local_weekday: Weekday;
   /** Addition: a maps directions link to the store (`directionsUrl`), null without address and coordinates. */
   directions_url: string | null;
+  /** Addition: the store's day at the response's instant, in its zone, with the dated exception in force (`hoursOn`). */
+  hours_today: StoreLocatorDay;
+  /** Addition: the dated exceptions in force on any of the store's next eight local dates (today first), by date. */
+  hour_exceptions: StoreLocatorHourException[];
 }
+
+/** Addition: a store's hours on one local date. */
+export interface StoreLocatorDay {
+  /** `YYYY-MM-DD`, the store's local date. */
+  date: string;
+  closed: boolean;
+  /** The opening spans, earliest first: the exception's when one is in force, else the weekday's. */
+  hours: SpanRow[];
+  /** The exception's label (`Public holiday`); null without one. */
+  label: string | null;
+  /** A dated exception decides the day. */
+  exception: boolean;
+}
+
+/** Addition: a dated exception as the locator shows it. */
+export type StoreLocatorHourException = HourExceptionRow;
 
 /**
  * Turns CRL ids into SPEC 2.7 results with one set-based statement, whatever the number of ids. Hours are computed for the clock's `now`.
@@ -67,7 +87,7 @@ export class StoreLocatorReader {
   /** Results in the order of `ids` at the instant `at`; unknown ids are left out. */
   async load(ids: string[], at: Date = this.now()): Promise<StoreLocatorResult[]> {
     if (!ids.length) return [];
-    const stores = await resultRows(this.execute, ids);
+    const stores = await resultRows(this.execute, ids, at);
     const calendar = new HoursCalendar(at);
     const byId = new Map(stores.map((s) => [s.id as string, s]));
     return ids.flatMap((id) => {
@@ -76,6 +96,8 @@ export class StoreLocatorReader {
       const coordinates = s.latitude !== null && s.longitude !== null ? { latitude: Number(s.latitude), longitude: Number(s.longitude) } : null;
       const zone = resolveZone([s.crl_timezone, s.rl_timezone], coordinates);
       const rows = s.hours as HourRow[];
+      const exceptions = s.exceptions as HourExceptionRow[];
+      const today = calendar.hoursToday(rows, zone, exceptions);
       const line = s.address_id ? addressString(s) : null;
       return [
         {
@@ -107,9 +129,11 @@ export class StoreLocatorReader {
             : null,
           retailer_location_hours: calendar.week(rows, zone),
           retailer_location_products: s.products as StoreLocatorProduct[],
-          open_now: calendar.openNow(rows, zone),
+          open_now: calendar.openNow(rows, zone, exceptions),
           local_weekday: calendar.weekday(zone),
           directions_url: directionsUrl(coordinates, line, s.place_id ?? null),
+          hours_today: { date: today.date, closed: today.closed, hours: today.hours, label: today.label, exception: today.exception !== null },
+          hour_exceptions: exceptionsBetween(exceptions, today.date, addDays(today.date, 7)),
         },
       ];
     });

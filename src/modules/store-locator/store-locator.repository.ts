@@ -43,9 +43,27 @@ export async function storeCountries(execute: Execute, companyId: string): Promi
   return rows.map((r) => String(r.country));
 }
 
+const EXCEPTION_JSON = `json_build_object('starts_on', x.starts_on, 'ends_on', x.ends_on, 'closed', x.closed, 'hours', x.hours, 'label', x.label)`;
+
+/**
+ * The dated exceptions of the store `crl` (owned like its hours) in force on any date of a window around
+ * the statement's \`?::date\` (a UTC date): two days before (yesterday in the furthest zone west, whose
+ * spans run past midnight) to nine days after (the week the results show, in the furthest zone east), as
+ * a JSON array column \`exceptions\`. One binding: the UTC date.
+ */
+const exceptionsNear = (crl: string) => `
+      select coalesce(json_agg(${EXCEPTION_JSON} order by x.starts_on), '[]') as exceptions
+        from hour_exceptions x
+       where (case when ${crl}.retailer_location_id is null then x.company_retailer_location_id = ${crl}.id
+                   else x.retailer_location_id = ${crl}.retailer_location_id end)
+         and x.ends_on >= ?::date - 2 and x.starts_on <= ?::date + 9`;
+
+/** The UTC date of an instant, the binding of `exceptionsNear`'s window. */
+export const utcDate = (at: Date) => at.toISOString().slice(0, 10);
+
 /** The stores of a company in (a cube around) the search area that have open hours, with their zone inputs. */
 const OPEN_CANDIDATES_SQL = (prefilter: string) => `
-  select e.crl_id as id, crl.timezone as crl_timezone, rl.timezone as rl_timezone, e.latitude, e.longitude, hh.hours
+  select e.crl_id as id, crl.timezone as crl_timezone, rl.timezone as rl_timezone, e.latitude, e.longitude, coalesce(hh.hours, '[]') as hours, hx.exceptions
     from store_locator_entries e
     join company_retailer_locations crl on crl.id = e.crl_id
     left join retailer_locations rl on rl.id = crl.retailer_location_id
@@ -56,7 +74,9 @@ const OPEN_CANDIDATES_SQL = (prefilter: string) => `
        where h.open and (h.retailer_location_id = crl.retailer_location_id
                          or (crl.retailer_location_id is null and h.company_retailer_location_id = crl.id))
     ) hh
-   where e.company_id = ?::uuid and hh.hours is not null and ${prefilter}`;
+    cross join lateral (${exceptionsNear('crl')}) hx
+   where e.company_id = ?::uuid and ${prefilter}
+     and (hh.hours is not null or exists (select from json_array_elements(hx.exceptions) x where not (x ->> 'closed')::boolean))`;
 
 /** A store that can be in the search area and has open hours, with its zone inputs. */
 export interface OpenCandidate {
@@ -67,12 +87,18 @@ export interface OpenCandidate {
   longitude: string | number;
   /** Its open hours (JSON rows of `hours`). */
   hours: unknown;
+  /** Its dated exceptions near `at` (JSON rows of `hour_exceptions`). */
+  exceptions: unknown;
 }
 
-/** The company's stores in (a cube around) the search area that have open hours. */
-export function openCandidates(execute: Execute, companyId: string, geo: GeoQuery): Promise<OpenCandidate[]> {
+/**
+ * The company's stores in (a cube around) the search area that have open hours, or special hours near
+ * `at`, with their exceptions near `at` (a day closed by one is decided by the caller's hours logic).
+ */
+export function openCandidates(execute: Execute, companyId: string, geo: GeoQuery, at: Date): Promise<OpenCandidate[]> {
   const prefilter = areaPrefilter(geo);
-  return execute(OPEN_CANDIDATES_SQL(prefilter.sql), [companyId, ...prefilter.bindings]);
+  const day = utcDate(at);
+  return execute(OPEN_CANDIDATES_SQL(prefilter.sql), [day, day, companyId, ...prefilter.bindings]);
 }
 
 /** The one row of a search statement (`storeLocatorSql`, `nearestSql`). */
@@ -449,6 +475,7 @@ const RESULTS_SQL = `
               then (select coalesce(json_agg(${HOUR_JSON}), '[]') from hours h where h.company_retailer_location_id = crl.id)
               else (select coalesce(json_agg(${HOUR_JSON}), '[]') from hours h where h.retailer_location_id = crl.retailer_location_id)
          end as hours,
+         (${exceptionsNear('crl')}) as exceptions,
          (select coalesce(json_agg(json_build_object('product_id', p.id, 'sku', p.sku, 'name', p.name, 'category', p.category, 'url', p.url,
                    'external_id', p.external_id, 'collection_id', p.collection_id, 'stocked', s.stocked, 'available', s.available,
                    'images', (select coalesce(json_agg(json_build_object('id', i.id, 'url', i.url, 'thumbnail_url', i.thumbnail_url)
@@ -467,14 +494,15 @@ const RESULTS_SQL = `
     left join phone_numbers ph on ph.id = ${through('general_phone_number_id')}
     left join company_store_types st on st.id = crl.company_store_type_id`;
 
-/** The statement that reads the results of `ids`. */
-export function readerStatement(ids: string[]): Sql {
-  return { sql: RESULTS_SQL, bindings: [pgArray(ids)] };
+/** The statement that reads the results of `ids` (with their dated exceptions near `at`). */
+export function readerStatement(ids: string[], at: Date = new Date()): Sql {
+  const day = utcDate(at);
+  return { sql: RESULTS_SQL, bindings: [day, day, pgArray(ids)] };
 }
 
 /** The rows of `readerStatement`: the stores of `ids` (unknown ids left out), in any order. */
-export function resultRows(execute: Execute, ids: string[]): Promise<any[]> {
-  const statement = readerStatement(ids);
+export function resultRows(execute: Execute, ids: string[], at: Date = new Date()): Promise<any[]> {
+  const statement = readerStatement(ids, at);
   return execute(statement.sql, statement.bindings);
 }
 

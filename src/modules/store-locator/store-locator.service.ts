@@ -4,7 +4,7 @@ import { boxCentre, haversine, type LatLng } from '../../geo/distance';
 import { NullGeocoder, type Geocoder } from '../../geo/geocoder';
 import { countryCode } from '../../geo/offline-geocoder';
 import { geocodeText } from './store-locator.address';
-import { HoursCalendar, resolveZone, type HourRow } from './store-locator.hours';
+import { HoursCalendar, resolveZone, type HourExceptionRow, type HourRow } from './store-locator.hours';
 import { companyId as existingCompany, openCandidates, storeCountries } from './store-locator.repository';
 import { backendQuery, InvalidSearchParameters, isUuid, type ParsedParams } from './store-locator.params';
 import { StoreLocatorReader, type StoreLocatorResult } from './store-locator.reader';
@@ -125,13 +125,14 @@ export class StoreLocatorService {
    * same for every search backend, which then only restricts to these ids.
    */
   private async openStores(companyId: string, geo: GeoQuery, now: Date): Promise<string[]> {
-    const rows = await openCandidates(this.execute, companyId, geo);
+    const rows = await openCandidates(this.execute, companyId, geo, now);
     const calendar = new HoursCalendar(now);
+    const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
     return rows
       .filter((r) => {
         const coordinates = { latitude: Number(r.latitude), longitude: Number(r.longitude) };
-        const hours = (typeof r.hours === 'string' ? JSON.parse(r.hours) : r.hours) as HourRow[];
-        return calendar.openNow(hours, resolveZone([r.crl_timezone, r.rl_timezone], coordinates));
+        const hours = json(r.hours) as HourRow[];
+        return calendar.openNow(hours, resolveZone([r.crl_timezone, r.rl_timezone], coordinates), json(r.exceptions) as HourExceptionRow[]);
       })
       .map((r) => r.id as string);
   }
