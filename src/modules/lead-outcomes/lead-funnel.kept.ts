@@ -36,7 +36,7 @@ const KEY_SQL: Record<KeptKey, { sql: string; as: string }> = {
 };
 const STORE_KEYS: KeptKey[] = ['store', 'territory', 'retailer'];
 const FIGURES = ['leads', 'contacted', 'won', 'lost', 'amount', 'offered', 'accepted', 'declined', 'expired', ...DECLINE_REASONS.map((r) => `declined_${r}`)];
-const PART_COLUMNS = ['sign', 'week', 'source_type', 'kind', 'store_id', 'territory_id', 'retailer_id', 'currency', ...FIGURES, 'histogram'];
+const PART_COLUMNS = ['sign', 'week', 'source_type', 'kind', 'store_id', 'territory_id', 'retailer_id', 'currency', ...FIGURES, 'histogram', 'bucket'];
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -169,12 +169,12 @@ const TRUE: Sql = { sql: 'true', bindings: [] };
 
 /** The part rows of lead facts `f` and of offer facts `f` (PART_COLUMNS), each fact one row. */
 const LEAD_FACT_PART = `select 1, f.created_week, f.source_type, 'l', f.assignee_id, f.assignee_territory_id, f.assignee_retailer_id, f.currency,
-  1, f.contacted::int, f.won::int, f.lost::int, coalesce(f.amount_minor, 0), 0, 0, 0, 0, ${DECLINE_REASONS.map(() => '0').join(', ')}, '{}'::int[]
+  1, f.contacted::int, f.won::int, f.lost::int, coalesce(f.amount_minor, 0), 0, 0, 0, 0, ${DECLINE_REASONS.map(() => '0').join(', ')}, '{}'::int[], null::smallint
   from lead_funnel_facts f`;
 const OFFER_FACT_PART = `select 1, f.created_week, f.source_type, 'o', f.store_id, null::uuid, null::uuid, null::char(3),
   0, 0, 0, 0, 0, 1, (f.state = 'accepted')::int, (f.state = 'declined')::int, (f.state = 'expired')::int,
   ${DECLINE_REASONS.map((r) => `(f.decline_reason is not distinct from '${r}')::int`).join(', ')},
-  case when f.bucket is null then '{}'::int[] else array_fill(0, array[f.bucket::int]) || 1 end
+  '{}'::int[], f.bucket
   from lead_funnel_offer_facts f`;
 
 /** What the kept path needs of a request: the caller's scope arms, the parsed filter and the groupings. */
@@ -207,12 +207,12 @@ export function keptFunnelStatement(request: KeptRequest, limit: number): Sql | 
   if (byStore && keys.includes('week')) {
     // A store's weeks: every store week row of the range (about 2.5 per store and week), not a year less a few.
     parts.push(new Statement()
-      .add(`select 1, r.week, null::varchar, r.kind, r.store_id, r.territory_id, r.retailer_id, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram
+      .add(`select 1, r.week, null::varchar, r.kind, r.store_id, r.territory_id, r.retailer_id, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram, null::smallint
               from lead_funnel_store_weeks r where (`)
       .add(anyOf(companyArms.map((a) => compileScope(storeWeeksDoc, a)))).add({ sql: `)${range.map((r) => ` and ${r}`).join('')}`, bindings }));
   } else if (byStore) {
     const { years, plusWeeks, minusWeeks } = storeRows(weeks);
-    const columns = `r.kind, r.store_id, r.territory_id, r.retailer_id, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram`;
+    const columns = `r.kind, r.store_id, r.territory_id, r.retailer_id, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram, null::smallint`;
     if (years.length) {
       parts.push(new Statement().add(`select 1, null::date, null::varchar, ${columns} from lead_funnel_store_years r where (`)
         .add(anyOf(companyArms.map((a) => compileScope(yearsDoc, a)))).add(') and (').add(anyOf(years)).add(')'));
@@ -224,7 +224,7 @@ export function keptFunnelStatement(request: KeptRequest, limit: number): Sql | 
     }
   } else {
     parts.push(new Statement()
-      .add(`select 1, r.week, r.source_type, null::char(1), null::uuid, null::uuid, null::uuid, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram
+      .add(`select 1, r.week, r.source_type, null::char(1), null::uuid, null::uuid, null::uuid, r.currency, ${FIGURES.map((f) => `r.${f}`).join(', ')}, r.histogram, null::smallint
               from lead_funnel_weeks r where (`)
       .add(anyOf(companyArms.map((a) => compileScope(weeksDoc, a)))).add({ sql: `)${range.map((r) => ` and ${r}`).join('')}`, bindings }));
   }
@@ -258,23 +258,25 @@ export function keptFunnelStatement(request: KeptRequest, limit: number): Sql | 
   parts.forEach((p, i) => statement.add(i ? ' union all ' : '').add(p));
   const positions = [...groups.map((_, i) => i + 1), groups.length + 1];
   const names = groups.map((g) => g.as);
-  // Per group and won currency, then per group: revenue per currency, the histograms' texts to sum here.
+  // Per group and won currency, then per group: revenue per currency, the rollups' histograms and the
+  // facts' buckets as texts to sum here (a fact's bucket b as b + 1: `58`, or `-58` removed).
   statement.add(`), g as (
     select ${groups.map((g) => `${g.sql} as ${g.as}, `).join('')}u.currency, ${FIGURES.map((f) => `sum(u.sign * u.${f}) as ${f}`).join(', ')},
-           string_agg(case when u.sign < 0 then '-' else '' end || u.histogram::text, ';') filter (where cardinality(u.histogram) > 0) as histograms
+           string_agg(case when u.sign < 0 then '-' else '' end || u.histogram::text, ';') filter (where cardinality(u.histogram) > 0) as histograms,
+           string_agg((u.sign * (u.bucket + 1))::text, ',') filter (where u.bucket is not null) as buckets
       from u${storeJoins}
      group by ${positions.join(', ')})
     select ${names.map((n) => `${n}, `).join('')}${FIGURES.filter((f) => f !== 'amount' && !f.startsWith('declined_')).map((f) => `sum(${f})::int as ${f}`).join(', ')},
            ${DECLINE_REASONS.map((r) => `sum(declined_${r})::int as "${r}"`).join(', ')},
            jsonb_agg(jsonb_build_object('currency', currency, 'amount', amount::text) order by currency) filter (where currency is not null and leads > 0) as revenue,
-           string_agg(histograms, ';') as histograms
+           string_agg(histograms, ';') as histograms, string_agg(buckets, ',') as buckets
       from g${names.length ? ` group by ${names.join(', ')}` : ''}
     having sum(leads) > 0 or sum(offered) > 0${names.length ? ` order by ${names.map((n) => `${n} nulls last`).join(', ')}` : ''} limit ${limit}`);
   return { sql: statement.sql, bindings: statement.bindings };
 }
 
-/** One row of the kept statement: a group's figures (as the plain statement's) and its histograms' texts, signed. */
-type KeptRow = FunnelRow & { histograms: string | null };
+/** One row of the kept statement: a group's figures (as the plain statement's), its histograms' texts and its facts' buckets, signed. */
+type KeptRow = FunnelRow & { histograms: string | null; buckets: string | null };
 
 /** Nearest rank (as `percentile_disc(0.5)`): the first bucket whose running count reaches half of the histogram's. */
 function medianBucket(histogram: number[]): number | null {
@@ -298,12 +300,18 @@ export async function keptFunnelRows(em: EntityManager, statement: Sql, keys: Ke
     return [{ leads: 0, offered: 0, accepted: 0, declined: 0, expired: 0, contacted: 0, won: 0, lost: 0, median: null, revenue: null,
       ...Object.fromEntries(DECLINE_REASONS.map((r) => [r, 0])) }];
   }
-  return rows.map(({ histograms, ...r }) => {
+  return rows.map(({ histograms, buckets, ...r }) => {
     const histogram: number[] = [];
     for (const text of histograms?.split(';') ?? []) {
       const sign = text.startsWith('-') ? -1 : 1;
       // `{1,0,3}` as text: JSON.parse of it costs a fraction of the driver's int[] parser.
       (JSON.parse(`[${text.slice(sign < 0 ? 2 : 1, -1)}]`) as number[]).forEach((n, b) => { histogram[b] = (histogram[b] ?? 0) + sign * n; });
+    }
+    if (buckets) {
+      for (const v of JSON.parse(`[${buckets}]`) as number[]) {
+        const b = Math.abs(v) - 1;
+        histogram[b] = (histogram[b] ?? 0) + Math.sign(v);
+      }
     }
     return { ...r, median: medianBucket(histogram) } as FunnelRow;
   });
