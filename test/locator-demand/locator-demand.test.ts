@@ -111,6 +111,12 @@ test('REST searches become coarse cells with products and outcomes; nothing exac
   const bad = await read(admin, { w: { from: '2026-02-30', to: today() } });
   expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
 
+  // The counts of this process are in /metrics.
+  const metrics = (await request(t.app).get('/metrics').expect(200)).text;
+  expect(metrics).toMatch(/leadnet_locator_demand_searches_total\{outcome="recorded"\} [1-9]/);
+  expect(metrics).toMatch(/leadnet_locator_demand_searches_total\{outcome="skipped"\} [1-9]/);
+  expect(metrics).toMatch(/leadnet_locator_demand_flushes_total\{outcome="ok"\} [1-9]/);
+
   // Who reads: the company's admins and the operator; store users FORBIDDEN; another company NOT_FOUND.
   expect((await read(users.operator.key, { c: net.company.id, g: [] })).body.data.locatorDemand.groups[0].searches).toBe(6);
   for (const u of [users.locationUser, users.salesAssociate, users.territoryManager, users.retailerAdmin, users.storeManager]) {
