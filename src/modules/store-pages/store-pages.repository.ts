@@ -83,8 +83,12 @@ export interface StorePageRow {
 }
 
 const through = (column: string) => `case when crl.retailer_location_id is null then crl.${column} else rl.${column} end`;
-const owned = (table: string, alias: string) =>
-  `case when crl.retailer_location_id is null then ${alias}.company_retailer_location_id = crl.id else ${alias}.retailer_location_id = crl.retailer_location_id end`;
+/**
+ * The rows of an hours-like table (`hours`, `hour_exceptions`) a store reads, one of two index lookups: its
+ * retailer location's when linked, else its own (a single condition with a CASE would read the whole table).
+ */
+const owned = (select: (where: string) => string) =>
+  `case when crl.retailer_location_id is null then (${select('company_retailer_location_id = crl.id')}) else (${select('retailer_location_id = crl.retailer_location_id')}) end`;
 
 const PAGE_SQL = `
   select crl.id, crl.company_id, c.name as company_name, cs.slug as company_slug, p.city_slug, p.store_slug, p.updated_at,
@@ -96,13 +100,15 @@ const PAGE_SQL = `
          crl.timezone as crl_timezone, rl.timezone as rl_timezone,
          l.street_line_one, l.street_line_two, l.postal_code, l.city, l.province, l.country, l.latitude, l.longitude,
          e.email, ph.phone_number, ph.country_code, ph.formatted_international,
-         (select coalesce(json_agg(json_build_object('day', h.day, 'open', h.open, 'open_at_hour', h.open_at_hour, 'open_at_minute', h.open_at_minute,
-                   'close_at_hour', h.close_at_hour, 'close_at_minute', h.close_at_minute)), '[]')
-            from hours h where ${owned('hours', 'h')}) as hours,
-         (select coalesce(json_agg(json_build_object('starts_on', x.starts_on, 'ends_on', x.ends_on, 'closed', x.closed, 'hours', x.hours, 'label', x.label)
+         ${owned(
+           (where) => `select coalesce(json_agg(json_build_object('day', h.day, 'open', h.open, 'open_at_hour', h.open_at_hour, 'open_at_minute', h.open_at_minute,
+                   'close_at_hour', h.close_at_hour, 'close_at_minute', h.close_at_minute)), '[]') from hours h where h.${where}`,
+         )} as hours,
+         ${owned(
+           (where) => `select coalesce(json_agg(json_build_object('starts_on', x.starts_on, 'ends_on', x.ends_on, 'closed', x.closed, 'hours', x.hours, 'label', x.label)
                    order by x.starts_on), '[]')
-            from (select * from hour_exceptions x where ${owned('hour_exceptions', 'x')} and x.ends_on >= ?::date
-                   order by x.starts_on limit ${PAGE_EXCEPTIONS}) x) as exceptions,
+              from (select * from hour_exceptions x where x.${where} and x.ends_on >= ?::date order by x.starts_on limit ${PAGE_EXCEPTIONS}) x`,
+         )} as exceptions,
          (select coalesce(json_agg(json_build_object('id', q.id, 'name', q.name, 'sku', q.sku, 'stocked', q.stocked, 'available', q.available)
                    order by q.name collate "C", q.sku collate "C"), '[]')
             from (select pr.id, pr.name, pr.sku, s.stocked, s.available
@@ -130,7 +136,7 @@ const PAGE_SQL = `
  * today at the latest) or later, the site key allowed on `origin`.
  */
 export async function storePage(execute: Execute, crlId: string, fromDate: string, origin: string): Promise<StorePageRow | undefined> {
-  const [row] = await execute(PAGE_SQL, [fromDate, origin, crlId]);
+  const [row] = await execute(PAGE_SQL, [fromDate, fromDate, origin, crlId]);
   return row as StorePageRow | undefined;
 }
 
@@ -196,19 +202,18 @@ export async function sitemapStart(execute: Execute, offset: number): Promise<st
   return (row?.crl_id as string | undefined) ?? null;
 }
 
-/** One URL of a sitemap file. */
+/** One URL of a sitemap file: its English path (slugs need no escaping) and W3C `lastmod`. */
 export interface SitemapRow {
   crl_id: string;
-  company_slug: string;
-  city_slug: string;
-  store_slug: string;
-  updated_at: Date | string;
+  path: string;
+  lastmod: string;
 }
 
-/** A keyset page of listed stores from `from` (inclusive) in id order, with their company's slug. */
+/** A keyset page of listed stores from `from` (inclusive) in id order, as paths with their company's slug. */
 const SITEMAP_PAGE_SQL = `
-  select p.crl_id, cs.slug as company_slug, p.city_slug, p.store_slug, p.updated_at
-    from (select * from store_pages where listed and crl_id >= ?::uuid order by crl_id limit ?::int) p
+  select p.crl_id, '/stores/' || cs.slug || '/' || p.city_slug || '/' || p.store_slug as path,
+         to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as lastmod
+    from (select crl_id, company_id, city_slug, store_slug, updated_at from store_pages where listed and crl_id >= ?::uuid order by crl_id limit ?::int) p
     join company_page_slugs cs on cs.company_id = p.company_id and cs.current
    order by p.crl_id`;
 

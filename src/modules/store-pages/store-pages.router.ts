@@ -8,8 +8,7 @@ import { Refused, StoreContactService } from '../site-keys/store-contact.service
 import type { RenderedPage, StorePagesCache } from './store-pages.cache';
 import { sitemapFiles, sitemapPage, sitemapStart, storePagesExecute } from './store-pages.repository';
 import { rendered, StorePagesService } from './store-pages.service';
-import { robotsTxt, SITEMAP_HEAD, SITEMAP_TAIL, SITEMAP_URLS_PER_FILE, sitemapFileCount, sitemapFileRange, sitemapIndexXml, sitemapUrlXml } from './store-pages.sitemap';
-import { storePath } from './store-pages.render';
+import { robotsTxt, SITEMAP_HEAD, SITEMAP_TAIL, SITEMAP_URLS_PER_FILE, sitemapFileCount, sitemapFileRange, sitemapIndexXml, sitemapUrlXml, xmlEscape } from './store-pages.sitemap';
 import type { Lang } from './store-pages.words';
 
 /** Browsers and shared caches keep a page this long, then may serve it stale this much longer while they ask again. */
@@ -160,15 +159,13 @@ export function storePagesRouter(deps: ContextDeps, options: StorePagesOptions =
     }
     res.status(200).type('application/xml; charset=utf-8').set('Cache-Control', `public, max-age=${PAGE_MAX_AGE_S}, stale-while-revalidate=${PAGE_STALE_S}`);
     res.write(SITEMAP_HEAD);
+    const root = xmlEscape(base());
     let left = range.limit;
     while (from && left > 0) {
       const rows = await sitemapPage(execute, from, Math.min(SITEMAP_CHUNK, left) + 1);
       const page = rows.slice(0, Math.min(SITEMAP_CHUNK, left));
-      const root = base();
       let chunk = '';
-      for (const r of page) {
-        chunk += sitemapUrlXml(`${root}${storePath('en', r.company_slug, r.city_slug, r.store_slug)}`, `${root}${storePath('fr', r.company_slug, r.city_slug, r.store_slug)}`, r.updated_at);
-      }
+      for (const r of page) chunk += sitemapUrlXml(root, r.path, r.lastmod);
       if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
       left -= page.length;
       from = rows.length > page.length ? rows[page.length].crl_id : null;

@@ -24,15 +24,18 @@ export function sitemapIndexXml(base: string, files: Array<{ n: number; lastmod:
   return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${items.join('\n')}\n</sitemapindex>\n`;
 }
 
-export const SITEMAP_HEAD = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
+export const SITEMAP_HEAD = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n`;
 export const SITEMAP_TAIL = `</urlset>\n`;
 
-/** One store's `<url>`: its English page, with the French alternate. */
-export function sitemapUrlXml(en: string, fr: string, changed: Date | string): string {
-  const e = xmlEscape(en);
-  const f = xmlEscape(fr);
-  return `<url><loc>${e}</loc><lastmod>${lastmod(changed)}</lastmod><xhtml:link rel="alternate" hreflang="en" href="${e}"/><xhtml:link rel="alternate" hreflang="fr" href="${f}"/></url>\n`;
+/**
+ * One store's `<url>`: its English page (each page names its French alternate itself). `root` is the
+ * escaped base URL; `path` is made of slugs, which need no escaping.
+ */
+export function sitemapUrlXml(root: string, path: string, changed: string): string {
+  return `<url><loc>${root}${path}</loc><lastmod>${changed}</lastmod></url>\n`;
 }
+
+export { xmlEscape };
 
 /** robots.txt: the store pages are open to crawlers; the API and tools are not pages. */
 export function robotsTxt(base: string): string {
