@@ -12,6 +12,7 @@ import * as f from '../support/factories';
 import { runLeadnet } from '../support/cli';
 import { Role } from '../../src/modules/user/role';
 import { RetentionWorker } from '../../src/modules/personal-data/retention.worker';
+import { reapplyLedger } from '../../src/modules/personal-data/personal-data.service';
 
 let t: TestApp;
 let w: World;
@@ -155,6 +156,13 @@ test('the dry run lists what is due and changes nothing; a run erases inactive l
   expect(await sql(`select 1 from notification_deliveries where id = any(?::uuid[])`, [`{${oldLogs.mail},${newLogs.mail},${logsB.mail}}`])).toHaveLength(2);
   expect(await sql(`select 1 from visitor_confirmations where id = any(?::uuid[])`, [`{${oldLogs.confirmation},${newLogs.confirmation},${logsB.confirmation}}`])).toHaveLength(2);
   expect(await sql(`select 1 from erasure_jobs where company_id = ?`, [w.B.id])).toHaveLength(0);
+  // Re-applied after a restore (here: an entry of ids only this database has not applied), a retention
+  // entry erases its leads by id and its new ledger entry holds no hashes either.
+  const restored = await lead(admin, 'Rhea Restored', 30);
+  const again = randomUUID();
+  expect(await reapplyLedger(em(), [{ job_id: again, company_id: w.A.id, lead_ids: [restored], email_hashes: [], phone_hashes: [], erased_at: new Date().toISOString() }], null)).toEqual({ reapplied: 1, skipped: 0, leads: 1 });
+  expect(await sql(`select name from leads where id = ?`, [restored])).toEqual([{ name: null }]);
+  expect(await sql(`select email_hashes, phone_hashes from erasure_ledger where job_id = ?`, [again])).toEqual([{ email_hashes: [], phone_hashes: [] }]);
   // Nothing is due any more: the erased lead is not found again.
   expect((await gql(t, admin, DRY_RUN)).body.data.retentionDryRun).toMatchObject({ leadIds: [], webhookDeliveryIds: [], notificationDeliveryIds: [], visitorConfirmationIds: [] });
 

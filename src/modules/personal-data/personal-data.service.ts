@@ -258,7 +258,15 @@ export async function reapplyLedger(em: EntityManager, entries: readonly LedgerE
       const byId = await companyLeads(fork, entry.company_id, entry.lead_ids.filter(isUuid));
       const byHash = await leadsByHashes(fork, entry.company_id, entry.email_hashes, entry.phone_hashes);
       const ids = [...new Set([...byId, ...byHash])].sort();
-      await startErasure(em, entry.company_id, 'lead', ids, { emails: entry.email_hashes, phones: entry.phone_hashes }, 'ledger', entry.job_id);
+      if (entry.email_hashes.length || entry.phone_hashes.length) {
+        await startErasure(em, entry.company_id, 'lead', ids, { emails: entry.email_hashes, phones: entry.phone_hashes }, 'ledger', entry.job_id);
+      } else {
+        // An entry of leads only (retention's): erased again by id, and its ledger entry stays without hashes,
+        // so no later re-application reaches the same person's other leads through it.
+        await em.fork().transactional((tx) =>
+          insertJob(tx as EntityManager, { id: entry.job_id, companyId: entry.company_id, selector: 'lead', leadIds: ids, emailHashes: [], phoneHashes: [], requestedBy: 'ledger' }),
+        );
+      }
       leads += ids.length;
     } else {
       leads += existing.lead_ids.length;
