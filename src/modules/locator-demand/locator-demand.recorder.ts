@@ -53,9 +53,10 @@ export class DemandFlusher {
 
   /** Writes what the buffer holds now (after any flush under way). */
   flush(): Promise<void> {
-    const previous = this.running ?? Promise.resolve();
-    const next = previous.then(() => this.write(this.buffer.take()));
-    this.running = next.finally(() => {
+    // `write` never rejects: a failed flush keeps its counts for the next one.
+    const next = (this.running ?? Promise.resolve()).then(() => this.write(this.buffer.take()));
+    this.running = next;
+    void next.then(() => {
       if (this.running === next) this.running = null;
     });
     return next;
