@@ -8,6 +8,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { createTestApp, type TestApp } from '../support/app';
 import { launchChromium } from '../support/browser';
 import { EVENING, finderService, finderWorld, hostPage, listen, startTileServer } from '../support/finder-world';
+import { HourException } from '../../src/modules/company-retailer-location/hour-exception.entity';
 
 // Runs in the page (puppeteer evaluates these functions there); the tests' TypeScript has no DOM library.
 declare const document: any;
@@ -235,6 +236,45 @@ describe('the page /locator/{company_id}', () => {
     expect(tiles.hits.length).toBeGreaterThan(0);
     expect(await inFinder(page, `return root.querySelector('.leaflet-control-attribution').textContent;`)).toContain('Test tiles');
     expect(outside).toEqual([]);
+  });
+});
+
+describe("today's dated exception (holiday and special hours)", () => {
+  // The fixed clock is Saturday 2026-06-06 20:30 in Portland: the Pearl District store is open till 21:00 by its weekly hours.
+  beforeAll(async () => {
+    const em = t.em();
+    const { pearl, seattle } = world.stores;
+    em.create(HourException, { retailerLocation: pearl.retailerLocation!.id, startsOn: '2026-06-06', endsOn: '2026-06-06', closed: true, label: 'Public holiday' });
+    em.create(HourException, {
+      retailerLocation: seattle.retailerLocation!.id, startsOn: '2026-06-05', endsOn: '2026-06-07', closed: false, label: 'Inventory',
+      hours: [{ open_at_hour: 10, open_at_minute: 0, close_at_hour: 14, close_at_minute: 0 }],
+    });
+    await em.flush();
+  });
+  afterAll(() => t.em().nativeDelete(HourException, {}));
+
+  /** A page that reads the API afresh (the earlier pages' answers are in the browser's cache). */
+  async function fresh(url: string): Promise<Page> {
+    const page = await browser.newPage();
+    await page.setCacheEnabled(false);
+    await page.goto(url);
+    await waitForList(page, 6);
+    return page;
+  }
+
+  test('the list says "Closed today: <label>" and shows special hours with their label, in English and French', async () => {
+    const en = await fresh(`${service.url}/locator/${world.company.id}`);
+    const stores = await listed(en);
+    expect(stores.find((s) => s.name.endsWith('Pearl District'))).toMatchObject({ state: 'Closed', today: 'Closed today: Public holiday' });
+    expect(stores.find((s) => s.name.endsWith('Seattle'))).toMatchObject({ state: 'Closed', today: 'Today: 10:00 AM–2:00 PM (Inventory)' });
+    expect(stores.find((s) => s.name.endsWith('Night Owl'))).toMatchObject({ state: 'Open now', today: 'Today: 6:00 PM – 2:00 AM' });
+    await en.close();
+    hostAttributes = `data-company="${world.company.id}" data-lang="fr"`;
+    const fr = await fresh(host.url);
+    const fr_stores = await listed(fr);
+    expect(fr_stores.find((s) => s.name.endsWith('Pearl District'))).toMatchObject({ state: 'Fermé', today: 'Fermé aujourd’hui : Public holiday' });
+    expect(fr_stores.find((s) => s.name.endsWith('Seattle'))?.today).toBe('Aujourd’hui : 10 h 00–14 h 00 (Inventory)');
+    await fr.close();
   });
 });
 

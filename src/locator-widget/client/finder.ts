@@ -41,6 +41,13 @@ interface Store {
   open_now: boolean;
   local_weekday: string;
   directions_url: string | null;
+  /** The store's day today with the dated exception in force (holidays, special hours); absent from an older service. */
+  hours_today?: {
+    closed: boolean;
+    hours: Array<{ open_at_hour: number; open_at_minute: number; close_at_hour: number; close_at_minute: number }>;
+    label: string | null;
+    exception: boolean;
+  };
   distance?: number;
 }
 
@@ -368,9 +375,15 @@ export class Finder {
   }
 
   private todayHours(store: Store): string {
+    const time = (h: number, m: number | null) => this.times.format(new Date(Date.UTC(2000, 0, 1, h, m ?? 0)));
+    const special = store.hours_today;
+    if (special?.exception) {
+      if (special.closed) return special.label ? this.t.closedTodayFor(special.label) : this.t.closedToday;
+      const spans = special.hours.map((s) => `${time(s.open_at_hour, s.open_at_minute)}–${time(s.close_at_hour, s.close_at_minute)}`).join(', ');
+      return this.t.specialHours(spans, special.label);
+    }
     const today = store.retailer_location_hours.find((h) => h.day === store.local_weekday);
     if (!today?.open || today.open_at_hour === null || today.close_at_hour === null) return this.t.closedToday;
-    const time = (h: number, m: number | null) => this.times.format(new Date(Date.UTC(2000, 0, 1, h, m ?? 0)));
     return this.t.todayHours(time(today.open_at_hour, today.open_at_minute), time(today.close_at_hour, today.close_at_minute));
   }
 
