@@ -10,7 +10,7 @@ import { roles } from '../support/leads';
 import { DemandFlusher, flushLocatorDemand } from '../../src/modules/locator-demand/locator-demand.recorder';
 import { DemandRetentionWorker } from '../../src/modules/locator-demand/locator-demand.retention';
 import { DemandBuffer, type DemandSearch } from '../../src/modules/locator-demand/locator-demand.buffer';
-import { addCounts } from '../../src/modules/locator-demand/locator-demand.repository';
+import { addCounts, demandGroupsSql } from '../../src/modules/locator-demand/locator-demand.repository';
 import { demandSearchCounts } from '../../src/observability/locator-demand-counts';
 
 let t: TestApp;
@@ -192,4 +192,19 @@ test('stopping the flusher writes what it holds; the retention job deletes the d
   expect(await days()).toHaveLength(2);
   expect(await new DemandRetentionWorker(t.orm, 400).purge()).toBeGreaterThanOrEqual(1);
   expect(await days()).toEqual([today()]);
+});
+
+test("a company's range of days is read along the primary key", async () => {
+  const { net } = await roles(t.em());
+  // Every company's counts over 200 days, then the plan of one company's month by cell.
+  await t.em().execute(
+    `insert into locator_demand (company_id, day, lat_cell, lng_cell, product, outcome, searches)
+     select c.id, date '2026-01-01' + d, 1300 + (d % 7), 1800 + (d % 11), '', 'found', 1
+       from companies c cross join generate_series(0, 199) d
+     on conflict do nothing`,
+  );
+  await t.em().execute('analyze locator_demand');
+  const { sql, bindings } = demandGroupsSql({ companyId: net.company.id, from: '2026-03-01', to: '2026-03-31', groupBy: ['cell'], limit: 501 });
+  const plan = JSON.stringify(await t.em().execute(`explain (format json) ${sql}`, bindings));
+  expect(plan).toContain('locator_demand_pkey');
 });

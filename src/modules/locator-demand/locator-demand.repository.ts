@@ -98,6 +98,12 @@ export interface DemandRow {
  * search (`''`) beside those of the searches asking for any product (`'*'`).
  */
 export async function demandGroups(em: EntityManager, q: DemandQuery): Promise<DemandRow[]> {
+  const { sql, bindings } = demandGroupsSql(q);
+  return query<DemandRow>(em, sql, bindings);
+}
+
+/** The statement of `demandGroups` (tests read its plan). */
+export function demandGroupsSql(q: DemandQuery): { sql: string; bindings: unknown[] } {
   const bindings: unknown[] = [q.companyId, q.from, q.to];
   const where = ['d.company_id = ?::uuid', 'd.day between ?::date and ?::date'];
   const byProduct = q.groupBy.includes('product') || q.product !== undefined;
@@ -131,9 +137,8 @@ export async function demandGroups(em: EntityManager, q: DemandQuery): Promise<D
   const sum = (column: string, and = 'true') => `coalesce(sum(d.${column}) filter (where ${counted} and ${and}), 0)::text`;
   const searches = `sum(d.searches) filter (where ${counted})`;
   bindings.push(q.limit);
-  return query<DemandRow>(
-    em,
-    `select ${select('cell', 'd.lat_cell', 'lat_cell')}, ${select('cell', 'd.lng_cell', 'lng_cell')},
+  return {
+    sql: `select ${select('cell', 'd.lat_cell', 'lat_cell')}, ${select('cell', 'd.lng_cell', 'lng_cell')},
             ${select('product', 'd.product', 'product')}, ${select('day', `to_char(d.day, 'YYYY-MM-DD')`, 'day')},
             ${select('outcome', 'd.outcome', 'outcome')},
             ${sum('searches')} as searches,
@@ -148,7 +153,7 @@ export async function demandGroups(em: EntityManager, q: DemandQuery): Promise<D
       order by ${searches} desc nulls last${groupColumns.length ? `, ${groupColumns.join(', ')}` : ''}
       limit ?`,
     bindings,
-  );
+  };
 }
 
 /** Whether the company exists. */
