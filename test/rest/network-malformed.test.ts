@@ -34,6 +34,12 @@ function crlBodies(w: World): unknown[] {
     { company_retailer_location: root, retailer_location_hours: [{ id: 'x' }, { id: w.crA.id, _destroy: true }] },
     { company_retailer_location: root, retailer_location_hours: [{ day: NUL, open: true, open_at_hour: 2147483648 }] },
     { company_retailer_location: root, delivery_areas: [{ postal_code: NUL }, { id: 'x' }, { postal_code: LONG }] },
+    { company_retailer_location: root, hour_exceptions: 'christmas' },
+    { company_retailer_location: root, hour_exceptions: [null] },
+    { company_retailer_location: root, hour_exceptions: [{ starts_on: NUL, label: NUL }, { starts_on: LONG, ends_on: {} }] },
+    { company_retailer_location: root, hour_exceptions: [{ starts_on: '2026-12-25', label: NUL }] },
+    { company_retailer_location: root, hour_exceptions: [{ starts_on: '2026-12-24', closed: false, hours: [null, { open_at_hour: 2147483648 }] }] },
+    { company_retailer_location: root, hour_exceptions: [{ starts_on: '9999-99-99' }, { id: 'x', _destroy: true }, { starts_on: '2026-12-25', ends_on: '2126-12-25' }] },
     { company_retailer_location: root, delivery_areas: 'x', unknown_top_level: { a: 1 } },
     { company_retailer_location: { ...root, company_id: 'not-a-uuid' } },
   ];

@@ -12,6 +12,7 @@ import { StoreLocatorService, type StoreLocatorPage } from '../../src/modules/st
 import type { Execute, StoreLocatorSearch } from '../../src/modules/store-locator/store-locator.types';
 import { Location } from '../../src/modules/contact/location.entity';
 import { CompanyRetailerLocation } from '../../src/modules/company-retailer-location/company-retailer-location.entity';
+import { HourException } from '../../src/modules/company-retailer-location/hour-exception.entity';
 import { OfflineGeocoder } from '../../src/geo/offline-geocoder';
 
 export interface ConformanceBackend {
@@ -313,6 +314,33 @@ export function storeLocatorConformance(backend: ConformanceBackend): void {
       const all = await at('2026-06-06T19:00:00Z').search(filters.companyId, parseStoreLocatorParams({ ...query, open_now: 'false' }));
       expect(sortIds(ids(all))).toEqual(sortIds(['pdx1', 'pdx2', 'vancouverWa'].map((k) => filters.b[k])));
       expect(all.results.map((r) => r.open_now)).toEqual(ids(all).map((id) => id === filters.b.pdx1));
+    });
+
+    test('dated exceptions: a closed day and special hours decide open_now and its filter alike', async () => {
+      const em = t.em();
+      const owner = async (key: string) => (await em.findOneOrFail(CompanyRetailerLocation, filters.b[key])).retailerLocation!;
+      // Saturday 2026-06-13: the flagship (9-17 every day) is closed; the Vancouver, WA store (no hours) opens 10-14.
+      em.create(HourException, { retailerLocation: await owner('pdx1'), startsOn: '2026-06-13', endsOn: '2026-06-13', closed: true, label: 'Closed' });
+      em.create(HourException, {
+        retailerLocation: await owner('vancouverWa'), startsOn: '2026-06-12', endsOn: '2026-06-14', closed: false, label: 'Open days',
+        hours: [{ open_at_hour: 10, open_at_minute: 0, close_at_hour: 14, close_at_minute: 0 }],
+      });
+      await em.flush();
+      try {
+        const at = (instant: string) =>
+          new StoreLocatorService(execute, backendSearch, new StoreLocatorReader(execute, () => new Date(instant)), { geocoder: new OfflineGeocoder(t.orm) });
+        const query = { address: 'Portland, OR', radius: '100km' };
+        const open = await at('2026-06-13T19:00:00Z').search(filters.companyId, parseStoreLocatorParams({ ...query, open_now: 'true' }));
+        expect(ids(open)).toEqual([filters.b.vancouverWa]);
+        const all = await at('2026-06-13T19:00:00Z').search(filters.companyId, parseStoreLocatorParams(query));
+        expect(Object.fromEntries(all.results.map((r) => [r.id, [r.open_now, r.hours_today.label]]))).toEqual({
+          [filters.b.pdx1]: [false, 'Closed'],
+          [filters.b.pdx2]: [false, null],
+          [filters.b.vancouverWa]: [true, 'Open days'],
+        });
+      } finally {
+        await t.em().nativeDelete(HourException, { startsOn: { $in: ['2026-06-12', '2026-06-13'] } });
+      }
     });
 
     test('results carry the stocked and available products with their images', async () => {

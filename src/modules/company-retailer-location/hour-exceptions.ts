@@ -105,6 +105,7 @@ export function hourExceptionErrors(items: readonly HourExceptionValues[], field
     }
     if (datesOk) ranges.push({ from: e.startsOn, to: e.endsOn });
     if (e.label != null && e.label.length > MAX_EXCEPTION_LABEL) add('label', 'invalid', `must be at most ${MAX_EXCEPTION_LABEL} characters`);
+    else if (e.label?.includes('\u0000')) add('label', 'invalid', 'must not contain a NUL character');
     if (e.closed) continue;
     if (e.hours.length === 0) add('hours', 'blank', "can't be blank when closed is false");
     else if (e.hours.length > MAX_EXCEPTION_SPANS) add('hours', 'invalid', `must have at most ${MAX_EXCEPTION_SPANS} items`);
