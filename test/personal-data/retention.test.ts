@@ -86,12 +86,12 @@ test('who may read and change the periods, and what is refused', async () => {
   expect(code(await gql(t, op, SETTINGS))).toBe('BAD_USER_INPUT');
 
   // The defaults, then a change (audited once; the same values again record nothing).
-  expect((await gql(t, admin, SETTINGS)).body.data.retentionSettings).toEqual({ companyId: w.A.id, inactiveLeadMonths: 36, deliveryLogDays: 90, defaults: true });
+  expect((await gql(t, admin, SETTINGS)).body.data.retentionSettings).toEqual({ companyId: w.A.id, inactiveLeadMonths: null, deliveryLogDays: 90, defaults: true });
   const changed = await gql(t, admin, UPDATE, { i: { inactiveLeadMonths: 24, deliveryLogDays: 60 } });
   expect(changed.body.data.updateRetentionSettings).toEqual({ companyId: w.A.id, inactiveLeadMonths: 24, deliveryLogDays: 60, defaults: false });
   await gql(t, admin, UPDATE, { i: { inactiveLeadMonths: 24 } });
   const entries = await sql(`select details, actor_type from audit_entries where chain_id = ? and action = 'settings.retention_changed'`, [w.A.id]);
-  expect(entries).toEqual([{ actor_type: 'user', details: { deliveryLogDays: { from: 90, to: 60 }, inactiveLeadMonths: { from: 36, to: 24 } } }]);
+  expect(entries).toEqual([{ actor_type: 'user', details: { deliveryLogDays: { from: 90, to: 60 }, inactiveLeadMonths: { from: null, to: 24 } } }]);
   // The operator names any company; B keeps its leads (null), which A's settings do not touch.
   const byOp = await gql(t, op, UPDATE, { i: { companyId: w.B.id, inactiveLeadMonths: null, deliveryLogDays: 30 } });
   expect(byOp.body.data.updateRetentionSettings).toEqual({ companyId: w.B.id, inactiveLeadMonths: null, deliveryLogDays: 30, defaults: false });

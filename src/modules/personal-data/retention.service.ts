@@ -22,7 +22,11 @@ import {
 import { RetentionDryRun, RetentionSettings, type RetentionRun, type RetentionSettingsInput } from './retention.types';
 
 /** The periods of a company that has set none (docs/personal-data.md "Retention"). */
-export const RETENTION_DEFAULTS = { inactiveLeadMonths: 36, deliveryLogDays: 90 } as const;
+/**
+ * A company's periods until its admin sets them: delivery logs 90 days; leads kept (null). Erasing a
+ * company's customers is the company's decision, never a default an upgrade switches on.
+ */
+export const RETENTION_DEFAULTS: { inactiveLeadMonths: number | null; deliveryLogDays: number } = { inactiveLeadMonths: null, deliveryLogDays: 90 };
 
 /** The bounds of one run in one company: leads per erasure job and jobs, rows per delete and deletes per log. */
 export const RETENTION_LIMITS = { leadBatch: 200, leadJobs: 5, logBatch: 1000, logBatches: 10 };

@@ -7,7 +7,7 @@ export class RetentionSettings {
 
   @Field(() => Int, {
     nullable: true,
-    description: 'Leads with no update and no activity for this many months are erased (as `erasePersonalData` erases). Null: leads are kept. Default 36.',
+    description: 'Leads with no update and no activity for this many months are erased (as `erasePersonalData` erases). Null (the default until a company admin sets a period): leads are kept.',
   })
   inactiveLeadMonths!: number | null;
 
