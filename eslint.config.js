@@ -75,7 +75,7 @@ module.exports = [
           acceptedIdTypes: ['ID'],
           exceptions: {
             suffixes: ['Connection', 'Edge', 'Page'],
-            types: ['Facet', 'FacetBucket', 'GeneratedApiKey', 'ImportReport', 'ImportRowError', 'LeadFunnelReasonCount', 'LeadFunnelRevenue', 'LeadFunnelRow', 'LeadMerge', 'LeadOutcome', 'LeadResponseStatsRow', 'LocatorDemandCell', 'LocatorDemandGroup', 'LocatorDemandNearest', 'LocatorDemandReport', 'NotificationDeliveryLogEntry', 'NotificationPreferences', 'PageInfo', 'RoutingDecision', 'ResponseTimeSettings', 'RetentionDryRun', 'RetentionSettings', 'RoutingSettings', 'SearchMeta', 'WebhookDeliveryAttempt', 'WebhookEndpointSecret'],
+            types: ['Facet', 'FacetBucket', 'GeneratedApiKey', 'HourExceptionSpan', 'ImportReport', 'ImportRowError', 'LeadFunnelReasonCount', 'LeadFunnelRevenue', 'LeadFunnelRow', 'LeadMerge', 'LeadOutcome', 'LeadResponseStatsRow', 'LocatorDemandCell', 'LocatorDemandGroup', 'LocatorDemandNearest', 'LocatorDemandReport', 'NotificationDeliveryLogEntry', 'NotificationPreferences', 'PageInfo', 'RoutingDecision', 'ResponseTimeSettings', 'RetentionDryRun', 'RetentionSettings', 'RoutingSettings', 'SearchMeta', 'WebhookDeliveryAttempt', 'WebhookEndpointSecret'],
           },
         },
       ],
