@@ -125,6 +125,10 @@ test('ETag and Last-Modified answer 304; cache headers', async () => {
   expect((await get(PAGE, { 'If-None-Match': first.headers.etag })).status).toBe(304);
   expect((await get(PAGE, { 'If-Modified-Since': first.headers['last-modified'] })).status).toBe(304);
   expect((await get(PAGE, { 'If-None-Match': '"other"' })).status).toBe(200);
+  // Kept in the process: asked again, the page sends no statement; its ETag is the same.
+  t.resetStatements();
+  expect((await get(PAGE)).headers.etag).toBe(first.headers.etag);
+  expect(t.statements).toEqual([]);
 });
 
 test('a store that is not public is a 404 page; unknown and malformed paths too', async () => {
