@@ -11,7 +11,7 @@ import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
 import { leadOutcomePolicy } from './lead-outcome.policy';
 import { bucketSeconds, DECLINE_REASONS, funnelRows, funnelStatement, type FunnelKey, type FunnelRow } from './lead-funnel.queries';
-import { keptFunnelRows, keptFunnelStatement, type KeptKey } from './lead-funnel.kept';
+import { keptFunnelRows, keptFunnelStatement, type KeptKey } from './lead-funnel-kept.queries';
 import { LeadFunnelGroup, type LeadFunnelRow } from './lead-outcome.types';
 
 /** The lead list's own typed filter (`LeadWhere`), so the funnel filters exactly as `leads(where:)` does. */
