@@ -181,6 +181,13 @@ test('a stock change shows on the page at once (the write purges the cached page
   expect((await eventually(path, (r) => r.text.includes('Summit MIPS Helmet'))).text).toContain('Summit MIPS Helmet <span class="muted">(available)</span>');
 });
 
+test("a change to the store's phone number (a write to its phone_numbers row alone) shows on its page at once", async () => {
+  const path = '/stores/cascade-cycles/seattle/summit-sports-seattle';
+  expect((await get(path)).text).toContain('href="tel:+12065550123"');
+  await sql(`update phone_numbers set phone_number = '+12065550199' where phone_number = '+12065550123' and lead_id is null`);
+  expect((await eventually(path, (r) => r.text.includes('+12065550199'))).text).toContain('href="tel:+12065550199"');
+});
+
 test('the company directory lists stores by country and city', async () => {
   const res = await get('/stores/cascade-cycles');
   expect(res.status).toBe(200);
