@@ -87,6 +87,11 @@ export const NUMERIC_INPUTS: Readonly<Record<string, NumericBound>> = {
   'HourInput.openAtMinute': INT2,
   'HourInput.closeAtHour': INT2,
   'HourInput.closeAtMinute': INT2,
+  // Checked 0-23 / 0-59 with the exception's other attributes (hour-exceptions.ts).
+  'HourExceptionSpanInput.openAtHour': INT2,
+  'HourExceptionSpanInput.openAtMinute': INT2,
+  'HourExceptionSpanInput.closeAtHour': INT2,
+  'HourExceptionSpanInput.closeAtMinute': INT2,
   'ProductImageInput.position': INT4,
   'RoutingSettingsInput.nearestMaxDistanceMiles': FINITE,
   'FloatFilter.eq': FINITE,
