@@ -4,6 +4,7 @@
  * the page cache), the directory, the sitemap index and files, robots.txt, ETag and Last-Modified with 304.
  */
 import request from 'supertest';
+import { mapHtml } from '../../src/modules/store-pages/store-pages.render';
 import { createTestApp, type TestApp } from '../support/app';
 import { finderWorld } from '../support/finder-world';
 import * as f from '../support/factories';
@@ -234,4 +235,14 @@ test('sitemap split arithmetic', () => {
   expect(sitemapFileCount(50_001, 50_000)).toBe(2);
   expect(sitemapFileCount(100_000, 50_000)).toBe(2);
   expect(sitemapFileRange(3, 10)).toEqual({ offset: 20, limit: 10 });
+});
+
+test('the map: the tiles around the point, placed from the middle of the box (the pin)', () => {
+  const html = mapHtml({ latitude: 0, longitude: 0 }, { url: 'https://tiles.example/{z}/{x}/{y}.png', attribution: '&copy; OSM' }, 'Map: where A is');
+  // (0, 0) is the corner of tile 65536, 65536 at zoom 17: that tile starts at the pin, the one up-left of it 128 px before.
+  expect(html).toContain('<img src="https://tiles.example/17/65536/65536.png" alt="" width="128" height="128" loading="lazy" decoding="async" style="left:calc(50% + 0px);top:100px">');
+  expect(html).toContain('src="https://tiles.example/17/65535/65535.png" alt="" width="128" height="128" loading="lazy" decoding="async" style="left:calc(50% + -128px);top:-28px"');
+  // A box of up to 480 x 200 px: 4 columns by 2 rows here.
+  expect(html.match(/<img /g)!.length).toBe(8);
+  expect(html).toContain('role="img" aria-label="Map: where A is"');
 });

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import type { Browser } from 'puppeteer-core';
 import { createTestApp, gql, type TestApp } from '../support/app';
 import { CHROMIUM, launchChromium } from '../support/browser';
-import { finderWorld, listen } from '../support/finder-world';
+import { finderWorld, listen, startTileServer } from '../support/finder-world';
 import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
 import { localDate } from '../../src/modules/store-locator/store-locator.hours';
@@ -21,12 +21,15 @@ declare const document: any;
 let t: TestApp;
 let world: Awaited<ReturnType<typeof finderWorld>>;
 let service: Awaited<ReturnType<typeof listen>>;
+let tiles: Awaited<ReturnType<typeof startTileServer>>;
 let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
 let base = '';
 const PAGE = '/stores/cascade-cycles/portland/summit-sports-downtown';
 
 beforeAll(async () => {
-  t = await createTestApp({ GEOCODER: 'none' });
+  tiles = await startTileServer();
+  // The map's tiles from a stand-in tile server (as a deployment's LOCATOR_TILE_URL), on a secure origin too.
+  t = await createTestApp({ GEOCODER: 'none', LOCATOR_TILE_URL: tiles.template.replace('127.0.0.1', 'localhost') });
   world = await finderWorld(t.em());
   service = await listen(t.app);
   // "localhost" rather than 127.0.0.1: the origin browsers and Lighthouse treat as secure without TLS.
@@ -38,6 +41,7 @@ afterAll(async () => {
   await chromium?.close();
   await service?.close();
   await t?.close();
+  await tiles?.close();
 });
 
 test('Lighthouse (mobile) scores a store page and a directory page at least 0.95 in each category', async () => {
@@ -84,6 +88,11 @@ test('a visitor sees today\'s exception on a store page and sends the contact fo
   for (let i = 0; i < 50 && !(await page.$('#today')); i++) opened = await page.reload({ waitUntil: 'load' });
   expect(opened?.status()).toBe(200);
   expect(await page.$eval('#today', (p: any) => p.textContent)).toBe('Closed today: Public holiday');
+  // The map: its tiles around the store's point, loaded lazily (zoom 17) and drawn.
+  await page.$eval('.map', (m: any) => m.scrollIntoView());
+  await page.waitForFunction(() => [...document.querySelectorAll('.tiles img')].every((i: any) => i.complete && i.naturalWidth > 0), { timeout: 10_000 });
+  expect(tiles.hits.length).toBeGreaterThanOrEqual(4);
+  expect(tiles.hits.every((h) => h.startsWith('/tiles/17/'))).toBe(true);
 
   await page.type('#f-name', 'Paula Pagevisitor');
   await page.type('#f-email', 'paula.page@example.com');

@@ -9,6 +9,13 @@ const enc = encodeURIComponent;
 
 /** The consent text's version sent with the page's form (bump it when the text changes). */
 export const CONSENT_VERSION = 'store-page-2026-12';
+/** The map's zoom (tiles of 256 px shown at 128 CSS px: sharp at a device pixel ratio of 2, the scale of zoom 16). */
+const MAP_ZOOM = 17;
+const MAP_TILE_PX = 128;
+/** The map's box: as wide as the page allows up to this, this high. */
+const MAP_MAX_WIDTH = 480;
+const MAP_HEIGHT = 200;
+
 /** The one inline style of every page (small: nothing to fetch before the first paint). */
 export const PAGE_STYLE = `
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1f2328;background:#fff}
@@ -28,6 +35,11 @@ form{display:grid;gap:12px;max-width:480px}
 label{font-weight:600}
 input,textarea{font:inherit;padding:10px;border:1px solid #6e7781;border-radius:6px;width:100%;box-sizing:border-box}
 .check{display:flex;gap:10px;align-items:flex-start;font-weight:400}
+.map{margin:12px 0}
+.tiles{position:relative;overflow:hidden;height:${MAP_HEIGHT}px;max-width:${MAP_MAX_WIDTH}px;background:#e8eef3;border-radius:6px}
+.tiles img{position:absolute;max-width:none}
+.pin{position:absolute;left:50%;top:50%;width:14px;height:14px;margin:-7px 0 0 -7px;border-radius:50%;background:#0646a6;border:3px solid #fff;box-shadow:0 0 0 1px #0646a6}
+figcaption{font-size:.8rem;color:#57606a}
 .check input{width:24px;height:24px;flex:none;margin:0}
 fieldset{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px}
 button{font:inherit;font-weight:600;padding:12px 20px;border:0;border-radius:6px;background:#0646a6;color:#fff;cursor:pointer;min-height:48px}
@@ -118,6 +130,34 @@ export interface StorePageContext {
   base: string;
   /** The store's local date today (`YYYY-MM-DD`). */
   today: string;
+  /** The map's tiles (`LOCATOR_TILE_URL`, `{z}/{x}/{y}`) and their attribution (operator's HTML); no map without. */
+  tiles?: { url: string; attribution: string };
+}
+
+
+/**
+ * A static map of the store's point: the few tiles around it as lazy images (nothing fetched before the
+ * first paint, no script), positioned from the middle of the box so any width up to MAP_MAX_WIDTH stays
+ * centred on the pin.
+ */
+export function mapHtml(point: { latitude: number; longitude: number }, tiles: { url: string; attribution: string }, label: string): string {
+  const n = 2 ** MAP_ZOOM;
+  const lat = (Math.max(-85.05, Math.min(85.05, point.latitude)) * Math.PI) / 180;
+  // The point in tile units (Web Mercator), then in CSS pixels of the whole zoom level.
+  const px = (((point.longitude + 180) / 360) * n) * MAP_TILE_PX;
+  const py = (((1 - Math.log(Math.tan(lat) + 1 / Math.cos(lat)) / Math.PI) / 2) * n) * MAP_TILE_PX;
+  const images: string[] = [];
+  for (let ty = Math.floor((py - MAP_HEIGHT / 2) / MAP_TILE_PX); ty * MAP_TILE_PX < py + MAP_HEIGHT / 2; ty++) {
+    for (let tx = Math.floor((px - MAP_MAX_WIDTH / 2) / MAP_TILE_PX); tx * MAP_TILE_PX < px + MAP_MAX_WIDTH / 2; tx++) {
+      if (ty < 0 || ty >= n) continue;
+      const src = tiles.url.replace('{z}', String(MAP_ZOOM)).replace('{x}', String(((tx % n) + n) % n)).replace('{y}', String(ty));
+      const left = Math.round(tx * MAP_TILE_PX - px);
+      const top = Math.round(ty * MAP_TILE_PX - py + MAP_HEIGHT / 2);
+      images.push(`<img src="${escapeHtml(src)}" alt="" width="${MAP_TILE_PX}" height="${MAP_TILE_PX}" loading="lazy" decoding="async" style="left:calc(50% + ${left}px);top:${top}px">`);
+    }
+  }
+  return `<figure class="map"><div class="tiles" role="img" aria-label="${escapeHtml(label)}">${images.join('')}<span class="pin"></span></div>
+<figcaption>${tiles.attribution}</figcaption></figure>`;
 }
 
 /** A store page's HTML. */
@@ -178,7 +218,7 @@ ${s.products.map((p) => `<li>${escapeHtml(p.name)} <span class="muted">(${p.stoc
 ${notice}${s.store_type ? `<p class="muted">${escapeHtml(s.store_type)}</p>\n` : ''}<section aria-labelledby="address"><h2 id="address">${w.address}</h2>
 <address>${[s.street_line_one, s.street_line_two, [s.postal_code, s.city].filter(Boolean).join(' '), s.province, s.country].filter((x) => x && String(x).trim()).map((x) => escapeHtml(String(x))).join('<br>')}</address>
 <p class="links">${directions ? `<a href="${escapeHtml(directions)}" rel="noopener">${w.directions}</a>` : ''}${map ? ` · <a href="${escapeHtml(map)}" rel="noopener">${w.map}</a>` : ''}</p>
-</section>
+${coordinates && c.tiles ? mapHtml(coordinates, c.tiles, w.mapOf(name)) : ''}</section>
 ${contactLines.length ? `<section aria-labelledby="contact-details"><h2 id="contact-details">${w.contactDetails}</h2>\n<ul>\n${contactLines.join('\n')}\n</ul>\n</section>\n` : ''}<section aria-labelledby="hours"><h2 id="hours">${w.hours}</h2>
 ${weekTable(s.hours, w)}
 ${exceptionList(exceptions, w)}

@@ -24,13 +24,16 @@ export interface StorePagesOptions {
   now?: () => Date;
 }
 
-/** The pages' CSP: their own script and the self-hosted proof-of-work (its workers are data: URLs), the API on the same origin. */
-const PAGE_CSP = contentSecurityPolicy({
+/**
+ * The pages' CSP: their own script and the self-hosted proof-of-work (its workers are data: URLs), the API
+ * on the same origin, and the map's tiles from `tileUrl`'s origin.
+ */
+const pageCsp = (tileUrl: string) => contentSecurityPolicy({
   'default-src': "'none'",
   'script-src': "'self'",
   // The proof-of-work component sets inline styles on the elements it adds.
   'style-src': "'unsafe-inline'",
-  'img-src': "'self' data:",
+  'img-src': `'self' data:${/^https?:\/\//.test(tileUrl) ? ` ${new URL(tileUrl.replace(/\{[xyz]\}/g, '0')).origin}` : ''}`,
   'connect-src': "'self'",
   'worker-src': "'self' blob: data:",
   'base-uri': "'none'",
@@ -38,9 +41,9 @@ const PAGE_CSP = contentSecurityPolicy({
   'frame-ancestors': "'none'",
 });
 
-function pageHeaders(res: Response): void {
+function pageHeaders(res: Response, csp: string): void {
   res.set({
-    'Content-Security-Policy': PAGE_CSP,
+    'Content-Security-Policy': csp,
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'strict-origin-when-cross-origin',
     'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
@@ -82,7 +85,9 @@ const CONTACT_FILE = path.join(__dirname, 'public', 'contact.js');
  */
 export function storePagesRouter(deps: ContextDeps, options: StorePagesOptions = {}): Router {
   const execute = storePagesExecute(deps.orm.em as EntityManager);
-  const service = new StorePagesService(execute, options.now);
+  const tiles = { url: deps.config.locatorWidget.tileUrl, attribution: deps.config.locatorWidget.tileAttribution };
+  const service = new StorePagesService(execute, options.now, tiles);
+  const csp = pageCsp(tiles.url);
   const contact = new StoreContactService(deps);
   const perFile = options.sitemapUrlsPerFile ?? SITEMAP_URLS_PER_FILE;
   const base = () => deps.config.notifications.publicUrl;
@@ -127,12 +132,12 @@ export function storePagesRouter(deps: ContextDeps, options: StorePagesOptions =
     router.get(`${prefix}/stores/:company`, async (req, res) => {
       const page = req.query.page === undefined ? 1 : typeof req.query.page === 'string' && /^[1-9]\d{0,6}$/.test(req.query.page) ? Number(req.query.page) : 0;
       const { company } = req.params as Record<string, string>;
-      pageHeaders(res);
+      pageHeaders(res, csp);
       send(req, res, await cached(`${lang} d ${company} ${page} ${base()}`, () => service.directory(lang, base(), company, page)));
     });
     router.get(`${prefix}/stores/:company/:city/:store`, async (req, res) => {
       const { company, city, store } = req.params as Record<string, string>;
-      pageHeaders(res);
+      pageHeaders(res, csp);
       send(req, res, await cached(`${lang} s ${company}/${city}/${store} ${base()}`, () => service.store(lang, base(), company, city, store)));
     });
   }

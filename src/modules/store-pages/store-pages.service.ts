@@ -29,6 +29,8 @@ export class StorePagesService {
   constructor(
     private readonly execute: Execute,
     private readonly now: () => Date = () => new Date(),
+    /** The map's tiles (`LOCATOR_TILE_URL`); none: no map. */
+    private readonly tiles?: { url: string; attribution: string },
   ) {}
 
   /** A store's page; an older slug of the company or the store is a 301 to the current one; an unlisted store a 404. */
@@ -45,7 +47,7 @@ export class StorePagesService {
     if (!page) return notFound(lang);
     const coordinates = page.latitude !== null && page.longitude !== null ? { latitude: Number(page.latitude), longitude: Number(page.longitude) } : null;
     const today = localDate(resolveZone([page.crl_timezone, page.rl_timezone], coordinates), at);
-    return rendered(200, storePageHtml(page, { lang, base, today }));
+    return rendered(200, storePageHtml(page, { lang, base, today, tiles: this.tiles }));
   }
 
   /** A company's directory page (`page` from 1); an older company slug is a 301; a page past the end a 404. */
