@@ -83,6 +83,9 @@ describe('REST and GraphQL', () => {
     expect(shown.body.hour_exceptions).toEqual(res.body.hour_exceptions);
     const without = await api(t, 'get', `${PATH}/${id}?include=general_email`, { key: w.keys.company_admin });
     expect(without.body).not.toHaveProperty('hour_exceptions');
+    // The list leaves them out (a page of 500 stores with 366 each would read them all).
+    const listed = await api(t, 'get', `${PATH}?opts[where][id]=${id}`, { key: w.keys.company_admin });
+    expect(listed.body.company_retailer_locations.map((c: any) => [c.id, 'hour_exceptions' in c])).toEqual([[id, false]]);
   });
 
   test('422 with a field error: overlap (ends inclusive), bad dates, reversed or year-long ranges, missing spans', async () => {

@@ -138,8 +138,12 @@ function stampless<R>(map: ColumnMap<R>): ColumnMap<R> {
   return rest as unknown as ColumnMap<R>;
 }
 
-/** What a CRL row of the list embeds, each a column of the page statement over the CRL `c`, `cr` and `rl`; `stamps`: with the embedded rows' timestamps. */
-function embedSql(stamps: boolean): Record<keyof CrlEmbeds, string> {
+/**
+ * What a CRL row of the list embeds, each a column of the page statement over the CRL `c`, `cr` and `rl`;
+ * `stamps`: with the embedded rows' timestamps; `exceptions`: with the dated exceptions (up to 366 a store,
+ * read only when the operation asks for them; else an empty list no one reads).
+ */
+function embedSql(stamps: boolean, withExceptions: boolean): Record<keyof CrlEmbeds, string> {
   const map = <R>(m: ColumnMap<R>) => (stamps ? m : stampless(m));
   /** The weekly hours `where` selects, Monday first (each side of the choice an index lookup of its own). */
   const hours = (where: string) => jsonList(jsonColumns(map(HOUR), 'x'), `hours x where ${where}`, WEEKDAY_ORDER);
@@ -152,14 +156,16 @@ function embedSql(stamps: boolean): Record<keyof CrlEmbeds, string> {
     generalEmail: jsonRow(map(EMAIL), `emails x where x.id = ${contact('general_email_id')}`),
     generalPhoneNumber: jsonRow(map(PHONE_NUMBER), `phone_numbers x where x.id = ${contact('general_phone_number_id')}`),
     hours: `case when rl.id is not null then ${hours('x.retailer_location_id = rl.id')} else ${hours('x.company_retailer_location_id = c.id')} end`,
-    hourExceptions: `case when rl.id is not null then ${exceptions('x.retailer_location_id = rl.id')} else ${exceptions('x.company_retailer_location_id = c.id')} end`,
+    hourExceptions: withExceptions
+      ? `case when rl.id is not null then ${exceptions('x.retailer_location_id = rl.id')} else ${exceptions('x.company_retailer_location_id = c.id')} end`
+      : `'[]'::json`,
     deliveryAreas: jsonList(jsonColumns(map(DELIVERY_AREA), 'x'), 'delivery_areas x where x.company_retailer_location_id = c.id', 'x.postal_code asc, x.country asc, x.id asc'),
   };
 }
 
 /** The page statement over the CRLs whose ids are the `uuid[]` SQL expression `ids`. */
-const pageSql = (ids: string, stamps: boolean) => `
-  select ${[selectColumns(CRL, 'c'), ...Object.entries(embedSql(stamps)).map(([name, sql]) => embedColumn(name, sql))].join(',\n         ')}
+const pageSql = (ids: string, stamps: boolean, withExceptions: boolean) => `
+  select ${[selectColumns(CRL, 'c'), ...Object.entries(embedSql(stamps, withExceptions)).map(([name, sql]) => embedColumn(name, sql))].join(',\n         ')}
     from company_retailer_locations c
     join company_retailers cr on cr.id = c.company_retailer_id
     left join retailer_locations rl on rl.id = c.retailer_location_id
@@ -211,11 +217,12 @@ function toCrlRow(r: Record<string, any>): CrlRow {
   return embedded.attach(row, embeds);
 }
 
-/** The CRL list's rows with and without the embedded rows' timestamps. */
-const READERS = {
-  stamped: { sql: (ids: string) => ({ sql: pageSql(ids, true), bindings: [] }), row: toCrlRow } as RowReader<CrlRow>,
-  plain: { sql: (ids: string) => ({ sql: pageSql(ids, false), bindings: [] }), row: toCrlRow } as RowReader<CrlRow>,
-};
+/** The CRL list's rows with and without the embedded rows' timestamps, with and without the dated exceptions. */
+const reader = (stamps: boolean, withExceptions: boolean): RowReader<CrlRow> => ({
+  sql: (ids: string) => ({ sql: pageSql(ids, stamps, withExceptions), bindings: [] }),
+  row: toCrlRow,
+});
+const READERS = [reader(false, false), reader(false, true), reader(true, false), reader(true, true)];
 
 /**
  * The CRL list's rows (src/search/list.ts `RowReader`): read by the search's own statement when its
@@ -223,6 +230,6 @@ const READERS = {
  * `createdAt` or `updatedAt` of an embedded row (address, email, phone number, hours, delivery areas);
  * without, the statement leaves them out (the REST answer has none: a third of the JSON read).
  */
-export function crlRows(stamps = true): RowReader<CrlRow> {
-  return stamps ? READERS.stamped : READERS.plain;
+export function crlRows(stamps = true, withExceptions = true): RowReader<CrlRow> {
+  return READERS[(stamps ? 2 : 0) + (withExceptions ? 1 : 0)];
 }

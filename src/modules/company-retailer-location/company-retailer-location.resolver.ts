@@ -84,7 +84,7 @@ async function exceptionsOf(crl: CrlRoot, ctx: Context): Promise<HourException[]
 export class CompanyRetailerLocationResolver {
   @Query(() => CompanyRetailerLocationPage, { description: 'Company retailer locations visible to the caller.' })
   companyRetailerLocations(@Args(() => CompanyRetailerLocationLists.ListArgs) args: ListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
-    return new CompanyRetailerLocationService(ctx).list(args, embedsStamps(info));
+    return new CompanyRetailerLocationService(ctx).list(args, embedsStamps(info), selectedFields(info, ['nodes']).has('hourExceptions'));
   }
 
   @Query(() => CompanyRetailerLocationConnection, { description: 'The same list by Relay cursors: `first`/`after`, `last`/`before` (keyset: every page costs what the first costs).' })

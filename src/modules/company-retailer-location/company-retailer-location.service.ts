@@ -56,11 +56,11 @@ export class CompanyRetailerLocationService {
     return this.ctx.caller!;
   }
 
-  /** `stamps`: whether the operation asks for an embedded row's timestamps (`crlRows`). */
-  list(args: ListArgs, stamps = true): Promise<Page<CompanyRetailerLocation>> {
+  /** `stamps`: whether the operation asks for an embedded row's timestamps; `exceptions`: for the dated exceptions (`crlRows`). */
+  list(args: ListArgs, stamps = true, exceptions = true): Promise<Page<CompanyRetailerLocation>> {
     authorize(this.caller, 'list', crlPolicy);
     // Plain rows with their embeds, read by the search's statement (company-retailer-location.repository.ts), not entities.
-    return listPageRows(this.ctx, crlSearch, crlScope(this.caller), args, crlRows(stamps)) as unknown as Promise<Page<CompanyRetailerLocation>>;
+    return listPageRows(this.ctx, crlSearch, crlScope(this.caller), args, crlRows(stamps, exceptions)) as unknown as Promise<Page<CompanyRetailerLocation>>;
   }
 
   /** The same list by Relay cursors (keyset). */
