@@ -123,6 +123,21 @@ describe('REST and GraphQL', () => {
     ]);
   });
 
+  test('two exceptions swapped in one request pass (the overlap rule is checked on the result)', async () => {
+    const before = (await api(t, 'get', `${PATH}/${id}`, { key: w.keys.company_admin })).body.hour_exceptions;
+    const [eve, day] = before;
+    const res = await api(t, 'patch', `${PATH}/${id}`, {
+      key: w.keys.company_admin,
+      body: { hour_exceptions: [{ id: eve.id, starts_on: '2026-12-25', ends_on: '2026-12-25' }, { id: day.id, starts_on: '2026-12-24', ends_on: '2026-12-24' }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.hour_exceptions.map((e: any) => [e.starts_on, e.label])).toEqual([['2026-12-24', 'Public holiday'], ['2026-12-25', 'Réveillon'], ['2027-08-10', 'Short summer break']]);
+    await api(t, 'patch', `${PATH}/${id}`, {
+      key: w.keys.company_admin,
+      body: { hour_exceptions: [{ id: eve.id, starts_on: '2026-12-24', ends_on: '2026-12-24' }, { id: day.id, starts_on: '2026-12-25', ends_on: '2026-12-25' }] },
+    });
+  });
+
   test('GraphQL reads them on a show and on a list page; a linked store holds them on its retailer location', async () => {
     const fields = 'hourExceptions { id startsOn endsOn closed label hours { openAtHour openAtMinute closeAtHour closeAtMinute } }';
     const shown = await gql(t, w.keys.company_admin, `query($id: ID!) { companyRetailerLocation(id: $id) { id ${fields} } }`, { id });
