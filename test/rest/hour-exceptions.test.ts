@@ -138,6 +138,16 @@ describe('REST and GraphQL', () => {
     });
   });
 
+  test('concurrent writes of overlapping exceptions: one is stored, the other a 422, never a 5xx', async () => {
+    const crl = await api(t, 'post', PATH, { key: w.keys.company_admin, body: { company_retailer_location: { company_retailer_id: w.crA.id, name: 'Race' } } });
+    const write = (label: string) =>
+      api(t, 'patch', `${PATH}/${crl.body.id}`, { key: w.keys.company_admin, body: { hour_exceptions: [closedDay('2026-11-11', label, '2026-11-12')] } });
+    const results = await Promise.all([write('One'), write('Two'), write('Three')]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 422, 422]);
+    for (const r of results.filter((x) => x.status === 422)) expect(r.body.details).toEqual([expect.objectContaining({ field: 'hour_exceptions.starts_on', code: 'overlap' })]);
+    expect(await t.em().count(HourException, { companyRetailerLocation: crl.body.id })).toBe(1);
+  });
+
   test('GraphQL reads them on a show and on a list page; a linked store holds them on its retailer location', async () => {
     const fields = 'hourExceptions { id startsOn endsOn closed label hours { openAtHour openAtMinute closeAtHour closeAtMinute } }';
     const shown = await gql(t, w.keys.company_admin, `query($id: ID!) { companyRetailerLocation(id: $id) { id ${fields} } }`, { id });
