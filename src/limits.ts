@@ -112,6 +112,15 @@ export const NUMERIC_INPUTS: Readonly<Record<string, NumericBound>> = {
   'ResponseTimeSettingsInput.firstResponseMinutes': INT4,
   'ResponseTimeSettingsInput.acceptMinutes': INT4,
   'ResponseTimeSettingsInput.maxHandovers': INT4,
+  // Checked 1-1,200 months / 1-36,500 days with the other settings (retention.service.ts).
+  'RetentionSettingsInput.inactiveLeadMonths': INT4,
+  'RetentionSettingsInput.deliveryLogDays': INT4,
+  'LocatorDemandBox.south': LATITUDE,
+  'LocatorDemandBox.north': LATITUDE,
+  'LocatorDemandBox.west': LONGITUDE,
+  'LocatorDemandBox.east': LONGITUDE,
+  'LocatorDemandPoint.latitude': LATITUDE,
+  'LocatorDemandPoint.longitude': LONGITUDE,
 };
 
 /**
