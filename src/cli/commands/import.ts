@@ -9,6 +9,8 @@ import type { ImportOptions, ImportReport } from '../../modules/import/transacti
 import { exportLeads } from '../../modules/import/lead-export';
 import { CSV_ENCODINGS, csvEncoding, ImportError, type CsvEncoding } from '../../modules/import/csv';
 import { importLocations, LOCATION_COLUMNS } from '../../modules/import/location-import';
+import { importLeads, LEAD_COLUMNS, MAX_LEAD_ROWS } from '../../modules/import/lead-import';
+import { PostgresSearchBackend } from '../../search/postgres.queries';
 import { companyExists } from '../../modules/import/import.queries';
 import { createGeocoder } from '../../geo/factory';
 import { progressBar } from '../progress';
@@ -121,7 +123,7 @@ function encodingOption(): Option {
   );
 }
 
-/** `leadnet import products|locations FILE.csv --company ID [--dry-run] [--encoding E] [--json]`. */
+/** `leadnet import products|locations|leads FILE.csv --company ID [--dry-run] [--encoding E] [--json]`. */
 export function register(program: Command, runtime: CliRuntime): void {
   const group = program.command('import').description('Load a network from CSV files (csv-parse: RFC 4180 quoting, BOM); one transaction per file');
   runtime.action<ImportCommandOptions>(
@@ -147,6 +149,24 @@ export function register(program: Command, runtime: CliRuntime): void {
       .addOption(encodingOption()),
     (session, o, [file]) =>
       runImport(session, o, file, 'location', async (em, input, options) => importLocations(em, createGeocoder(session.config, await session.orm()), o.company, input, options)),
+  );
+  runtime.action<ImportCommandOptions>(
+    group
+      .command('leads')
+      .description(
+        `Create a company's leads, one per row, as POST /v1/leads/batch does (a duplicate merges); consent columns record a consent with source import. At most ${MAX_LEAD_ROWS} rows. Columns: ${LEAD_COLUMNS.join(', ')}`,
+      )
+      .argument('<file>', 'the CSV file (header row first)')
+      .requiredOption('--company <id>', 'the company owning the leads', uuid)
+      .option('--dry-run', 'report what would be created or merged; write nothing')
+      .addOption(encodingOption()),
+    (session, o, [file]) =>
+      runImport(session, o, file, 'lead', async (em, input, options) => {
+        const orm = await session.orm();
+        // The create path reads no search: index updates go through the outbox, which the server's indexer delivers.
+        const search = new PostgresSearchBackend(() => orm.em as EntityManager);
+        return importLeads(em, { config: session.config, search, geocoder: createGeocoder(session.config, orm) }, o.company, input, options);
+      }),
   );
 
   // Streams to stdout as it reads: not a runtime action, whose result is printed at the end.

@@ -2,7 +2,7 @@ import type { ResourcePolicy } from '../../access/policy';
 import { anyUser, oneOf, platformOperator } from '../../access/audience';
 import { Role } from '../user/role';
 
-/** What an import decision reads: the company whose stores or products it writes. */
+/** What an import decision reads: the company whose stores, products or leads it writes. */
 export interface ImportFacts {
   companyId: string;
 }
@@ -13,6 +13,6 @@ export interface ImportFacts {
  */
 export const importPolicy: ResourcePolicy<'import', ImportFacts> = {
   name: 'import',
-  graphql: { audience: anyUser, Mutation: ['importLocations', 'importProducts'], types: ['ImportReport', 'ImportRowError'] },
+  graphql: { audience: anyUser, Mutation: ['importLocations', 'importProducts', 'importLeads'], types: ['ImportReport', 'ImportRowError'] },
   decide: (caller, _action, target) => platformOperator(caller) || (oneOf(Role.CompanyAdmin)(caller) && caller.companyId === target?.companyId),
 };

@@ -6,6 +6,7 @@ import { importPolicy } from './import.policy';
 import { CompanyService } from '../company/company.service';
 import { importProducts } from './product-import';
 import { importLocations } from './location-import';
+import { importLeads } from './lead-import';
 import { ImportError } from './csv';
 import type { ImportReport as Report } from './transaction';
 import { ImportReport } from './import.types';
@@ -39,6 +40,18 @@ export class ImportResolver {
     @Ctx() ctx: Context,
   ) {
     return run(ctx, companyId, () => importProducts(ctx.em, companyId, csv, { dryRun, source: 'text', actor: ctx.caller }));
+  }
+
+  @Mutation(() => ImportReport, {
+    description: "Creates the company's leads from CSV text, as `leadnet import leads` does: each row as `createLeads` creates it (a duplicate merges: `updated`), with its consent recorded with source `import`.",
+  })
+  importLeads(
+    @Arg('companyId', () => ID, { description: 'The company whose leads are imported (UUID); its admin or the platform operator.' }) companyId: string,
+    @Arg('csv', () => String, { description: 'The CSV file\'s text, one lead a row with a header row (columns: docs/import-export.md); at most 1 MiB and 10,000 rows.' }) csv: string,
+    @Arg('dryRun', () => Boolean, { defaultValue: false, description: 'Check every row and report what would be created or merged, writing nothing.' }) dryRun: boolean,
+    @Ctx() ctx: Context,
+  ) {
+    return run(ctx, companyId, () => importLeads(ctx.em, ctx, companyId, csv, { dryRun, source: 'text', actor: ctx.caller }));
   }
 }
 

@@ -77,7 +77,7 @@ export function checkAborted(signal: AbortSignal | undefined): void {
 export async function inImportTransaction(
   em: EntityManager,
   companyId: string,
-  kind: 'products' | 'locations',
+  kind: 'products' | 'locations' | 'leads',
   options: ImportOptions,
   work: (tx: EntityManager) => Promise<ImportReport>,
 ): Promise<ImportReport> {

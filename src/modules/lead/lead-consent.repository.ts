@@ -2,14 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { query } from '../../db/sql';
 import type { ConsentPurpose, NewConsent } from './lead-consent.types';
 
-/** Writes the consents of a lead (source `api`), in `em`'s transaction. */
-export async function insertApiConsents(em: EntityManager, leadId: string, consents: readonly NewConsent[]): Promise<void> {
+/** Writes the consents of a lead (source `api`, or `import` for a lead import's), in `em`'s transaction. */
+export async function insertApiConsents(em: EntityManager, leadId: string, consents: readonly NewConsent[], source: 'api' | 'import' = 'api'): Promise<void> {
   if (!consents.length) return;
   await query(em, 
     `insert into lead_consents (lead_id, purpose, text, version, source, given_at)
-     select ?, c.purpose, c.text, c.version, 'api', coalesce(c.given_at, now())
+     select ?, c.purpose, c.text, c.version, ?, coalesce(c.given_at, now())
        from unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[]) as c(purpose, text, version, given_at)`,
-    [leadId, consents.map((c) => c.purpose), consents.map((c) => c.text), consents.map((c) => c.version), consents.map((c) => c.givenAt)],
+    [leadId, source, consents.map((c) => c.purpose), consents.map((c) => c.text), consents.map((c) => c.version), consents.map((c) => c.givenAt)],
   );
 }
 

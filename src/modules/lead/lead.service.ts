@@ -124,9 +124,10 @@ export class LeadService {
    * phone number with (an earlier item's lead too: as separate requests would) or creating one. Creates
    * in a row are written by one statement; a merge runs in a savepoint of its own. A failure of the
    * statement writing several creates is retried item by item, each in its own savepoint, so that one
-   * item's failure is its own answer.
+   * item's failure is its own answer. A lead import (src/modules/import/lead-import.ts) creates its rows
+   * here too, its consents recorded with source `import`.
    */
-  async createMany(inputs: readonly LeadInput[]): Promise<Array<LeadRow | AppError>> {
+  async createMany(inputs: readonly LeadInput[], { consentSource = 'api' }: { consentSource?: 'api' | 'import' } = {}): Promise<Array<LeadRow | AppError>> {
     authorize(this.caller, 'create', leadPolicy);
     const owner = leadOwner(this.caller);
     const companyId = 'company' in owner ? owner.company : null;
@@ -200,7 +201,7 @@ export class LeadService {
       await flush();
       for (const create of creates) {
         const row = out.get(create);
-        if (row && !(row instanceof AppError)) await insertApiConsents(tx, row.id, create.consents);
+        if (row && !(row instanceof AppError)) await insertApiConsents(tx, row.id, create.consents, consentSource);
       }
       return out;
     }, {}, { rerun: true });
