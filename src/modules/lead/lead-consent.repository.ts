@@ -4,12 +4,23 @@ import type { ConsentPurpose, NewConsent } from './lead-consent.types';
 
 /** Writes the consents of a lead (source `api`, or `import` for a lead import's), in `em`'s transaction. */
 export async function insertApiConsents(em: EntityManager, leadId: string, consents: readonly NewConsent[], source: 'api' | 'import' = 'api'): Promise<void> {
-  if (!consents.length) return;
+  await insertConsentsOfMany(em, [{ leadId, consents }], source);
+}
+
+/** Writes the consents of several leads (a batch create, an import) in one statement, in `em`'s transaction. */
+export async function insertConsentsOfMany(
+  em: EntityManager,
+  items: ReadonlyArray<{ leadId: string; consents: readonly NewConsent[] }>,
+  source: 'api' | 'import' = 'api',
+): Promise<void> {
+  const rows = items.flatMap((item) => item.consents.map((c) => ({ leadId: item.leadId, ...c })));
+  if (!rows.length) return;
   await query(em, 
     `insert into lead_consents (lead_id, purpose, text, version, source, given_at)
-     select ?, c.purpose, c.text, c.version, ?, coalesce(c.given_at, now())
-       from unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[]) as c(purpose, text, version, given_at)`,
-    [leadId, source, consents.map((c) => c.purpose), consents.map((c) => c.text), consents.map((c) => c.version), consents.map((c) => c.givenAt)],
+     select c.lead_id, c.purpose, c.text, c.version, ?, coalesce(c.given_at, now())
+       from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) with ordinality as c(lead_id, purpose, text, version, given_at, n)
+      order by c.n`,
+    [source, rows.map((c) => c.leadId), rows.map((c) => c.purpose), rows.map((c) => c.text), rows.map((c) => c.version), rows.map((c) => c.givenAt)],
   );
 }
 

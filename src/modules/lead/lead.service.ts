@@ -22,7 +22,7 @@ import { duplicateKeys, MAX_STATUS, optionalString, requiredString } from './lea
 import { LeadRepository, leadReads, primeLeadRow, type DuplicateCandidate, type LeadActivityRow, type LeadRow, type NewLead } from './lead.repository';
 import { mergeOf, merges, mergeSubmission, withMerge, type Submission } from './lead.merge';
 import { planConsents, type NewConsent } from './lead-consent.types';
-import { insertApiConsents } from './lead-consent.repository';
+import { insertApiConsents, insertConsentsOfMany } from './lead-consent.repository';
 import {
   applyChildren,
   geocodeAddress,
@@ -199,10 +199,11 @@ export class LeadService {
         if (!(merged instanceof AppError)) targets.add(keys, target);
       }
       await flush();
-      for (const create of creates) {
+      const consented = creates.flatMap((create) => {
         const row = out.get(create);
-        if (row && !(row instanceof AppError)) await insertApiConsents(tx, row.id, create.consents, consentSource);
-      }
+        return row && !(row instanceof AppError) ? [{ leadId: row.id as string, consents: create.consents }] : [];
+      });
+      await insertConsentsOfMany(tx, consented, consentSource);
       return out;
     }, {}, { rerun: true });
 
