@@ -1,6 +1,7 @@
 // The proof of an erasure (docs/personal-data.md "Erasure"): a person with distinctive strings reaches the
 // database through every path a test can take (a REST create with an Idempotency-Key, a merge, a lead
-// sharing the phone, an activity, the store contact form with its consent and confirmation mail, a
+// sharing the phone, an activity, the store contact form with its consent and confirmation mail, a lead
+// import (`importLeads`, a row with a consent that merges into the person's lead), a
 // webhook delivery to a real HTTP receiver, an assignment mail to a real SMTP receiver, a declined
 // offer's note, an outcome's reason); the company admin erases them; then the whole database is dumped
 // and none of the strings is in it (with a search engine cluster, SEARCH_CLUSTER, every document of every
@@ -32,7 +33,7 @@ const EMAIL_2 = 'z.quaxfordine.second@erasure-proof.example';
 const PHONE = '+33 6 12 98 76 54';
 const STREET = '77 Rue des Zinniaperdus';
 /** What must not be anywhere after the erasure (the dump is searched lower-cased). */
-const NEEDLES = ['quaxfordine', 'xylbertine', 'erasure-proof', '612987654', '6 12 98 76 54', 'zinniaperdus', 'marmalade-sofa', 'ptarmigan'];
+const NEEDLES = ['quaxfordine', 'xylbertine', 'erasure-proof', '612987654', '6 12 98 76 54', 'zinniaperdus', 'marmalade-sofa', 'ptarmigan', 'quillwhistle'];
 
 const engine = engineUnderTest();
 const INDEX_PREFIX = `leadnet_proof_${process.pid}_`;
@@ -160,6 +161,15 @@ test('after an erasure, none of the person\'s strings is anywhere in the databas
   expect(form.status).toBe(202);
   expect(await confirmations.tick()).toBe(1);
   await smtp.waitFor(() => smtp.received.some((m) => m.to.includes(EMAIL)));
+  // 5b. A lead import: a row of the person's (merging into their lead by the e-mail) with a note and a consent.
+  const imported = await ok(
+    await gql(t, admin, 'mutation($c: ID!, $csv: String!) { importLeads(companyId: $c, csv: $csv) { created updated invalid } }', {
+      c: w.A.id,
+      csv: `name,email,phone,street_line_one,city,country,message,consent_text,consent_version\n"${NAME}",${EMAIL},${PHONE},"${STREET} bis",Lyon,FR,Quaxfordine asked for the quillwhistle catalogue,We may contact you about your request.,import-1\n`,
+    }),
+    'importLeads',
+  );
+  expect(imported).toEqual({ created: 0, updated: 1, invalid: 0 });
   // 6. The store declines with a note; the lead goes on; its outcome is recorded with a reason.
   const declined = await gql(t, w.keys[Role.CompanyLocationUser], `mutation { declineLead(id: "${leadId}", reason: OTHER, note: "Xylbertine lives too far") { id } }`);
   const outcome = await gql(t, admin, `mutation { recordLeadOutcome(id: "${leadId}", input: {result: LOST, lostReason: "Quaxfordine bought elsewhere"}) { id } }`);
@@ -172,7 +182,7 @@ test('after an erasure, none of the person\'s strings is anywhere in the databas
   // With another PostgreSQL's binaries (.ci/run: Debian's), the dump is that version's own pg_dump.
   if (process.env.LEADNET_TEST_PG_NATIVE) expect(first.method).toBe('pg_dump');
   const before = first.text.toLowerCase();
-  for (const needle of ['quaxfordine', 'xylbertine', 'erasure-proof', '612987654', 'zinniaperdus', 'marmalade-sofa', 'ptarmigan']) expect({ needle, found: before.includes(needle) }).toEqual({ needle, found: true });
+  for (const needle of ['quaxfordine', 'xylbertine', 'erasure-proof', '612987654', 'zinniaperdus', 'marmalade-sofa', 'ptarmigan', 'quillwhistle']) expect({ needle, found: before.includes(needle) }).toEqual({ needle, found: true });
   if (engine) expect(await engineDump()).toContain('quaxfordine');
   expect(declined.body.errors).toBeUndefined();
   expect(outcome.body.errors).toBeUndefined();
@@ -221,8 +231,8 @@ test('after an erasure, none of the person\'s strings is anywhere in the databas
   expect(decline.data.note).toBeUndefined();
   expect(await sql(`select result, lost_reason from lead_outcomes where lead_id = ?`, [leadId])).toEqual([{ result: 'lost', lost_reason: null }]);
   expect((await sql(`select count(*)::int as n from lead_offers where lead_id = ?`, [leadId]))[0].n).toBeGreaterThan(0);
-  const [consent] = await sql(`select purpose, version, given_at from lead_consents where lead_id = ?`, [leadId]);
-  expect(consent).toMatchObject({ purpose: 'contact', version: '2026-12' });
+  const consents = await sql(`select purpose, version, source from lead_consents where lead_id = ? order by source`, [leadId]);
+  expect(consents).toEqual([{ purpose: 'contact', version: '2026-12', source: 'form' }, { purpose: 'contact', version: 'import-1', source: 'import' }]);
   // Lists do not find the person any more.
   const listed = await api(t, 'get', `/v1/leads?q=${encodeURIComponent('Quaxfordine')}`, { key: admin });
   expect(listed.status).toBe(200);
