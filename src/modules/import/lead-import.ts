@@ -123,7 +123,7 @@ async function run(em: EntityManager, deps: LeadImportDeps, companyId: string, i
   for await (const { line, values } of readCsv(input, { encoding: options.encoding, source: options.source, onHeader })) {
     checkAborted(options.signal);
     report.rows++;
-    if (report.rows > MAX_LEAD_ROWS) throw new ImportError(`line ${line}: a lead file has at most ${MAX_LEAD_ROWS} rows; split it`);
+    if (report.rows > MAX_LEAD_ROWS) throw new ImportError(`line ${line}: a lead file has at most ${MAX_LEAD_ROWS.toLocaleString('en-US')} rows; split it`);
     const errors: RowError[] = [];
     const lead = parseRow(line, values, errors, stores);
     batch.push(errors.length ? { line, errors } : { line, input: lead });
