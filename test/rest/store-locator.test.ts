@@ -199,7 +199,7 @@ describe('results', () => {
       [
         'id', 'name', 'full_name', 'retailer_name', 'store_type', 'website', 'place_id', 'address', 'email', 'phone_number', 'retailer_location_hours', 'retailer_location_products',
         // PRODUCT.md 11 additions
-        'distance', 'open_now', 'local_weekday', 'directions_url',
+        'distance', 'open_now', 'local_weekday', 'directions_url', 'hours_today', 'hour_exceptions',
       ].sort(),
     );
     expect(result).toMatchObject({
