@@ -50,8 +50,8 @@ export interface EmbeddedOptions {
   startLockWaitMs?: number;
   /**
    * A throwaway cluster (the test run's): no fsync and no full-page writes, so that its commits and
-   * `CREATE DATABASE ... TEMPLATE` do not wait for the disk. Its data survives PostgreSQL being killed
-   * (the writes are in the OS), not the machine crashing. Default false.
+   * `CREATE DATABASE ... TEMPLATE` do not wait for the disk, and 300 connections. Its data survives
+   * PostgreSQL being killed (the writes are in the OS), not the machine crashing. Default false.
    */
   unsynced?: boolean;
 }
@@ -309,6 +309,12 @@ async function start(asked: string, port: number, options: EmbeddedOptions): Pro
   }
 }
 
+/**
+ * The test run's cluster: commits and template clones that do not wait for the disk, and room for two
+ * test files at once each with several service instances (pools, LISTEN connections, leader locks).
+ */
+const THROWAWAY_SETTINGS = ['-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'];
+
 async function run(
   native: string,
   asked: string,
@@ -319,7 +325,7 @@ async function run(
   fail: (reason: string) => Error,
   unsynced: boolean,
 ): Promise<EmbeddedDatabase> {
-  const child = await launch(native, dir, port, account, fail, unsynced ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []);
+  const child = await launch(native, dir, port, account, fail, unsynced ? THROWAWAY_SETTINGS : []);
   fs.writeFileSync(path.join(dir, OWNER_FILE), `${process.pid}\n`);
 
   const stopOnExit = () => {
