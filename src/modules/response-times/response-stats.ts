@@ -9,6 +9,7 @@ import { hiddenFields } from '../../search/list';
 import { fromClause, type SearchDocument, type Sql, type Where } from '../../search/types';
 import { leadSearch } from '../lead/lead.search';
 import { leadScope } from '../lead/lead.policy';
+import { readsOnly, weekStart, wholeWeeks } from '../lead/lead-created-weeks';
 import { FairShare, shareKey } from '../../http/fair-share';
 
 export enum ResponseStatsGroup {
@@ -125,57 +126,7 @@ export function bucketSeconds(bucket: number | null): number | null {
   return bucket === 0 ? 0 : Math.round(Math.pow(BUCKET_RATIO, bucket - 0.5) * 1000) / 1000;
 }
 
-/** The names of the fields a `Where` reads. */
-function fieldsOf(where: unknown, into = new Set<string>()): Set<string> {
-  if (Array.isArray(where)) for (const w of where) fieldsOf(w, into);
-  else if (where && typeof where === 'object') {
-    for (const [key, value] of Object.entries(where)) {
-      if (key === '_or' || key === '_and' || key === '_not') fieldsOf(value, into);
-      else into.add(key);
-    }
-  }
-  return into;
-}
-const readsOnly = (where: unknown, fields: readonly string[]) => [...fieldsOf(where)].every((f) => fields.includes(f));
 
-/** Monday 00:00 UTC of the week holding `ms`. */
-const weekStart = (ms: number) => {
-  const day = Math.floor(ms / DAY_MS);
-  return (day - ((new Date(day * DAY_MS).getUTCDay() + 6) % 7)) * DAY_MS;
-};
-
-/**
- * The whole weeks (UTC, Monday first) a filter on `createdAt` alone keeps entirely: `[from, to)` in ms,
- * unbounded sides as infinities; null when the filter reads anything else or several bounds of a side.
- */
-function wholeWeeks(where: Where | null): { from: number; to: number } | null {
-  const conditions = where === null ? [] : Array.isArray(where._and) && Object.keys(where).length === 1 ? where._and : [where];
-  let from = -Infinity;
-  let to = Infinity;
-  let lower = 0;
-  let upper = 0;
-  for (const c of conditions as Where[]) {
-    const keys = Object.keys(c ?? {});
-    if (keys.length !== 1 || keys[0] !== 'created_at' || !c.created_at || typeof c.created_at !== 'object') return null;
-    const ops = Object.entries(c.created_at as Record<string, unknown>);
-    if (ops.length !== 1) return null;
-    const [op, value] = ops[0];
-    const iso = coerce(leadSearch.fields.created_at, value);
-    if (typeof iso !== 'string') return null;
-    const ms = Date.parse(iso);
-    if (Number.isNaN(ms)) return null;
-    if (op === 'gte' || op === 'gt') {
-      lower++;
-      const start = weekStart(ms);
-      from = op === 'gte' && start === ms ? ms : start + 7 * DAY_MS;
-    } else if (op === 'lt' || op === 'lte') {
-      upper++;
-      to = weekStart(ms);
-    } else return null;
-  }
-  if (lower > 1 || upper > 1) return null;
-  return { from, to };
-}
 
 const dayOf = (ms: number) => iso(ms).slice(0, 10);
 /** The Monday of the last week whose Monday is in year `year` (UTC). */
