@@ -13,6 +13,7 @@
  * under 100 ms and every cache held no more than its budget at the end. Uses the existing dist/ (`npm run build` first).
  */
 import { createHash } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import { seedDemo, startProduction, type ProductionServer } from './prod-server';
 
 const DOCUMENTS = Number(process.env.CHURN_DOCUMENTS ?? 2000);
@@ -21,6 +22,23 @@ const CONCURRENCY = Number(process.env.CHURN_CONCURRENCY ?? 4);
 const MAX_SECONDS = Number(process.env.CHURN_MAX_SECONDS ?? 900);
 const HEALTH_P99_MS = 100;
 const HEAP_SHARE = 0.9;
+
+/** Reads /healthz every 50 ms and posts each read's latency, until it is sent 'stop'. */
+const HEALTH_PROBER = `
+const { parentPort, workerData } = require('node:worker_threads');
+let stopping = false;
+parentPort.on('message', () => (stopping = true));
+(async () => {
+  while (!stopping) {
+    const t = performance.now();
+    const ok = await fetch(workerData.url).then((r) => r.arrayBuffer().then(() => r.ok), () => false);
+    parentPort.postMessage({ latency: performance.now() - t, ok });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  parentPort.postMessage('stopped');
+  parentPort.close();
+})();
+`;
 
 const say = (line: string) => console.log(`[churn] ${line}`);
 
@@ -125,15 +143,17 @@ async function main(): Promise<number> {
     const health: number[] = [];
     let heapPeak = 0;
     let heapLimit = 0;
-    const watchHealth = (async () => {
-      while (watching) {
-        const t = performance.now();
-        const ok = await fetch(`${up.url}/healthz`).then((r) => r.ok, () => false);
-        health.push(performance.now() - t);
-        if (!ok) tally.failures.push('/healthz did not answer 200');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
+    // The prober runs on its own thread: its timings are the service's, not the traffic generator's, whose
+    // event loop is busy building and reading the traffic.
+    const prober = new Worker(HEALTH_PROBER, { eval: true, workerData: { url: `${up.url}/healthz` } });
+    const watchHealth = new Promise<void>((resolve, reject) => {
+      prober.on('message', (m: { latency: number; ok: boolean } | 'stopped') => {
+        if (m === 'stopped') return resolve();
+        health.push(m.latency);
+        if (!m.ok) tally.failures.push('/healthz did not answer 200');
+      });
+      prober.on('error', reject);
+    });
     const watchHeap = (async () => {
       while (watching) {
         const text = await fetch(`${up.url}/metrics`).then((r) => r.text(), () => '');
@@ -167,6 +187,7 @@ async function main(): Promise<number> {
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     watching = false;
+    prober.postMessage('stop');
     await Promise.all([watchHealth, watchHeap]);
     const metrics = await fetch(`${up.url}/metrics`).then((r) => r.text(), () => '');
     const cacheValues = (metric: string) => new Map([...metrics.matchAll(new RegExp(`^${metric}\\{cache="(\\w+)"\\} (\\d+)$`, 'gm'))].map((m) => [m[1], Number(m[2])]));

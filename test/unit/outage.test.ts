@@ -3,7 +3,7 @@ import { ConnectionException, DriverException, TableNotFoundException, UniqueCon
 import { isDatabaseUnavailable, isStatementTimeout, isTransactionConflict } from '../../src/db/outage';
 import { httpErrorFromGraphQL, httpErrorFromUnknown } from '../../src/http/envelopes';
 import { requestIdOf } from '../../src/observability/request-id';
-import { parseConfig } from '../../src/config';
+import { defaultPoolSize, parseConfig } from '../../src/config';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
@@ -127,8 +127,10 @@ describe('requestIdOf', () => {
 
 describe('operations configuration', () => {
   test('defaults and bounds', () => {
-    const c = parseConfig({});
+    const c = parseConfig({ DATABASE_URL: 'postgres://db.example/leadnet' });
     expect(c.database).toEqual({ poolSize: 10, statementTimeoutMs: 5000, acquireTimeoutMs: 2000, preparedStatements: 200 });
+    expect(parseConfig({ DATABASE_URL: 'postgres://db.example/leadnet', DB_POOL_SIZE: '3' }).database.poolSize).toBe(3);
+    expect(parseConfig({ DB_POOL_SIZE: '12' }).database.poolSize).toBe(12);
     expect(c.metricsToken).toBeUndefined();
     expect(c.workerLockRetryMs).toBe(2000);
     expect(c.logFormat).toBe('auto');
@@ -136,5 +138,10 @@ describe('operations configuration', () => {
     expect(() => parseConfig({ DB_STATEMENT_TIMEOUT_MS: 'soon' })).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
     expect(() => parseConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
     expect(() => parseConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
+  });
+
+  test('the embedded PostgreSQL shares the cores: its default pool is twice the cores, 4 to 10', () => {
+    expect([1, 2, 3, 4, 8].map((cores) => defaultPoolSize(undefined, cores))).toEqual([4, 4, 6, 8, 10]);
+    expect(defaultPoolSize('postgres://db.example/leadnet', 2)).toBe(10);
   });
 });
