@@ -41,7 +41,7 @@ function createStream(url: string, key: string, label: string) {
       const i = n++;
       const body = JSON.stringify({ lead: { name: `${label} ${i}`, emails: [{ email: `${label.replace(/\W/g, '-').toLowerCase()}-${i}@acked.example` }] } });
       const res = await fetch(`${url}/v1/leads`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(20_000) }).catch(() => null);
-      const answer = res && res.status === 201 ? await res.json().catch(() => null) : null;
+      const answer = res && res.status === 201 ? ((await res.json().catch(() => null)) as { id?: string } | null) : null;
       if (answer?.id) acked.push(answer.id);
       else {
         unanswered++;
