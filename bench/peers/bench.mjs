@@ -101,6 +101,12 @@ function leadBody() {
   });
 }
 
+/** Leads per `lead_batch` request (`POST /v1/leads/batch` takes up to 500). */
+const BATCH_SIZE = Number(env.BATCH_SIZE ?? 500);
+function batchBody() {
+  return JSON.stringify({ leads: Array.from({ length: BATCH_SIZE }, () => JSON.parse(leadBody()).lead) });
+}
+
 // ---- every other list, side by side with PostGraphile (company admin, retailer admin) ------------------
 // Each system answers the same page (the first 50, SPEC's default order created_at desc, then id) of the same
 // rows: leadnet's scope for the role, PostGraphile's `condition` on the column that scope comes down to on this
@@ -263,6 +269,14 @@ const CASES = [
       'bare (tx, 1 INSERT per row)': { url: `${BARE}/v1/leads?mode=tx`, method: 'POST', headers: { ...json, 'x-api-key': KEY_B }, dynamicBody: leadBody },
     },
   },
+  {
+    id: 'lead_batch',
+    title: `Lead intake: POST /v1/leads/batch of ${BATCH_SIZE} quote requests against the bare one-statement create, in leads/s, company B admin`,
+    systems: {
+      'leadnet REST': { url: `${LEADNET}/v1/leads/batch`, method: 'POST', headers: { ...json, 'x-api-key': KEY_B }, dynamicBody: batchBody, items: BATCH_SIZE },
+      'bare (1 statement)': { url: `${BARE}/v1/leads`, method: 'POST', headers: { ...json, 'x-api-key': KEY_B }, dynamicBody: leadBody },
+    },
+  },
   ...listCases(),
   ...roleCases(),
 ].filter((c) => (c.named ? ONLY?.includes(c.id) : !ONLY || ONLY.includes(c.id) || ONLY.some((o) => o.endsWith('*') && c.id.startsWith(o.slice(0, -1)))));
@@ -344,6 +358,14 @@ function diff(a, b, at = '$', out = []) {
 async function checkPayloads() {
   const report = [];
   for (const c of CASES) {
+    if (c.id === 'lead_batch') {
+      // Every item of one batch is a 201, as a single create of it would be.
+      const { status, body } = await once(c.systems['leadnet REST']);
+      const statuses = [...new Set((body.results ?? []).map((r) => r.status))];
+      const ok = status === 200 && body.results?.length === BATCH_SIZE && statuses.join() === '201';
+      report.push({ case: c.id, ok, detail: { status, items: body.results?.length, statuses }, problems: ok ? [] : [`leadnet REST: HTTP ${status} ${JSON.stringify(body).slice(0, 300)}`] });
+      continue;
+    }
     if (c.id === 'lead_create') {
       // One create each; the responses must carry the same fields and children.
       const shapes = {};
@@ -520,11 +542,11 @@ async function main() {
         const run = {
           round, case: c.id, system: name,
           // only successful answers count: a 429 or a 500 is not throughput
-          rps: +((r.requests.total - r.non2xx - r.errors - r.timeouts) / DURATION_S).toFixed(1), p50: r.latency.p50, p99: r.latency.p99, mean: +r.latency.average.toFixed(1),
+          rps: +((r.requests.total - r.non2xx - r.errors - r.timeouts) / DURATION_S).toFixed(1), items: sys.items ?? 1, p50: r.latency.p50, p99: r.latency.p99, mean: +r.latency.average.toFixed(1),
           requests: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, rssBefore: before, rssAfter: after,
         };
         results.runs.push(run);
-        console.log(`  ${c.id.padEnd(13)} ${name.padEnd(28)} ${String(run.rps).padStart(7)} rps  p50 ${String(run.p50).padStart(5)} ms  p99 ${String(run.p99).padStart(5)} ms  non2xx ${run.non2xx} errors ${run.errors}${after ? `  RSS ${before.rssMB}->${after.rssMB} MB` : ''}`);
+        console.log(`  ${c.id.padEnd(13)} ${name.padEnd(28)} ${String(run.rps).padStart(7)} rps${run.items > 1 ? ` (${Math.round(run.rps * run.items)} records/s)` : ''}  p50 ${String(run.p50).padStart(5)} ms  p99 ${String(run.p99).padStart(5)} ms  non2xx ${run.non2xx} errors ${run.errors}${after ? `  RSS ${before.rssMB}->${after.rssMB} MB` : ''}`);
       }
     }
   }
@@ -535,7 +557,7 @@ async function main() {
   results.summary = CASES.map((c) => {
     const rows = systemsOf(c).map((name) => {
       const mine = results.runs.filter((r) => r.case === c.id && r.system === name);
-      return { system: name, rps: median(mine.map((r) => r.rps)), p50: median(mine.map((r) => r.p50)), p99: median(mine.map((r) => r.p99)),
+      return { system: name, rps: median(mine.map((r) => r.rps)), records: median(mine.map((r) => r.rps * (r.items ?? 1))), p50: median(mine.map((r) => r.p50)), p99: median(mine.map((r) => r.p99)),
         non2xx: mine.reduce((s, r) => s + r.non2xx, 0), errors: mine.reduce((s, r) => s + r.errors + r.timeouts, 0), rpsRounds: mine.map((r) => r.rps) };
     });
     return { case: c.id, title: c.title, rows };
@@ -547,12 +569,14 @@ async function main() {
 
 function markdown(results) {
   const lines = [`# leadnet side-by-side benchmark (${results.started})`, '',
-    `autocannon, ${results.config.CONNECTIONS} connections, ${results.config.DURATION_S} s per run after ${results.config.WARMUP_S} s warm-up, ${results.config.ROUNDS} interleaved rounds; medians over rounds. Ratios are throughput (rps) ratios; latency ratio = p50 ratio.`, '',
-    '| case | system | rps | p50 ms | p99 ms | rps by round | non-2xx | errors | rps vs leadnet REST | leadnet REST / this (rps) |', '|---|---|---:|---:|---:|---|---:|---:|---:|---:|'];
+    `autocannon, ${results.config.CONNECTIONS} connections, ${results.config.DURATION_S} s per run after ${results.config.WARMUP_S} s warm-up, ${results.config.ROUNDS} interleaved rounds; medians over rounds. Ratios are throughput ratios in records/s (rps, except for a batch: rps x its records); latency ratio = p50 ratio.`, '',
+    '| case | system | rps | records/s | p50 ms | p99 ms | rps by round | non-2xx | errors | records/s vs leadnet REST | leadnet REST / this (records/s) |', '|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|'];
   for (const s of results.summary) {
     const ln = s.rows.find((r) => r.system === 'leadnet REST');
     for (const r of s.rows) {
-      lines.push(`| ${s.case} | ${r.system} | ${r.rps.toFixed(1)} | ${r.p50} | ${r.p99} | ${r.rpsRounds.join(' / ')} | ${r.non2xx} | ${r.errors} | ${ln ? (r.rps / ln.rps).toFixed(2) : ''} | ${ln && r !== ln ? (ln.rps / r.rps).toFixed(2) : ''} |`);
+      const records = r.records ?? r.rps;
+      const lnRecords = ln && (ln.records ?? ln.rps);
+      lines.push(`| ${s.case} | ${r.system} | ${r.rps.toFixed(1)} | ${records.toFixed(1)} | ${r.p50} | ${r.p99} | ${r.rpsRounds.join(' / ')} | ${r.non2xx} | ${r.errors} | ${ln ? (records / lnRecords).toFixed(2) : ''} | ${ln && r !== ln ? (lnRecords / records).toFixed(2) : ''} |`);
     }
   }
   lines.push('', '## SQL statements per leadnet request', '', '| case | system | statements |', '|---|---|---:|');

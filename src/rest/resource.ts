@@ -3,6 +3,7 @@ import { isInputObjectType, type GraphQLSchema } from 'graphql';
 import type { Context } from '../context';
 import { invalid, validationDetail } from '../errors';
 import type { HttpError } from '../http/envelopes';
+import { CreateGroups } from './create-groups';
 import { httpErrorOf, type RestExecutor, type RunOptions } from './executor';
 import { idempotencyKeyOf, idempotentWrite, REPLAYED_HEADER, type Answer, type SentAnswer } from './idempotency';
 import { toGraphQLInput } from './input';
@@ -131,13 +132,19 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
 
   if (ops.create) {
     const name = ops.create;
+    // Concurrent creates of one caller share a transaction and its commit (src/rest/create-groups.ts).
+    const groups = resource.batch && new CreateGroups(executor, name, resource.batch.operation, resource.batch.max);
     router.post(
       resource.path,
       write((req) => {
         // The query string before the body: a 400 of its parameters wins over the body's 422.
         const flags = include(req);
         const variables = { input: input(req, true), ...flags };
-        return async (ctx, options) => ({ status: 201, body: await executor.execute(ctx, name, variables, options) });
+        return async (ctx, options) => {
+          // Under an Idempotency-Key the create runs in the key's own transaction (options.afterCommit).
+          const grouped = groups && !options.afterCommit;
+          return { status: 201, body: grouped ? await groups.write(ctx, variables.input, flags) : await executor.execute(ctx, name, variables, options) };
+        };
       }),
     );
   }
