@@ -372,7 +372,9 @@ async function checkPayloads() {
       for (const [name, sys] of Object.entries(c.systems)) {
         const { status, body } = await once(sys);
         const lead = body.lead ?? body;
-        shapes[name] = { status, keys: Object.keys(lead).sort().join(','), emails: lead.emails?.length, phones: lead.phone_numbers?.length, activities: lead.lead_activities?.length,
+        // leadnet's additions beyond the contract (PRODUCT.md 11: the lead loop's timers and outcome) are not in the bare reference.
+        const contractKeys = Object.keys(lead).filter((k) => !['breached', 'respond_by', 'escalated_at', 'outcome'].includes(k));
+        shapes[name] = { status, keys: contractKeys.sort().join(','), emails: lead.emails?.length, phones: lead.phone_numbers?.length, activities: lead.lead_activities?.length,
           location: lead.location ? Object.keys(lead.location).sort().join(',') : null, latlng: lead.location ? [lead.location.latitude, lead.location.longitude] : null,
           formatted: lead.phone_numbers?.[0]?.formatted, activity: lead.lead_activities?.[0] && Object.keys(lead.lead_activities[0]).sort().join(',') };
       }
