@@ -305,7 +305,6 @@ export interface GraphqlLimits {
 
 export class ConfigError extends Error {}
 
-/** Parses and validates the environment; a bad value throws a message naming the variable. */
 /**
  * Database connections per process when `DB_POOL_SIZE` is not set: 10 for an external PostgreSQL; with the
  * embedded one, which shares this machine's cores with the service, twice the cores (4 to 10). Ten busy
@@ -316,6 +315,7 @@ export function defaultPoolSize(databaseUrl: string | undefined, cores = os.avai
   return databaseUrl ? 10 : Math.min(10, Math.max(4, 2 * cores));
 }
 
+/** Parses and validates the environment; a bad value throws a message naming the variable. */
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = schema.safeParse(present);
