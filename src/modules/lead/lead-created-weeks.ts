@@ -15,7 +15,6 @@ export const weekStart = (ms: number) => {
   const d = Math.floor(ms / DAY_MS);
   return (d - ((new Date(d * DAY_MS).getUTCDay() + 6) % 7)) * DAY_MS;
 };
-/** The first and last Mondays in year `y` (UTC): the weeks of a store period's year. */
 /** The names of the fields a `Where` reads. */
 export function fieldsOf(where: unknown, into = new Set<string>()): Set<string> {
   if (Array.isArray(where)) for (const w of where) fieldsOf(w, into);
