@@ -100,3 +100,26 @@ test('a create while nothing else of its key runs is written at once, alone', as
   const tx = await writers([a.body.id, b.body.id]);
   expect(tx.get(a.body.id)).not.toBe(tx.get(b.body.id));
 });
+
+test('hostile inputs in a group (nested too deep, too long, NUL, a number beyond a double) are refused as alone, and the others of the group are written', async () => {
+  const key = r.users.companyAdmin.key;
+  let deep: unknown = 'x';
+  for (let i = 0; i < 200; i++) deep = { a: deep };
+  const bodies = [
+    item({ name: 'Beside hostile 1' }),
+    item({ lead_activities: [{ type: 'LeadActivity::QuoteRequest', data: deep }] }),
+    item({ name: 'x'.repeat(100_000) }),
+    item({ location: { latitude: 1e400 } }),
+    item({ emails: [{ email: 'a\u0000b@example.com' }] }),
+    item({ name: 'Beside hostile 2' }),
+  ];
+  const answers = await Promise.all(bodies.map((body) => post(key, body)));
+  for (const [i, body] of bodies.entries()) {
+    const alone = await post(key, body);
+    if (alone.status === 201) expect([i, answers[i].status, Object.keys(answers[i].body)]).toEqual([i, 201, Object.keys(alone.body)]);
+    else expect({ i, status: answers[i].status, body: answers[i].body }).toEqual({ i, status: alone.status, body: alone.body });
+  }
+  expect([answers[0].status, answers[5].status]).toEqual([201, 201]);
+  const tx = await writers(answers.filter((a) => a.status === 201).map((a) => a.body.id));
+  expect(new Set(tx.values()).size).toBeLessThan(tx.size);
+});
