@@ -35,6 +35,7 @@ import { searchWritesPlugin } from './graphql/search-writes';
 import type { SearchBackend } from './search/types';
 import { requestIdMiddleware } from './observability/request-id';
 import { accessLog } from './observability/access-log';
+import { traceRequests } from './observability/request-span';
 import { Metrics } from './observability/metrics';
 import { locatorWidgetRouter } from './locator-widget/locator-widget.router';
 import { baseHeaders } from './http/page-headers';
@@ -121,7 +122,7 @@ export async function buildApp(config: Config, orm: MikroORM, overrides: Partial
   app.set('query parser', 'extended');
   app.set('trust proxy', config.http.trustProxy);
   const metrics = new Metrics(orm);
-  app.use(requestIdMiddleware, accessLog(metrics), baseHeaders);
+  app.use(traceRequests, requestIdMiddleware, accessLog(metrics), baseHeaders);
   // The API first, each in one mount (a request walks the layers of its own edge only): the HTTP edge
   // (src/http/: CORS, then rate limits, then the one JSON body parser) before any work.
   const body = jsonBody();

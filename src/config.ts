@@ -27,6 +27,8 @@ const distance = (fallback: string) =>
 /** Where lists and the store locator search: PostgreSQL itself, or an Elasticsearch or OpenSearch cluster. */
 export const SEARCH_BACKENDS = ['postgres', 'elasticsearch', 'opensearch'] as const;
 export type SearchBackendKind = (typeof SEARCH_BACKENDS)[number];
+/** How spans travel to the OTLP receiver (gRPC is not supported). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -57,6 +59,12 @@ const schema = z.object({
   STORE_LOCATOR_DECAY: z.coerce.number().gt(0).lt(1).default(0.5),
   TRUST_PROXY: z.string().default('false').transform(trustProxy),
   REDIS_URL: z.string().url().optional(),
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(OTLP_PROTOCOLS).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(OTLP_PROTOCOLS).optional(),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   RATE_LIMIT_API: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_API_PER_IP: z.coerce.number().int().min(0).default(3000),
@@ -72,6 +80,7 @@ const schema = z.object({
   ORGANISATION_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).default(8),
   ORGANISATION_QUEUE: z.coerce.number().int().min(0).max(100_000).default(100),
   ORGANISATION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  LEAD_BATCH_ITEMS_IN_FLIGHT: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   GRAPHQL_CORS_ORIGINS: z.string().default('').transform(origins),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
@@ -213,6 +222,11 @@ export interface Config {
   locatorWidget: { tileUrl: string; tileAttribution: string };
   /** Shared state (rate-limit counters) lives here when set; in process memory otherwise. */
   redisUrl?: string;
+  /**
+   * Items of lead batches (a batch create, a group of single creates, an import) being written at once in
+   * this process, all callers together (0: no bound); more wait their turn (src/work-budget.ts).
+   */
+  leadBatchItemsInFlight: number;
   /** The HTTP edge (`src/http/`): proxies, rate limits, CORS and socket timeouts. */
   http: {
     /** express `trust proxy`: only then is the client IP read from `X-Forwarded-For`. */
@@ -276,6 +290,12 @@ export interface Config {
   apiKeyCacheTtlMs: number;
   /** GraphQL cost control (src/graphql/cost.ts); the bounds of client input are in src/limits.ts. */
   graphql: GraphqlLimits;
+  /**
+   * OpenTelemetry traces (docs/tracing.md), null when off: on when `OTEL_TRACES_EXPORTER=otlp` or an OTLP
+   * endpoint is set, unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. The exporter reads
+   * its other `OTEL_EXPORTER_OTLP_*` variables (endpoint, headers, timeout) itself, the sampler `OTEL_TRACES_SAMPLER*`.
+   */
+  tracing: { protocol: (typeof OTLP_PROTOCOLS)[number] } | null;
 }
 
 export interface GraphqlLimits {
@@ -380,6 +400,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionDays: e.LOCATOR_DEMAND_RETENTION_DAYS,
     },
     redisUrl: e.REDIS_URL,
+    leadBatchItemsInFlight: e.LEAD_BATCH_ITEMS_IN_FLIGHT,
     http: {
       trustProxy: e.TRUST_PROXY,
       rateLimit: {
@@ -440,7 +461,13 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     locatorWidget: { tileUrl: e.LOCATOR_TILE_URL, tileAttribution: e.LOCATOR_TILE_ATTRIBUTION },
     altcha: { hmacKey: e.ALTCHA_HMAC_KEY, cost: e.ALTCHA_COST, maxCounter: e.ALTCHA_MAX_COUNTER },
+    tracing: tracingWanted(e) ? { protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf' } : null,
   };
+}
+
+function tracingWanted(e: z.infer<typeof schema>): boolean {
+  if (e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none') return false;
+  return e.OTEL_TRACES_EXPORTER === 'otlp' || e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined;
 }
 
 let cached: Config | undefined;

@@ -3,6 +3,7 @@ import pretty from 'pino-pretty';
 import type { Logger as OrmLogger, LogContext, LoggerNamespace, Options } from '@mikro-orm/core';
 import { safeError, type SafeError } from './safe-error';
 import { currentRequestId, requestContext } from './request-context';
+import { sampledSpan } from './tracing';
 
 /** The levels LOG_LEVEL accepts (pino's). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -80,6 +81,8 @@ export const logger = pino(
     formatters: { log: (obj) => clean(obj) as Record<string, unknown> },
     mixin: () => {
       const reqId = currentRequestId();
+      const span = sampledSpan();
+      if (span) return { ...(reqId && { reqId }), traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
       return reqId ? { reqId } : {};
     },
   },

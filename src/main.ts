@@ -7,6 +7,7 @@ import { usePreparedStatements } from './db/sql';
 import { demoBanner, demoLinks, demoLogSummary, demoSeedWanted, seedDemo, writeDemoKeys, type DemoSeed } from './modules/demo/demo-seed';
 import { modules } from './modules';
 import { buildApp } from './app';
+import { startTracing } from './observability/tracing-sdk';
 import { alwaysLogger, jsonLogs, logger, ormLogging } from './logger';
 import { configureServer } from './http/server';
 import { Lifecycle } from './lifecycle';
@@ -20,6 +21,12 @@ import { boundAddress, closeServer, listen, ListenError } from './server';
 async function main(lifecycle: Lifecycle): Promise<void> {
   const cfg = config();
   lifecycle.exitOnSignals(cfg.shutdownTimeoutMs + 20_000);
+  // Stopped last: the spans of the shutdown's own work are exported too.
+  const stopTracing = startTracing(cfg);
+  if (stopTracing) {
+    lifecycle.add('traces', stopTracing);
+    logger.info({ protocol: cfg.tracing?.protocol }, 'traces: exported over OTLP (OTEL_* variables)');
+  }
 
   let url = cfg.databaseUrl;
   if (url) {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { defineConfig, type EntityClass, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { projectMigrations } from './migration-files';
+import { TraceparentSubscriber } from './traceparent';
 
 /**
  * MikroORM options for a connection URL and the entity classes the composition hands in
@@ -28,6 +29,8 @@ export function ormOptions(clientUrl: string, entities: readonly EntityClass<any
     },
     pool: { min: 0, max: 10 },
     allowGlobalContext: false,
+    // A sampled request's traceparent for the events its write transactions record (docs/tracing.md).
+    subscribers: [new TraceparentSubscriber()],
     forceUtcTimezone: true,
     ...extra,
   });

@@ -1,5 +1,6 @@
 import type { Options } from '@mikro-orm/postgresql';
 import { logger } from '../logger';
+import { failed, SpanKind, startSpan, tracingOn } from '../tracing';
 
 /** How long the service waits on PostgreSQL (`DB_*` in src/config.ts). */
 export interface DatabaseLimits {
@@ -45,6 +46,65 @@ function closeOnReadTimeout(conn: RawConnection): void {
 }
 
 /**
+ * A span per statement when tracing is on and a sampled span is running (a request, a delivery):
+ * statements of background polling make no traces of their own. The statement's text is kept with its
+ * string literals masked (MikroORM's `execute` writes values into the text), never its values.
+ */
+function traceStatements(conn: RawConnection): void {
+  const query = conn.query.bind(conn);
+  conn.query = (...args: any[]) => {
+    const text: unknown = typeof args[0] === 'string' ? args[0] : args[0]?.text;
+    const span = tracingOn() && typeof text === 'string' ? statementSpan(text, conn) : undefined;
+    if (!span) return query(...args);
+    const end = (err: unknown) => {
+      if (err) failed(span, err);
+      span.end();
+    };
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const cb = args[last];
+      args[last] = (err: unknown, res: unknown) => {
+        end(err);
+        cb(err, res);
+      };
+      return query(...args);
+    }
+    const result = query(...args);
+    if (result && typeof result.then === 'function') result.then(() => end(null), end);
+    else end(null);
+    return result;
+  };
+}
+
+function statementSpan(text: string, conn: RawConnection) {
+  const operation = /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+  return startSpan(operation, {
+    kind: SpanKind.CLIENT,
+    childOnly: true,
+    attributes: {
+      'db.system.name': 'postgresql',
+      'db.operation.name': operation,
+      'db.namespace': (conn as { database?: string }).database ?? '',
+      'db.query.text': maskLiterals(text),
+    },
+  });
+}
+
+/** The most of a statement's text a span keeps (a batch's insert, its values inlined, can be 200 KB). */
+const STATEMENT_TEXT_CHARS = 2048;
+
+/**
+ * `sql` with its string literals (`E'...'` escapes included) as `?`, cut at `STATEMENT_TEXT_CHARS`: values written into the text
+ * (names, e-mails) stay out of traces. A quote left open (a literal cut short, an escape the pattern does
+ * not know) ends the text there.
+ */
+export function maskLiterals(sql: string): string {
+  const masked = sql.slice(0, STATEMENT_TEXT_CHARS).replace(/\b[Ee]'(?:[^'\\]|''|\\.)*'|'(?:[^']|'')*'/g, '?');
+  const open = masked.indexOf("'");
+  return open < 0 ? masked : `${masked.slice(0, open)}?`;
+}
+
+/**
  * MikroORM (knex, tarn, node-postgres) options that bound every wait on the database: the pool size,
  * the acquire and connect timeouts, the server's statement timeout and a client-side read timeout
  * for a server that stopped answering altogether.
@@ -58,6 +118,7 @@ export function databaseOptions(limits: DatabaseLimits): Partial<Options> {
       createTimeoutMillis: limits.acquireTimeoutMs,
       afterCreate: (conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) => {
         closeOnReadTimeout(conn);
+        traceStatements(conn);
         done(null, conn);
       },
     } as Options['pool'],

@@ -14,6 +14,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import { BudgetedCache, stringBytes } from '../memory';
 import { expandedSelections } from './cost';
+import { inSpan, tracingOn } from '../tracing';
 
 /** A document is compiled on its second execution: a one-off query does not pay for compiling. */
 const COMPILE_AFTER = 2;
@@ -58,8 +59,10 @@ export function jitGateway(schema: GraphQLSchema, maxBytes?: number): GatewayInt
       entry = typeof compiled === 'string' ? { hits: entry.hits, compiled: null, bytes: SEEN_BYTES } : { hits: entry.hits, compiled, bytes };
       documents.set(key, entry);
     }
-    if (entry.compiled) return runCompiled(entry.compiled, schema, operation, context, request.variables);
-    return execute({ schema, document, operationName, variableValues: request.variables, contextValue: context });
+    const compiled = entry.compiled;
+    return inOperationSpan(operation, () =>
+      compiled ? runCompiled(compiled, schema, operation, context, request.variables) : execute({ schema, document, operationName, variableValues: request.variables, contextValue: context }),
+    );
   };
   return {
     async load() {
@@ -143,6 +146,23 @@ export function runCompiled(
     if (variables && immutable.has(variables)) coercedFor.set(variables, operation);
   }
   return compiled.query(undefined, context, variables ?? {});
+}
+
+/**
+ * `run` inside the operation's span when tracing is on (`query LeadList`; src/tracing.ts):
+ * the SQL statements and engine calls of its resolvers are its children. The span keeps the operation's
+ * type, name and number of errors, never the document or the variables.
+ */
+export function inOperationSpan(operation: OperationDefinitionNode, run: () => ExecutionResult | Promise<ExecutionResult>): ExecutionResult | Promise<ExecutionResult> {
+  if (!tracingOn()) return run();
+  const type = operation.operation;
+  const name = operation.name?.value;
+  const attributes = { 'graphql.operation.type': type, ...(name && { 'graphql.operation.name': name }) };
+  return inSpan(name ? `${type} ${name}` : type, { attributes }, async (span) => {
+    const result = await run();
+    if (result.errors?.length) span?.setAttribute('leadnet.graphql.errors', result.errors.length);
+    return result;
+  });
 }
 
 /** Variables frozen to the last value by `frozenVariables`. */

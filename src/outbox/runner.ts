@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { withXactLock, type Worker } from '../db/leader';
 import { logger } from '../logger';
+import { contextOf, inSpan, ROOT_CONTEXT, SpanKind, SpanStatusCode, tracingOn } from '../tracing';
 
 /** What the runner needs of a claimed delivery row. */
 export interface OutboxItem {
@@ -11,6 +12,8 @@ export interface OutboxItem {
   attempts: number;
   /** When it was queued: it is given up `retryHours` later. */
   created_at: Date | string;
+  /** The trace of the request that queued it, if it was traced: the attempt's span joins it (docs/tracing.md). */
+  traceparent?: string | null;
 }
 
 /** How one attempt ended, as the queue judges it. */
@@ -215,8 +218,7 @@ export class OutboxRunner<Item extends OutboxItem, Outcome extends OutboxOutcome
   /** Delivers one claimed row and records its outcome; its lane's next due row follows at once. */
   private launch(item: Item): void {
     this.busy.set(item.lane, (this.busy.get(item.lane) ?? 0) + 1);
-    const done: Promise<void> = this.queue
-      .deliver(item)
+    const done: Promise<void> = this.attempt(item)
       .then((outcome) => this.record(item, outcome))
       .catch((err) => logger.error({ err, delivery: item.id }, `${this.queue.name} delivery could not be recorded; it is attempted again when its lease ends`))
       .finally(() => {
@@ -227,6 +229,30 @@ export class OutboxRunner<Item extends OutboxItem, Outcome extends OutboxOutcome
         if (this.timer) void this.claim().catch((err) => logger.error({ err }, `${this.queue.name} worker claim failed`));
       });
     this.sending.add(done);
+  }
+
+  /**
+   * One attempt, in a span when tracing is on: a child of the trace that queued the row (its
+   * `traceparent`), else a trace of its own. Its HTTP request or mail is the span's child.
+   */
+  private attempt(item: Item): Promise<Outcome> {
+    if (!tracingOn()) return this.queue.deliver(item);
+    const attributes = {
+      'messaging.system': 'leadnet.outbox',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': this.queue.name,
+      'messaging.message.id': item.id,
+      'leadnet.delivery.attempt': item.attempts + 1,
+    };
+    const parent = item.traceparent ? contextOf({ traceparent: item.traceparent }) : ROOT_CONTEXT;
+    return inSpan(`${this.queue.name} deliver`, { kind: SpanKind.CONSUMER, parent, attributes }, async (span) => {
+      const outcome = await this.queue.deliver(item);
+      if (!outcome.ok) {
+        span?.setAttribute('error.type', outcome.permanent ? 'permanent' : 'retried');
+        span?.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      return outcome;
+    });
   }
 
   /** The verdict on an attempt: retried with backoff until `retryHours` after the row was queued, unless permanent. */

@@ -1,10 +1,14 @@
 import type { Context } from '../context';
+import type { Context as TraceContext } from '@opentelemetry/api';
+import { currentContext, inContext, inSpan, linksTo } from '../tracing';
 import { RestError, type RestExecutor } from './executor';
 
 /** A create waiting for its caller's running write. */
 interface Member {
   ctx: Context;
   input: Record<string, unknown>;
+  /** Its request's trace, when tracing is on. */
+  trace: TraceContext | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -46,7 +50,7 @@ export class CreateGroups {
   async write(ctx: Context, input: Record<string, unknown>, flags: Record<string, unknown>): Promise<unknown> {
     const key = `${JSON.stringify(ctx.caller)}\n${JSON.stringify(flags)}`;
     const running = this.lanes.get(key);
-    if (running) return new Promise((resolve, reject) => running.waiting.push({ ctx, input, resolve, reject }));
+    if (running) return new Promise((resolve, reject) => running.waiting.push({ ctx, input, trace: currentContext(), resolve, reject }));
     const lane: Lane = { waiting: [] };
     this.lanes.set(key, lane);
     try {
@@ -62,11 +66,17 @@ export class CreateGroups {
       const group = lane.waiting.splice(0, this.max);
       try {
         if (group.length === 1) {
-          group[0].resolve(await this.executor.execute(group[0].ctx, this.create, { input: group[0].input, ...flags }));
+          const [only] = group;
+          only.resolve(await inContext(only.trace, () => this.executor.execute(only.ctx, this.create, { input: only.input, ...flags })));
           continue;
         }
         // The first member's context: every member's is the same caller's, and none has been used yet.
-        const results = await this.executor.executeItems(group[0].ctx, this.batch, { inputs: group.map((m) => m.input), ...flags });
+        // Traced, the group's write is a span of the first member's trace, with links to the others'.
+        const results = await inSpan(
+          `${this.batch} group`,
+          { parent: group[0].trace, links: linksTo(group.slice(1).map((m) => m.trace)), attributes: { 'leadnet.group.size': group.length } },
+          () => this.executor.executeItems(group[0].ctx, this.batch, { inputs: group.map((m) => m.input), ...flags }),
+        );
         results.forEach((result, i) => (result.ok ? group[i].resolve(result.value) : group[i].reject(new RestError(result.http, result.original))));
       } catch (e) {
         for (const member of group) member.reject(e);

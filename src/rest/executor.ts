@@ -1,5 +1,5 @@
 import { Kind, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { compileOperation, runCompiled } from '../graphql/jit';
+import { compileOperation, inOperationSpan, runCompiled } from '../graphql/jit';
 import type { CompiledQuery } from 'graphql-jit';
 import { logger } from '../logger';
 import type { Request } from 'express';
@@ -158,7 +158,7 @@ export class RestExecutor {
     const { compiled, operation } = this.compiled(operationName);
     const writes = operation.operation === 'mutation';
     const writeMark = writes ? await contextValue.search.beforeWrite?.() : undefined;
-    const result = await runCompiled(compiled, this.schema, operation, contextValue, variables);
+    const result = await inOperationSpan(operation, () => runCompiled(compiled, this.schema, operation, contextValue, variables));
     // An acknowledged write is in the lists that follow it (read-your-writes on a search engine); a
     // batch's `result` is there when some of its items failed.
     if (writes && (result.data as any)?.result != null) {

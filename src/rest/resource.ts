@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { isInputObjectType, type GraphQLSchema } from 'graphql';
+import type { Config } from '../config';
 import type { Context } from '../context';
 import { invalid, validationDetail } from '../errors';
 import type { HttpError } from '../http/envelopes';
@@ -39,7 +40,16 @@ export interface RestResource {
    * each item what the create takes under `root`), run by `operation`, whose `inputs` variable takes the
    * items and whose `result` has one entry per item; each item is answered as the create answers it.
    */
-  batch?: { operation: string; root: string; max: number };
+  batch?: {
+    operation: string;
+    root: string;
+    max: number;
+    /**
+     * Runs a batch of `items` in its turn of the process's batch budget, taken before anything holds a
+     * database connection (an Idempotency-Key's transaction); the operation's own take inside it runs at once.
+     */
+    turn?: <T>(config: Config, items: number, work: () => Promise<T>) => Promise<T>;
+  };
   /** Actions on one record, each `POST <path>/{id}/<name>` (`RestAction`). */
   actions?: readonly RestAction[];
 }
@@ -115,19 +125,24 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
   }
   /**
    * A write: the query string, then the body, are read before any work (their 400 and 422 are never
-   * stored); with an `Idempotency-Key` it runs under the key (src/rest/idempotency.ts).
+   * stored); with an `Idempotency-Key` it runs under the key (src/rest/idempotency.ts). `turn`, given the
+   * request, runs the write in the turn it waits for first.
    */
   const write =
-    (prepare: (req: Request) => (ctx: Context, options: RunOptions) => Promise<Answer>): Handler =>
+    (
+      prepare: (req: Request) => (ctx: Context, options: RunOptions) => Promise<Answer>,
+      turn: (req: Request, ctx: Context) => <T>(work: () => Promise<T>) => Promise<T> = () => (work) => work(),
+    ): Handler =>
     async (req, res) => {
       const ctx = await executor.authenticated(req);
       const key = idempotencyKeyOf(req);
       const work = prepare(req);
+      const inTurn = turn(req, ctx);
       if (key === undefined) {
-        send(req, res, await executor.shared(ctx, () => work(ctx, {})));
+        send(req, res, await executor.shared(ctx, () => inTurn(() => work(ctx, {}))));
         return;
       }
-      sendStored(req, res, await executor.shared(ctx, () => idempotentWrite(executor, req, ctx, key, work)));
+      sendStored(req, res, await executor.shared(ctx, () => inTurn(() => idempotentWrite(executor, req, ctx, key, work))));
     };
 
   if (ops.create) {
@@ -171,7 +186,7 @@ export function resourceRouter(resource: RestResource, schema: GraphQLSchema, ex
           });
           return { status: 200, body: { results: answers } };
         };
-      }),
+      }, (req, ctx) => (work) => (batch.turn ? batch.turn(ctx.config, (req.body[batch.root] as unknown[]).length, work) : work())),
     );
   }
   for (const [method, name] of [['patch', ops.update], ['put', ops.replace]] as const) {

@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import { ElasticsearchSearchBackend, type ElasticsearchOptions } from './elasticsearch/backend';
-import { openSearchClient, type EngineClient } from './elasticsearch/client';
+import { openSearchClient, tracedEngineClient, type EngineClient } from './elasticsearch/client';
 import { AnswerBudget } from '../answer-budget';
 import { boundedElasticConnection, boundedOpenSearchConnection } from './elasticsearch/bounded';
 import { PostgresSearchBackend } from './postgres.queries';
@@ -21,15 +21,16 @@ export function searchEngineClient(config: Config): EngineClient {
   const budget = new AnswerBudget(config.searchMaxResponseBytes, 'the engine');
   if (config.searchBackend === 'opensearch') {
     const { Client, Connection } = require('@opensearch-project/opensearch') as typeof import('@opensearch-project/opensearch');
-    return openSearchClient(new Client({ ...options, Connection: boundedOpenSearchConnection(Connection, budget) }));
+    return tracedEngineClient(openSearchClient(new Client({ ...options, Connection: boundedOpenSearchConnection(Connection, budget) })), 'opensearch');
   }
   const { Client, UndiciConnection } = require('@elastic/elasticsearch') as typeof import('@elastic/elasticsearch');
-  return new Client({
+  const client = new Client({
     ...options,
     Connection: boundedElasticConnection(UndiciConnection, budget),
     maxResponseSize: config.searchMaxResponseBytes,
     maxCompressedResponseSize: config.searchMaxResponseBytes,
   });
+  return tracedEngineClient(client, 'elasticsearch');
 }
 
 /** The search engine backend over `config.searchUrl` (also for the CLI and the standalone indexer). */

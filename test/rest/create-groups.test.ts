@@ -1,6 +1,5 @@
-import { Client } from 'pg';
-import { api, createTestApp, type TestApp } from '../support/app';
-import { quoteRequest, roles } from '../support/leads';
+import { api } from '../support/app';
+import { leadSuite, quoteRequest } from '../support/leads';
 import * as f from '../support/factories';
 import { Role } from '../../src/modules/user/role';
 
@@ -9,39 +8,27 @@ import { Role } from '../../src/modules/user/role';
  * of one key are written together, one transaction for the group, each answered as its own create. A
  * row's `xmin` names the transaction that wrote it: leads sharing one were committed together.
  */
-let t: TestApp;
-let r: Awaited<ReturnType<typeof roles>>;
-let db: Client;
-beforeAll(async () => {
-  t = await createTestApp();
-  r = await roles(t.em());
-  db = new Client({ connectionString: t.config.databaseUrl });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-  await t.close();
-});
+const s = leadSuite();
 
 const item = (extra: Record<string, unknown> = {}) => quoteRequest(extra).lead;
-const post = (key: string, lead: unknown, headers: Record<string, string> = {}) => api(t, 'post', '/v1/leads', { key, body: { lead }, headers });
+const post = (key: string, lead: unknown, headers: Record<string, string> = {}) => api(s.t, 'post', '/v1/leads', { key, body: { lead }, headers });
 
 /** The transaction that wrote each lead (by id). */
 async function writers(ids: readonly string[]): Promise<Map<string, string>> {
-  const { rows } = await db.query('select id, xmin::text as tx from leads where id = any($1::uuid[])', [ids]);
+  const { rows } = await s.db.query('select id, xmin::text as tx from leads where id = any($1::uuid[])', [ids]);
   return new Map(rows.map((row) => [row.id, row.tx]));
 }
 
 test('concurrent creates of one key: written together, each answered as its own create would be, in one transaction per group', async () => {
-  const key = r.users.companyAdmin.key;
+  const key = s.r.users.companyAdmin.key;
   const blank = item({ name: '   ' });
-  const forbidden = item({ assignee_type: 'CompanyRetailerLocation', assignee_id: r.other.storeNorth.id });
+  const forbidden = item({ assignee_type: 'CompanyRetailerLocation', assignee_id: s.r.other.storeNorth.id });
   const same = `grouped.same.${Date.now()}@example.com`;
   const bodies = [
     item({ name: 'Grouped 1' }),
     item({ name: 'Grouped 2' }),
     blank,
-    item({ name: 'Grouped 3', assignee_type: 'CompanyRetailerLocation', assignee_id: r.net.storeNorth.id }),
+    item({ name: 'Grouped 3', assignee_type: 'CompanyRetailerLocation', assignee_id: s.r.net.storeNorth.id }),
     forbidden,
     item({ name: 'Same person', emails: [{ email: same }] }),
     item({ name: 'Same person again', emails: [{ email: same.toUpperCase() }], phone_numbers: [{ phone_number: '(503) 555-0177', country_code: 'US' }] }),
@@ -59,13 +46,13 @@ test('concurrent creates of one key: written together, each answered as its own 
   const single = await post(key, item({ name: 'Alone' }));
   for (const i of [0, 1, 3, 7]) {
     expect(Object.keys(answers[i].body)).toEqual(Object.keys(single.body));
-    const shown = await api(t, 'get', `/v1/leads/${answers[i].body.id}`, { key });
+    const shown = await api(s.t, 'get', `/v1/leads/${answers[i].body.id}`, { key });
     expect(shown.body).toEqual(answers[i].body);
   }
-  expect(answers[3].body.assignee).toMatchObject({ id: r.net.storeNorth.id });
+  expect(answers[3].body.assignee).toMatchObject({ id: s.r.net.storeNorth.id });
   // The same person twice merges as two separate requests would: one lead, holding both.
   expect(answers[5].body.id).toBe(answers[6].body.id);
-  const merged = await api(t, 'get', `/v1/leads/${answers[5].body.id}`, { key });
+  const merged = await api(s.t, 'get', `/v1/leads/${answers[5].body.id}`, { key });
   expect(merged.body.phone_numbers).toHaveLength(1);
 
   // Eight requests at once: the first written alone, the ones that waited for it together.
@@ -74,13 +61,13 @@ test('concurrent creates of one key: written together, each answered as its own 
 });
 
 test("creates of different keys never share a transaction, and a create with an Idempotency-Key is written alone", async () => {
-  const second = await f.userWithKey(t.em(), Role.CompanyAdmin, r.net.company);
+  const second = await f.userWithKey(s.t.em(), Role.CompanyAdmin, s.r.net.company);
   const keyed = item({ name: 'Keyed' });
   const answers = await Promise.all([
-    ...Array.from({ length: 4 }, (_, i) => post(r.users.companyAdmin.key, item({ name: `First key ${i}` }))),
+    ...Array.from({ length: 4 }, (_, i) => post(s.r.users.companyAdmin.key, item({ name: `First key ${i}` }))),
     ...Array.from({ length: 4 }, (_, i) => post(second.key, item({ name: `Second key ${i}` }))),
-    ...Array.from({ length: 4 }, (_, i) => post(r.users.otherAdmin.key, item({ name: `Other company ${i}` }))),
-    post(r.users.companyAdmin.key, keyed, { 'Idempotency-Key': `grouped-${Date.now()}` }),
+    ...Array.from({ length: 4 }, (_, i) => post(s.r.users.otherAdmin.key, item({ name: `Other company ${i}` }))),
+    post(s.r.users.companyAdmin.key, keyed, { 'Idempotency-Key': `grouped-${Date.now()}` }),
   ]);
   expect(answers.map((a) => a.status)).toEqual(Array(13).fill(201));
   const tx = await writers(answers.map((a) => a.body.id));
@@ -94,15 +81,15 @@ test("creates of different keys never share a transaction, and a create with an 
 });
 
 test('a create while nothing else of its key runs is written at once, alone', async () => {
-  const a = await post(r.users.companyAdmin.key, item({ name: 'Idle 1' }));
-  const b = await post(r.users.companyAdmin.key, item({ name: 'Idle 2' }));
+  const a = await post(s.r.users.companyAdmin.key, item({ name: 'Idle 1' }));
+  const b = await post(s.r.users.companyAdmin.key, item({ name: 'Idle 2' }));
   expect([a.status, b.status]).toEqual([201, 201]);
   const tx = await writers([a.body.id, b.body.id]);
   expect(tx.get(a.body.id)).not.toBe(tx.get(b.body.id));
 });
 
 test('hostile inputs in a group (nested too deep, too long, NUL, a number beyond a double) are refused as alone, and the others of the group are written', async () => {
-  const key = r.users.companyAdmin.key;
+  const key = s.r.users.companyAdmin.key;
   let deep: unknown = 'x';
   for (let i = 0; i < 200; i++) deep = { a: deep };
   const bodies = [

@@ -3,6 +3,7 @@ import { createLead, quoteRequest, roles } from '../support/leads';
 import { Lead } from '../../src/modules/lead/lead.entity';
 import { LeadRepository } from '../../src/modules/lead/lead.repository';
 import { invalid, validationDetail } from '../../src/errors';
+import * as leadMerge from '../../src/modules/lead/lead.merge';
 
 /** POST /v1/leads/batch (PRODUCT.md 11, docs/partners.md): many creates, each answered as its single create. */
 let t: TestApp;
@@ -130,6 +131,71 @@ describe('POST /v1/leads/batch', () => {
     expect(res.body.results[1].body.details).toEqual([expect.objectContaining({ field: 'base', code: 'invalid' })]);
     expect(res.body.results[3].body).toMatchObject({ name: 'After', emails: [{ email: 'broken.slot@example.com' }] });
     expect(await leadsWith('broken.slot@example.com')).toBe(1);
+  });
+
+  test('merges run without a savepoint each; when one fails, the batch runs again with one each and that item alone is the failure', async () => {
+    const key = r.users.companyAdmin.key;
+    const stamp = Date.now();
+    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => createLead(t, key, quoteRequest({ emails: [{ email: `${n}.${stamp}@example.com` }] }))));
+    const activities = async (id: string) => (await api(t, 'get', `/v1/leads/${id}?include=lead_activities`, { key })).body.lead_activities.length;
+    const before = await activities(b.id);
+
+    t.resetStatements();
+    const merged = await api(t, 'post', '/v1/leads/batch', {
+      key,
+      body: { leads: [a, b, c].map((lead, i) => item({ emails: [{ email: lead.emails[0].email }], phone_numbers: [{ phone_number: `+1 503 555 01${i}0` }] })) },
+    });
+    expect(merged.body.results.map((x: any) => [x.status, x.body.id])).toEqual([[201, a.id], [201, b.id], [201, c.id]]);
+    expect(t.statements.filter((sql) => /savepoint/i.test(sql))).toEqual([]);
+
+    // As when a merge's write is refused half-way (a store deleted meanwhile): its own answer, the others written.
+    const mergeSubmission = leadMerge.mergeSubmission;
+    jest.spyOn(leadMerge, 'mergeSubmission').mockImplementation(async (em, id, submission, route) => {
+      if (submission.name === 'Broken merge') {
+        await mergeSubmission(em, id, submission, route); // its writes are made, then the failure
+        throw invalid([validationDetail('base', 'invalid', 'refers to a record that does not exist')]);
+      }
+      return mergeSubmission(em, id, submission, route);
+    });
+    const res = await api(t, 'post', '/v1/leads/batch', {
+      key,
+      body: {
+        leads: [
+          item({ emails: [{ email: a.emails[0].email }, { email: `a2.${stamp}@example.com` }] }),
+          item({ name: 'Broken merge', emails: [{ email: b.emails[0].email }, { email: `b2.${stamp}@example.com` }] }),
+          item({ emails: [{ email: `new.${stamp}@example.com` }] }),
+          item({ emails: [{ email: c.emails[0].email }, { email: `c2.${stamp}@example.com` }] }),
+        ],
+      },
+    });
+    expect(res.body.results.map((x: any) => x.status)).toEqual([201, 422, 201, 201]);
+    expect(res.body.results[1].body.details).toEqual([expect.objectContaining({ field: 'base', code: 'invalid' })]);
+    expect(res.body.results[0].body.emails.map((e: any) => e.email)).toEqual([a.emails[0].email, `a2.${stamp}@example.com`]);
+    expect(res.body.results[3].body.emails.map((e: any) => e.email)).toEqual([c.emails[0].email, `c2.${stamp}@example.com`]);
+    // Nothing of the failed merge: neither its email nor its note; the earlier batch's merge note only.
+    expect(await leadsWith(`b2.${stamp}@example.com`)).toBe(0);
+    expect(await activities(b.id)).toBe(before + 2);
+    expect(await leadsWith(`new.${stamp}@example.com`)).toBe(1);
+    expect(await leadsWith(`a2.${stamp}@example.com`)).toBe(1);
+  });
+
+  test("a batch whose connection dies in the middle of its merges answers 503 and keeps none of them", async () => {
+    const key = r.users.companyAdmin.key;
+    const stamp = Date.now();
+    const [a, b] = await Promise.all(['a', 'b'].map((n) => createLead(t, key, quoteRequest({ emails: [{ email: `crash.${n}.${stamp}@example.com` }] }))));
+    const mergeSubmission = leadMerge.mergeSubmission;
+    jest.spyOn(leadMerge, 'mergeSubmission').mockImplementation(async (em, id, submission, route) => {
+      // The second merge: the first is written in the transaction, then the server drops the connection.
+      if (id === b.id) await em.execute('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
+      return mergeSubmission(em, id, submission, route);
+    });
+    const res = await api(t, 'post', '/v1/leads/batch', {
+      key,
+      body: { leads: [a, b].map((lead) => item({ emails: [{ email: lead.emails[0].email }, { email: `${lead.id}.added@example.com` }] })) },
+    });
+    expect(res.status).toBe(503);
+    expect(await leadsWith(`${a.id}.added@example.com`)).toBe(0);
+    expect(await leadsWith(`${b.id}.added@example.com`)).toBe(0);
   });
 
   test('a batch item merges into a lead a later single POST finds as the duplicate (the same lead for either road)', async () => {

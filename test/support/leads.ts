@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
 import * as contextModule from '../../src/context';
 import type { Geocoder } from '../../src/geo/geocoder';
 import { Role } from '../../src/modules/user/role';
-import { api, type TestApp } from './app';
+import { api, createTestApp, type TestApp } from './app';
 import * as f from './factories';
 
 let seq = 0;
@@ -57,4 +58,24 @@ export function withGeocoder(geocoder: Geocoder) {
     ctx.geocoder = geocoder;
     return ctx;
   });
+}
+
+/**
+ * A suite's app (created with `env`), the roles around its network, and a PostgreSQL client of the suite's
+ * own on the app's database (outside the app's pool: locks to hold, pg_stat_activity to read): made before
+ * the suite's tests, closed after them. Its fields are read inside the tests.
+ */
+export function leadSuite(env: Record<string, string> = {}) {
+  const suite = {} as { t: TestApp; r: Awaited<ReturnType<typeof roles>>; db: Client };
+  beforeAll(async () => {
+    suite.t = await createTestApp(env);
+    suite.r = await roles(suite.t.em());
+    suite.db = new Client({ connectionString: suite.t.config.databaseUrl });
+    await suite.db.connect();
+  });
+  afterAll(async () => {
+    await suite.db?.end();
+    await suite.t?.close();
+  });
+  return suite;
 }

@@ -2,6 +2,7 @@ import type { RestResource } from '../../rest/resource';
 import { LIMITS } from '../../limits';
 import { invalid, validationDetail } from '../../errors';
 import { checkDecline } from './lead-offer.service';
+import { leadBatchTurn } from './lead.service';
 
 /** `{reason, note}`: checked (422 on `reason` or `note`), the reason as GraphQL spells it (`too_far` -> `TOO_FAR`). */
 function declineVariables(body: Record<string, unknown>): Record<string, unknown> {
@@ -30,7 +31,7 @@ export const leadRest: RestResource = {
     destroy: 'DeleteLead',
   },
   associations: ['phone_numbers', 'emails', 'location', 'assignee', 'lead_activities'],
-  batch: { operation: 'CreateLeads', root: 'leads', max: LIMITS.maxBatchItems },
+  batch: { operation: 'CreateLeads', root: 'leads', max: LIMITS.maxBatchItems, turn: leadBatchTurn },
   actions: [
     // docs/lead-loop.md: the offered store's answer; 409 when its offer is not open.
     { name: 'accept', operation: 'AcceptLead', summary: 'Accept a lead offered to your store', errors: [409], responses: { 409: 'OfferConflict' } },

@@ -6,6 +6,9 @@ import type { ListArgs, Page } from '../../graphql/common';
 import { AppError, notFound, Validator } from '../../errors';
 import type { Where } from '../../search/types';
 import { recordActor, transactional } from '../../db/write';
+import { isDatabaseUnavailable, isTransactionConflict } from '../../db/outage';
+import { WorkBudget } from '../../work-budget';
+import type { Config } from '../../config';
 import { Loaders } from '../../db/loaders';
 import { connectionOf, connectionPage, type Connection, type ConnectionArgs, type ConnectionFilterArgs } from '../../graphql/connection';
 import { isUuid, searchPage } from '../../search/list';
@@ -127,8 +130,14 @@ export class LeadService {
    * item's failure is its own answer. A lead import (src/modules/import/lead-import.ts) creates its rows
    * here too, its consents recorded with source `import`.
    */
-  async createMany(inputs: readonly LeadInput[], { consentSource = 'api' }: { consentSource?: 'api' | 'import' } = {}): Promise<Array<LeadRow | AppError>> {
+  async createMany(inputs: readonly LeadInput[], options: { consentSource?: 'api' | 'import' } = {}): Promise<Array<LeadRow | AppError>> {
     authorize(this.caller, 'create', leadPolicy);
+    // The process's budget of batch items in flight (docs/partners.md "Batches"): memory and transaction
+    // time grow with a batch's items, so ten batches at once wait their turns instead of holding ten times.
+    return leadBatchTurn(this.ctx.config, inputs.length, () => this.createManyInTurn(inputs, options));
+  }
+
+  private async createManyInTurn(inputs: readonly LeadInput[], { consentSource = 'api' }: { consentSource?: 'api' | 'import' }): Promise<Array<LeadRow | AppError>> {
     const owner = leadOwner(this.caller);
     const companyId = 'company' in owner ? owner.company : null;
     // One statement for the assignees every item names.
@@ -140,7 +149,11 @@ export class LeadService {
     const creates = prepared.filter((p): p is PreparedCreate => !(p instanceof AppError));
     if (!creates.length) return prepared as AppError[];
 
-    const answers = await transactional(this.ctx.em, async (tx) => {
+    // Merges run without a savepoint each (a savepoint costs two round trips, and past 64 of them every
+    // row check of the transaction reads pg_subtrans); when one fails, the whole batch runs again with
+    // each merge in its own savepoint, so that the failure is that item's answer alone.
+    let isolated = false;
+    const write = () => transactional(this.ctx.em, async (tx) => {
       await recordActor(tx, this.ctx.caller?.userId);
       await this.leads.lock(tx, [...new Set(creates.flatMap((c) => c.keys))].sort());
       const settings = companyId ? await routingForMany(tx, companyId) : null;
@@ -182,19 +195,24 @@ export class LeadService {
           continue;
         }
         const id = 'id' in target ? target.id : slots[target.slot]!;
-        // A savepoint on an empty unit of work: the batch's earlier merges are not copied into it.
-        const merged = await itemAnswer(() =>
-          transactional(
-            tx,
-            async (sp) => {
-              const merge = await mergeSubmission(sp, id, create.submission, route(sp));
-              const [row] = await this.leads.current(sp, [id]);
-              return withMerge(row, merge);
-            },
-            {},
-            { rerun: true },
-          ),
-        );
+        // Each merge on an empty unit of work: the batch's earlier merges are not copied into it.
+        const merge = async (em: EntityManager) => {
+          const added = await mergeSubmission(em, id, create.submission, route(em));
+          const [row] = await this.leads.current(em, [id]);
+          return withMerge(row, added);
+        };
+        let merged: Record<string, any> | AppError;
+        if (isolated) merged = await itemAnswer(() => transactional(tx, merge, {}, { rerun: true }));
+        else {
+          try {
+            merged = await merge(tx.fork({ clear: true, keepTransactionContext: true }));
+          } catch (e) {
+            // What fails a whole batch (a deadlock, which transactional runs again; the database gone; a
+            // statement past its bound) fails it as before; any other may be the item's own: the batch runs again isolated.
+            if (isBatchError(e)) throw e;
+            throw new MergeFailed();
+          }
+        }
         out.set(create, merged);
         if (!(merged instanceof AppError)) targets.add(keys, target);
       }
@@ -206,6 +224,14 @@ export class LeadService {
       await insertConsentsOfMany(tx, consented, consentSource);
       return out;
     }, {}, { rerun: true });
+    let answers: Map<PreparedCreate, Record<string, any> | AppError>;
+    try {
+      answers = await write();
+    } catch (e) {
+      if (!(e instanceof MergeFailed)) throw e;
+      isolated = true;
+      answers = await write();
+    }
 
     this.ctx.em.clear();
     this.ctx.loaders = new Loaders(this.ctx.em);
@@ -435,6 +461,14 @@ function isItemError(e: unknown): e is AppError {
   return e instanceof AppError && e.code !== 'SERVICE_UNAVAILABLE' && e.code !== 'INTERNAL_SERVER_ERROR';
 }
 
+/** A failure no item answers alone: the whole batch's. */
+function isBatchError(e: unknown): boolean {
+  return isTransactionConflict(e) || isDatabaseUnavailable(e) || (e instanceof AppError && !isItemError(e));
+}
+
+/** A batch's merge failed outside a savepoint: the batch runs again with each merge in its own. */
+class MergeFailed extends Error {}
+
 /** `work`'s value, or its error when that is the item's own. */
 async function itemAnswer<T>(work: () => Promise<T>): Promise<T | AppError> {
   try {
@@ -443,6 +477,18 @@ async function itemAnswer<T>(work: () => Promise<T>): Promise<T | AppError> {
     if (isItemError(e)) return e;
     throw e;
   }
+}
+
+/** Each process's (each configuration's) budget of lead batch items in flight. */
+const batchBudgets = new WeakMap<Config, WorkBudget>();
+/**
+ * `work` in a turn of the lead batch budget (`items` items). `createMany` takes it; the REST batch takes it
+ * before its Idempotency-Key's transaction, so that a batch waiting its turn holds no database connection.
+ */
+export function leadBatchTurn<T>(config: Config, items: number, work: () => Promise<T>): Promise<T> {
+  let budget = batchBudgets.get(config);
+  if (!budget) batchBudgets.set(config, (budget = new WorkBudget(config.leadBatchItemsInFlight)));
+  return budget.run(items, work);
 }
 
 /** `work` over `items` with at most `limit` running at once, answers in order. */

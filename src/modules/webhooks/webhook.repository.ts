@@ -243,6 +243,8 @@ export interface ClaimedDelivery {
   data: any;
   payload: unknown;
   seq: string | number;
+  /** The trace of the request that wrote the event, if it was traced (docs/tracing.md). */
+  traceparent: string | null;
 }
 
 /**
@@ -269,7 +271,7 @@ export function claimDeliveries(
          from claimed c, webhook_endpoints w, lead_events e
         where d.id = c.id and d.status = 'pending' and w.id = d.endpoint_id and e.id = d.event_id
        returning d.id, d.attempts, d.created_at, d.endpoint_id, d.endpoint_id::text as lane, w.url, w.secret, e.id as event_id, e.type, e.occurred_at, e.lead_id,
-                 e.lead_activity_id, e.owner_company_id, e.owner_retailer_id, e.data, e.payload, e.seq`,
+                 e.lead_activity_id, e.owner_company_id, e.owner_retailer_id, e.data, e.payload, e.seq, e.traceparent`,
     [
       pgArray(claim.busy.map(([id]) => id)),
       pgArray(claim.busy.map(([, n]) => String(n))),

@@ -6,6 +6,7 @@ import { organisationAdmin } from '../../auth/caller';
 import type { ContextDeps } from '../../context';
 import { Loaders } from '../../db/loaders';
 import { logger } from '../../logger';
+import { inSpan, SpanKind, withTraceHeaders } from '../../tracing';
 import { OperationRegistry } from '../../rest/operations';
 import { RestExecutor } from '../../rest/executor';
 import { compileScope } from '../../search/where';
@@ -292,20 +293,21 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
     const started = performance.now();
     try {
       const secret = openSecret(row.secret, w.secretKey);
-      const res = await post(
-        row.url,
-        body,
-        {
-          'Content-Type': 'application/json',
-          'User-Agent': 'leadnet-webhooks/1',
-          'Leadnet-Event-Id': row.event_id,
-          'Leadnet-Event-Type': row.type,
-          'Leadnet-Delivery-Id': row.id,
-          'Leadnet-Delivery-Attempt': String(row.attempts + 1),
-          [SIGNATURE_HEADER]: signatureHeader(secret, body, Math.floor(Date.now() / 1000)),
-        },
-        { timeoutMs: w.timeoutMs, allowPrivate: w.allowPrivateUrls, lookup: this.options.lookup },
-      );
+      const headers = {
+        'Content-Type': 'application/json',
+        'User-Agent': 'leadnet-webhooks/1',
+        'Leadnet-Event-Id': row.event_id,
+        'Leadnet-Event-Type': row.type,
+        'Leadnet-Delivery-Id': row.id,
+        'Leadnet-Delivery-Attempt': String(row.attempts + 1),
+        [SIGNATURE_HEADER]: signatureHeader(secret, body, Math.floor(Date.now() / 1000)),
+      };
+      // Traced, the request is a span of the event's trace and carries its `traceparent` (docs/tracing.md).
+      const res = await inSpan('POST', { kind: SpanKind.CLIENT, childOnly: true, attributes: { 'http.request.method': 'POST', 'server.address': hostOf(row.url) } }, async (span) => {
+        const answer = await post(row.url, body, withTraceHeaders(headers, span), { timeoutMs: w.timeoutMs, allowPrivate: w.allowPrivateUrls, lookup: this.options.lookup });
+        span?.setAttribute('http.response.status_code', answer.status);
+        return answer;
+      });
       const durationMs = Math.round(performance.now() - started);
       const ok = res.status >= 200 && res.status < 300;
       const error = ok ? null : res.status >= 300 && res.status < 400 ? `redirect to ${(res.location ?? '?').slice(0, 300)} not followed` : `HTTP ${res.status}`;
@@ -320,6 +322,15 @@ export class WebhookWorker implements OutboxQueue<Claimed, Outcome> {
             : (e.code ?? e.message).slice(0, 500);
       return { ok: false, status: null, durationMs: Math.round(performance.now() - started), error };
     }
+  }
+}
+
+/** The host of an endpoint's URL, for its span (never the path or query, which may hold a token). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
   }
 }
 

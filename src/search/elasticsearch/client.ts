@@ -1,5 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { Client as OpenSearchClient } from '@opensearch-project/opensearch';
+import { inSpan, SpanKind, tracingOn } from '../../tracing';
 
 /**
  * The calls leadnet makes to a search engine, in the request and response shapes of the Elasticsearch
@@ -53,5 +54,39 @@ export function openSearchClient(client: OpenSearchClient): EngineClient {
     cluster: {
       health: (request) => body(client.cluster.health(request)),
     },
+  };
+}
+
+/**
+ * `client` with a span per call when tracing is on, as a child of the request or delivery that makes it
+ * (the indexer's own polling makes no traces): the operation (`search`, `bulk`, `indices.refresh`), the
+ * engine and the index; never the query or the documents.
+ */
+export function tracedEngineClient(client: EngineClient, system: 'elasticsearch' | 'opensearch'): EngineClient {
+  const wrap = <F extends (request: any) => Promise<any>>(operation: string, call: F): F =>
+    ((request: { index?: unknown; name?: unknown }) => {
+      if (!tracingOn()) return call(request);
+      const index = request?.index ?? request?.name;
+      const attributes = { 'db.system.name': system, 'db.operation.name': operation, ...(index !== undefined && { 'db.collection.name': String(index) }) };
+      return inSpan(operation, { kind: SpanKind.CLIENT, childOnly: true, attributes }, () => call(request));
+    }) as F;
+  const indices = client.indices;
+  const cluster = client.cluster;
+  return {
+    search: wrap('search', client.search.bind(client)),
+    bulk: wrap('bulk', client.bulk.bind(client)),
+    indices: {
+      create: wrap('indices.create', indices.create.bind(indices)),
+      exists: wrap('indices.exists', indices.exists.bind(indices)),
+      getMapping: wrap('indices.getMapping', indices.getMapping.bind(indices)),
+      existsAlias: wrap('indices.existsAlias', indices.existsAlias.bind(indices)),
+      getAlias: wrap('indices.getAlias', indices.getAlias.bind(indices)),
+      updateAliases: wrap('indices.updateAliases', indices.updateAliases.bind(indices)),
+      putSettings: wrap('indices.putSettings', indices.putSettings.bind(indices)),
+      refresh: wrap('indices.refresh', indices.refresh.bind(indices)),
+      delete: wrap('indices.delete', indices.delete.bind(indices)),
+      flush: wrap('indices.flush', indices.flush.bind(indices)),
+    },
+    cluster: { health: wrap('cluster.health', cluster.health.bind(cluster)) },
   };
 }
