@@ -17,16 +17,25 @@ function factOf(counts: boolean): string {
   lower(l.status) = 'won', lower(l.status) = 'lost'${counts ? ', greatest(t.breaches, (t.breached_at is not null)::int)' : ''}`;
 }
 
-function refreshFunction(counts: boolean): string {
+/**
+ * `leadnet_response_facts_refresh(ids)`. In `plpgsql` (Migration20261207000800_response_facts_plpgsql) its
+ * plans are kept by the session and an empty `ids` runs no statement (none of the facts' own triggers).
+ */
+export function refreshFunction(counts: boolean, language: 'sql' | 'plpgsql' = 'sql'): string {
   const FACT = factColumns(counts);
-  return `create or replace function leadnet_response_facts_refresh(ids uuid[]) returns void
-      language sql as $$
-        delete from lead_response_facts f where f.lead_id = any(ids)
+  const statements = `delete from lead_response_facts f where f.lead_id = any(ids)
            and not exists (select 1 from leads l join lead_response_timers t on t.lead_id = l.id where l.id = f.lead_id);
         insert into lead_response_facts as f (lead_id, ${FACT.join(', ')})
         select ${factOf(counts)} from leads l join lead_response_timers t on t.lead_id = l.id where l.id = any(ids) order by l.id
         on conflict (lead_id) do update set (${FACT.join(', ')}) = (${FACT.map((c) => `excluded.${c}`).join(', ')})
-         where (${FACT.map((c) => `f.${c}`).join(', ')}) is distinct from (${FACT.map((c) => `excluded.${c}`).join(', ')});
+         where (${FACT.map((c) => `f.${c}`).join(', ')}) is distinct from (${FACT.map((c) => `excluded.${c}`).join(', ')});`;
+  const body = language === 'sql' ? statements : `begin
+        if coalesce(cardinality(ids), 0) = 0 then return; end if;
+        ${statements}
+      end`;
+  return `create or replace function leadnet_response_facts_refresh(ids uuid[]) returns void
+      language ${language} as $$
+        ${body}
       $$;`;
 }
 
