@@ -47,17 +47,20 @@ afterAll(async () => {
 test('Lighthouse (mobile) scores a store page and a directory page at least 0.95 in each category', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [path.join(__dirname, 'lighthouse-scores.mjs'), `${base}${PAGE}`, `${base}/stores/cascade-cycles`], {
     env: { ...process.env, CHROME_PATH: CHROMIUM },
-    timeout: 150_000,
+    timeout: 270_000,
     maxBuffer: 10 * 1024 * 1024,
   });
-  const results = JSON.parse(stdout.trim().split('\n').pop()!) as Array<{ url: string; scores: Record<string, number>; failed: string[]; runtimeError: string | null }>;
-  expect(results).toHaveLength(2);
-  for (const r of results) {
-    expect({ url: r.url, runtimeError: r.runtimeError }).toEqual({ url: r.url, runtimeError: null });
-    // The failed audits are in the message when a category falls short.
-    for (const [category, score] of Object.entries(r.scores)) expect({ url: r.url, category, ok: score >= 0.95, score, failed: r.failed }).toMatchObject({ ok: true });
-  }
-}, 180_000);
+  const results = JSON.parse(stdout.trim().split('\n').pop()!) as Array<{
+    url: string; scores: Record<string, number>; failed: string[]; runs: Array<Record<string, number>>; benchmarkIndex: number; runtimeError: string | null;
+  }>;
+  expect(results.map((r) => r.url)).toEqual([`${base}${PAGE}`, `${base}/stores/cascade-cycles`]);
+  for (const r of results) expect({ url: r.url, runtimeError: r.runtimeError }).toEqual({ url: r.url, runtimeError: null });
+  // Every category short of 0.95, with the audits that cost points, each run's scores and the machine's speed.
+  const short = results.flatMap((r) =>
+    Object.entries(r.scores).filter(([, score]) => !(score >= 0.95)).map(([category, score]) => ({ url: r.url, category, score, failed: r.failed, runs: r.runs, benchmarkIndex: r.benchmarkIndex })),
+  );
+  expect(short).toEqual([]);
+}, 300_000);
 
 test('a visitor sees today\'s exception on a store page and sends the contact form; the lead arrives', async () => {
   const store = world.stores.downtown;
