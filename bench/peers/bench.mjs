@@ -4,8 +4,9 @@
 //   2. SQL statements per leadnet request (count-sql.cjs counter in the leadnet process), with the texts of one;
 //   3. ROUNDS rounds; in each, case by case, every system: WARMUP_S of load, then DURATION_S measured with
 //      autocannon at CONNECTIONS; the order of the systems rotates from round to round; `uptime` before each round;
-//      leadnet's RSS (VmRSS, VmHWM) before and after its runs;
-//   4. results/results.json and results/results.md (median over rounds of rps, p50, p99; ratios).
+//      leadnet's RSS (VmRSS, VmHWM) before and after its runs, and sampled during the whole run (RSS_SAMPLE_MS);
+//   4. results/results.json and results/results.md (median over rounds of rps, p50, p99; ratios; leadnet's RSS at
+//      start, end and peak). Exits 3 after the report when the peak (VmHWM) is above RSS_LIMIT_MB (256; 0: no check).
 import fs from 'node:fs';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
@@ -31,6 +32,9 @@ const WARMUP_S = Number(env.WARMUP_S ?? 3);
 const CONNECTIONS = Number(env.CONNECTIONS ?? 10);
 const ONLY = env.CASES ? env.CASES.split(',') : null;
 const DRAIN_MS = Number(env.DRAIN_MS ?? 2000);
+const RSS_LIMIT_MB = Number(env.RSS_LIMIT_MB ?? 256);
+const RSS_SAMPLE_MS = Number(env.RSS_SAMPLE_MS ?? 250);
+const LEADNET_START = env.LEADNET_START ?? 'prod';
 fs.mkdirSync(OUT, { recursive: true });
 
 const INCLUDE = 'include=emails,phone_numbers,location,lead_activities,assignee';
@@ -488,6 +492,36 @@ function rss(pid) {
   }
 }
 
+/**
+ * VmRSS of the leadnet processes every RSS_SAMPLE_MS: the highest sample since `take()` (one run's peak) and
+ * since the start. The process's own peak is VmHWM (the kernel's high-water mark, nothing between samples missed).
+ */
+function rssSampler(pids) {
+  const peaks = new Map(pids.map((pid) => [pid, { run: 0, all: 0 }]));
+  const timer = setInterval(() => {
+    for (const [pid, peak] of peaks) {
+      const r = rss(pid);
+      if (r) {
+        peak.run = Math.max(peak.run, r.rssMB);
+        peak.all = Math.max(peak.all, r.rssMB);
+      }
+    }
+  }, RSS_SAMPLE_MS);
+  timer.unref();
+  return {
+    /** The highest sample of `pid` since the last take, then starts again. */
+    take(pid) {
+      const peak = peaks.get(pid);
+      if (!peak) return null;
+      const run = peak.run;
+      peak.run = 0;
+      return run;
+    },
+    all: (pid) => peaks.get(pid)?.all ?? null,
+    stop: () => clearInterval(timer),
+  };
+}
+
 function load(sys, seconds) {
   let i = 0;
   const opts = { connections: CONNECTIONS, duration: seconds, timeout: 30 };
@@ -514,7 +548,9 @@ async function main() {
   const started = Date.now();
   const results = { started: new Date().toISOString(), config: { ROUNDS, DURATION_S, WARMUP_S, CONNECTIONS, origins: ORIGINS.length }, rounds: [], runs: [] };
   results.rssStart = rss(LEADNET_PID);
-  console.log(`leadnet RSS at start: ${JSON.stringify(results.rssStart)}`);
+  results.leadnetStart = LEADNET_START;
+  console.log(`leadnet (${LEADNET_START === 'prod' ? 'production start' : 'development harness'}) RSS at start: ${JSON.stringify(results.rssStart)}`);
+  const sampler = rssSampler([LEADNET_PID, ...(ENGINE ? [ENGINE.pid] : [])]);
 
   console.log('checking payloads...');
   results.payloads = await checkPayloads();
@@ -535,12 +571,15 @@ async function main() {
       for (const name of order) {
         const sys = c.systems[name];
         const isLeadnet = name.startsWith('leadnet');
-        const before = isLeadnet ? rss(sys.pid ?? LEADNET_PID) : null;
+        const pid = sys.pid ?? LEADNET_PID;
+        const before = isLeadnet ? rss(pid) : null;
+        if (isLeadnet) sampler.take(pid);
         await load(sys, WARMUP_S);
         const r = await load(sys, DURATION_S);
-        const after = isLeadnet ? rss(sys.pid ?? LEADNET_PID) : null;
+        const after = isLeadnet ? rss(pid) : null;
         // autocannon stops with requests in flight; let the server finish them before the next run.
         await new Promise((r) => setTimeout(r, DRAIN_MS));
+        if (after) after.peakMB = Math.max(sampler.take(pid), after.rssMB);
         const run = {
           round, case: c.id, system: name,
           // only successful answers count: a 429 or a 500 is not throughput
@@ -548,11 +587,15 @@ async function main() {
           requests: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, rssBefore: before, rssAfter: after,
         };
         results.runs.push(run);
-        console.log(`  ${c.id.padEnd(13)} ${name.padEnd(28)} ${String(run.rps).padStart(7)} rps${run.items > 1 ? ` (${Math.round(run.rps * run.items)} records/s)` : ''}  p50 ${String(run.p50).padStart(5)} ms  p99 ${String(run.p99).padStart(5)} ms  non2xx ${run.non2xx} errors ${run.errors}${after ? `  RSS ${before.rssMB}->${after.rssMB} MB` : ''}`);
+        console.log(`  ${c.id.padEnd(13)} ${name.padEnd(28)} ${String(run.rps).padStart(7)} rps${run.items > 1 ? ` (${Math.round(run.rps * run.items)} records/s)` : ''}  p50 ${String(run.p50).padStart(5)} ms  p99 ${String(run.p99).padStart(5)} ms  non2xx ${run.non2xx} errors ${run.errors}${after ? `  RSS ${before.rssMB}->${after.rssMB} MB (peak ${after.peakMB})` : ''}`);
       }
     }
   }
   results.rssEnd = rss(LEADNET_PID);
+  sampler.stop();
+  // The peak is the kernel's high-water mark (VmHWM): it misses nothing between samples.
+  results.rssPeak = { hwmMB: results.rssEnd?.hwmMB ?? null, sampledMB: sampler.all(LEADNET_PID), limitMB: RSS_LIMIT_MB || null };
+  results.rssOverLimit = RSS_LIMIT_MB > 0 && results.rssPeak.hwmMB != null && results.rssPeak.hwmMB > RSS_LIMIT_MB;
   results.wallSeconds = Math.round((Date.now() - started) / 1000);
 
   // Medians and ratios.
@@ -567,11 +610,23 @@ async function main() {
   fs.writeFileSync(path.join(OUT, 'results.json'), JSON.stringify(results, null, 1));
   fs.writeFileSync(path.join(OUT, 'results.md'), markdown(results));
   console.log(`\n${markdown(results)}`);
+  if (results.rssOverLimit) {
+    console.error(`leadnet's RSS peaked at ${results.rssPeak.hwmMB} MB, above RSS_LIMIT_MB=${RSS_LIMIT_MB}`);
+    process.exitCode = 3;
+  }
+}
+
+/** The report's RSS line: start, end, peak and the limit. */
+function rssLine(results) {
+  const { rssStart: start, rssEnd: end, rssPeak: peak } = results;
+  const how = results.leadnetStart === 'prod' ? 'the production start (`npm run start:prod` on dist/)' : 'the development harness (tsx, no heap cap)';
+  const verdict = !peak?.limitMB ? '' : results.rssOverLimit ? `, **ABOVE the ${peak.limitMB} MB limit**` : `, within the ${peak.limitMB} MB limit`;
+  return `leadnet RSS, ${how}: start ${start?.rssMB} MB, end ${end?.rssMB} MB, peak ${peak?.hwmMB} MB (VmHWM; highest ${RSS_SAMPLE_MS} ms sample ${peak?.sampledMB} MB)${verdict}`;
 }
 
 function markdown(results) {
   const lines = [`# leadnet side-by-side benchmark (${results.started})`, '',
-    `autocannon, ${results.config.CONNECTIONS} connections, ${results.config.DURATION_S} s per run after ${results.config.WARMUP_S} s warm-up, ${results.config.ROUNDS} interleaved rounds; medians over rounds. Ratios are throughput ratios in records/s (rps, except for a batch: rps x its records); latency ratio = p50 ratio.`, '',
+    `autocannon, ${results.config.CONNECTIONS} connections, ${results.config.DURATION_S} s per run after ${results.config.WARMUP_S} s warm-up, ${results.config.ROUNDS} interleaved rounds; medians over rounds. Ratios are throughput ratios in records/s (rps, except for a batch: rps x its records); latency ratio = p50 ratio. leadnet runs ${results.leadnetStart === 'prod' ? 'as production starts it (`npm run start:prod` on dist/)' : 'on the development harness (tsx, no heap cap)'}.`, '', rssLine(results), '',
     '| case | system | rps | records/s | p50 ms | p99 ms | rps by round | non-2xx | errors | records/s vs leadnet REST | leadnet REST / this (records/s) |', '|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|'];
   for (const s of results.summary) {
     const ln = s.rows.find((r) => r.system === 'leadnet REST');
@@ -587,7 +642,9 @@ function markdown(results) {
   for (const p of results.payloads ?? []) lines.push(`- ${p.ok ? 'equal' : '**DIFFERENT**'}: ${p.case} ${JSON.stringify(p.detail)}${p.problems.length ? ` — ${p.problems.join('; ')}` : ''}`);
   lines.push('', '## Load before each round', '');
   for (const r of results.rounds) lines.push(`- round ${r.round} (${r.at}): ${r.uptime}`);
-  lines.push('', `leadnet RSS: start ${JSON.stringify(results.rssStart)}, end ${JSON.stringify(results.rssEnd)}; wall ${results.wallSeconds} s`);
+  lines.push('', '## leadnet RSS by run', '', '| round | case | system | before MB | after MB | peak MB (sampled) |', '|---:|---|---|---:|---:|---:|');
+  for (const r of results.runs.filter((x) => x.rssAfter)) lines.push(`| ${r.round} | ${r.case} | ${r.system} | ${r.rssBefore?.rssMB} | ${r.rssAfter.rssMB} | ${r.rssAfter.peakMB} |`);
+  lines.push('', `${rssLine(results)}; wall ${results.wallSeconds} s`);
   return lines.join('\n') + '\n';
 }
 

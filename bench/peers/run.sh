@@ -15,6 +15,12 @@
 # PERF_RESEED (1: seed the leads again), SEED_ONLY (1: stop after the data), PORT_BASE (3100). Ports: 3101 leadnet, 3102 PostGraphile, 3103 bare, 3104 leadnet
 # under --cpu-prof, 3111 leadnet's SQL statement counter. Every process started here is stopped by PID at exit.
 #
+# How leadnet runs: LEADNET_START (prod): `prod` builds it (`npm run build`; LEADNET_BUILD=0 reuses the dist/ there is)
+# and starts it with package.json's own `start:prod` line (plain node on dist/, its heap cap and settings), as production
+# does; `dev` starts the development harness (`node --import tsx src/main.ts`, no heap cap). leadnet's RSS is sampled
+# from /proc during the run (VmRSS every RSS_SAMPLE_MS, 250; VmHWM for the peak): the report prints start, end and peak,
+# and the run exits 3 after its report when the peak is above RSS_LIMIT_MB (256; 0 turns the check off).
+#
 # The search backend of the lead lists (the `leads_*` role cases): SEARCH_BACKEND (postgres) and SEARCH_URL, as
 # leadnet reads them. With `opensearch` or `elasticsearch`, the data step also fills the engine's indexes (a
 # `leadnet reindex` of each document whose alias is missing, timed; then `leadnet search verify leads`), and a
@@ -69,6 +75,18 @@ truncate search_outbox;
 SQL
 }
 
+# leadnet with extra node flags (the SQL counter's preload, --cpu-prof), in LEADNET_DIR, exec'd so that the subshell's
+# PID becomes node's: package.json's start:prod line run by sh (whose `exec node` keeps that PID), or the tsx harness.
+LEADNET_START=${LEADNET_START:-prod}
+START_PROD=
+run_leadnet() { # node flags...
+  if [ "$LEADNET_START" = prod ]; then
+    cd "$LEADNET_DIR" && exec sh -c "${START_PROD/exec node /exec node $* }"
+  else
+    cd "$LEADNET_DIR" && exec node "$@" --import tsx src/main.ts
+  fi
+}
+
 wait_http() { # url [method body [tries]]
   for _ in $(seq 1 "${4:-120}"); do
     if curl -s -o /dev/null -m 2 -X "${2:-GET}" -H 'content-type: application/json' ${3:+-d "$3"} "$1"; then return 0; fi
@@ -86,6 +104,20 @@ grep -q '"name": "leadnet"' "$LEADNET_DIR/package.json" 2>/dev/null || { echo "r
 [ -d "$LEADNET_DIR/node_modules" ] || (cd "$LEADNET_DIR" && npm install --no-audit --no-fund >>"$LOG" 2>&1)
 [ -d "$PERF/node_modules" ] || (cd "$PERF" && npm install --no-audit --no-fund >>"$LOG" 2>&1)
 log "leadnet $(git -C "$LEADNET_DIR" log -1 --format='%h %s' | cut -c1-100); node $(node --version)"
+case "$LEADNET_START" in
+  prod)
+    START_PROD=$(node -p 'require(process.argv[1]).scripts["start:prod"]' "$LEADNET_DIR/package.json")
+    case "$START_PROD" in *'exec node '*) ;; *) echo "start:prod must run \`exec node ...\` (it is: $START_PROD)" >&2; exit 1 ;; esac
+    if [ "${LEADNET_BUILD:-1}" = 1 ]; then
+      t=$(date +%s)
+      (cd "$LEADNET_DIR" && npm run -s build >>"$LOG" 2>&1) || { echo "npm run build failed: $LOG" >&2; exit 1; }
+      log "built dist/ in $(($(date +%s) - t)) s"
+    fi
+    [ -f "$LEADNET_DIR/dist/src/main.js" ] || { echo "no $LEADNET_DIR/dist/src/main.js: run npm run build (or LEADNET_BUILD=1)" >&2; exit 1; }
+    log "leadnet runs as production starts it (LEADNET_START=prod): $START_PROD" ;;
+  dev) log "leadnet runs on the development harness (LEADNET_START=dev): node --import tsx src/main.ts, no heap cap" ;;
+  *) echo "LEADNET_START is prod or dev, not $LEADNET_START" >&2; exit 1 ;;
+esac
 
 # 2. Database: created once, migrated with the project's migrations.
 if ! psql "$PGADMIN_URL" -qtAc "select 1 from pg_database where datname = '$PERF_DB'" | grep -q 1; then
@@ -114,16 +146,22 @@ log "data: $(psqlq "select format('%s leads A, %s leads B, %s emails, %s phone n
   (select count(*) from leads where owner_company_id = '$COMPANY_A'), (select count(*) from leads where owner_company_id = '$COMPANY_B'),
   (select count(*) from emails where lead_id is not null), (select count(*) from phone_numbers where lead_id is not null),
   (select count(*) from lead_activities), (select count(*) from store_locator_entries))")"
-# Leads created by earlier runs' create case (company B, source_type PerfCreate) are removed, so each run starts alike.
-psql "$DATABASE_URL" -qtA >/dev/null <<SQL
+# Leads created by earlier runs' create and batch cases (company B, source_type PerfCreate) are removed with every row
+# that names them (contacts, activities, events and the facts and timers the events fed), so each run starts alike.
+psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qtA >/dev/null <<SQL
 begin;
 create temp table gone on commit drop as select id, location_id from leads where owner_company_id = '$COMPANY_B' and source_type = 'PerfCreate';
-delete from lead_activities where lead_id in (select id from gone);
-delete from emails where lead_id in (select id from gone);
-delete from phone_numbers where lead_id in (select id from gone);
+do \$\$ declare t record; begin
+  for t in select c.table_name from information_schema.columns c join information_schema.tables b using (table_schema, table_name)
+           where c.table_schema = current_schema() and c.column_name = 'lead_id' and b.table_type = 'BASE TABLE' loop
+    execute format('delete from %I where lead_id in (select id from gone)', t.table_name);
+  end loop;
+end \$\$;
 delete from leads where id in (select id from gone);
 delete from locations where id in (select location_id from gone);
 commit;
+-- The planner's statistics after the deletes (an earlier run's batches add tens of thousands of rows).
+analyze leads, emails, phone_numbers, lead_activities, locations;
 SQL
 
 # The engine's copy: every document's index (a zero-downtime `leadnet reindex` where its alias is missing, timed),
@@ -167,7 +205,7 @@ log "setup done in $(($(date +%s) - T0)) s"
 # 5. Servers, on PORT_BASE+1 (leadnet), +2 (PostGraphile), +3 (bare), +4 (profiled leadnet), +11 (SQL counter).
 B=${PORT_BASE:-3100}
 export LEADNET_URL=http://127.0.0.1:$((B + 1)) PGL_URL=http://127.0.0.1:$((B + 2))/graphql BARE_URL=http://127.0.0.1:$((B + 3)) SQLCOUNT_URL=http://127.0.0.1:$((B + 11))
-(cd "$LEADNET_DIR" && exec env SEARCH_BACKEND=postgres PORT=$((B + 1)) SQLCOUNT_PORT=$((B + 11)) LOG_LEVEL=info $NO_LIMITS node --require "$PERF/count-sql.cjs" --import tsx src/main.ts >"$RESULTS_DIR/leadnet.log" 2>&1) &
+(export SEARCH_BACKEND=postgres PORT=$((B + 1)) SQLCOUNT_PORT=$((B + 11)) LOG_LEVEL=info $NO_LIMITS; run_leadnet --require "$PERF/count-sql.cjs" >"$RESULTS_DIR/leadnet.log" 2>&1) &
 LEADNET_PID=$!
 PIDS+=("$LEADNET_PID")
 (cd "$PERF" && exec env PORT=$((B + 2)) NODE_OPTIONS="--require ./polyfill.cjs" node pgl-server.mjs >"$RESULTS_DIR/postgraphile.log" 2>&1) &
@@ -177,7 +215,7 @@ PIDS+=($!)
 wait_http "$LEADNET_URL/healthz"
 if [ -n "$ENGINE" ]; then
   export ENGINE_NAME=$ENGINE ENGINE_URL=http://127.0.0.1:$((B + 5)) ENGINE_SQLCOUNT_URL=http://127.0.0.1:$((B + 12))
-  (cd "$LEADNET_DIR" && exec env $ENGINE_ENV SEARCH_INDEXER=false PORT=$((B + 5)) SQLCOUNT_PORT=$((B + 12)) LOG_LEVEL=info $NO_LIMITS node --require "$PERF/count-sql.cjs" --import tsx src/main.ts >"$RESULTS_DIR/leadnet-$ENGINE.log" 2>&1) &
+  (export $ENGINE_ENV SEARCH_INDEXER=false PORT=$((B + 5)) SQLCOUNT_PORT=$((B + 12)) LOG_LEVEL=info $NO_LIMITS; run_leadnet --require "$PERF/count-sql.cjs" >"$RESULTS_DIR/leadnet-$ENGINE.log" 2>&1) &
   ENGINE_PID=$!
   PIDS+=("$ENGINE_PID")
   export ENGINE_PID
@@ -190,14 +228,16 @@ wait_http "$BARE_URL/"
 log "servers up: leadnet pid $LEADNET_PID${ENGINE:+, leadnet on $ENGINE pid $ENGINE_PID}"
 
 # 6. Payload checks, statement counts, interleaved rounds.
-(cd "$PERF" && LEADNET_PID=$LEADNET_PID KEY_A=$KEY_A KEY_B=$KEY_B COMPANY_A=$COMPANY_A node bench.mjs) 2>&1 | tee -a "$LOG"
+# The bench exits 3 when leadnet's RSS peak is above RSS_LIMIT_MB: the rest of the run still happens, then this exit.
+BENCH_STATUS=0
+(cd "$PERF" && LEADNET_PID=$LEADNET_PID LEADNET_START=$LEADNET_START KEY_A=$KEY_A KEY_B=$KEY_B COMPANY_A=$COMPANY_A node bench.mjs) 2>&1 | tee -a "$LOG" || BENCH_STATUS=$?
 kill "$LEADNET_PID"
 wait "$LEADNET_PID" 2>/dev/null || true
 
 # 7. CPU profile of leadnet under case 1 (REST list with every child), on its own instance.
 if [ "${PROFILE:-1}" = 1 ]; then
   mkdir -p "$RESULTS_DIR/profile"
-  (cd "$LEADNET_DIR" && exec env PORT=$((B + 4)) $NO_LIMITS node --cpu-prof --cpu-prof-dir="$RESULTS_DIR/profile" --import tsx src/main.ts >"$RESULTS_DIR/leadnet-profile.log" 2>&1) &
+  (export PORT=$((B + 4)) $NO_LIMITS; run_leadnet --cpu-prof --cpu-prof-dir="$RESULTS_DIR/profile" >"$RESULTS_DIR/leadnet-profile.log" 2>&1) &
   PROF_PID=$!
   PIDS+=("$PROF_PID")
   wait_http http://127.0.0.1:$((B + 4))/healthz
@@ -208,3 +248,4 @@ if [ "${PROFILE:-1}" = 1 ]; then
   cat "$RESULTS_DIR/profile.md" | tee -a "$LOG"
 fi
 log "done in $(($(date +%s) - T0)) s; results: $RESULTS_DIR/results.md"
+exit "$BENCH_STATUS"
