@@ -187,7 +187,7 @@ export function graphqlDocumentLimits(limits: GraphqlLimits): RequestHandler {
  */
 export const LARGE_DOCUMENT_CHARS = 4096;
 
-/** Resolves on the event loop's next turn, after the I/O already waiting. */
+/** Resolves in the event loop's next check phase: a document takes one step a turn, and other callers' I/O is read between its steps. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
