@@ -20,29 +20,41 @@ const CLIENT_GRACE_MS = 1000;
 type RawConnection = { query: (...args: any[]) => any; end(): unknown; on(event: string, fn: (...args: any[]) => void): unknown };
 
 /**
- * A query that timed out on the client side leaves its connection waiting for an answer that may never
- * come; closing it at once makes the rest of the request (its ROLLBACK) fail fast instead of waiting
- * again, and the pool replaces it (knex discards ended connections).
+ * `conn.query` told how each statement ends: `watch(args)`, called as the statement is sent, returns
+ * what to call with its error (null when it succeeds), or undefined to leave the statement alone. Statements
+ * are sent with a callback (knex) or as a promise (src/db/sql.ts).
  */
-function closeOnReadTimeout(conn: RawConnection): void {
+function watchStatements(conn: RawConnection, watch: (args: any[]) => ((err: unknown) => void) | undefined): void {
   const query = conn.query.bind(conn);
-  const check = (err: unknown) => {
-    if (err instanceof Error && err.message === 'Query read timeout') conn.end();
-  };
   conn.query = (...args: any[]) => {
+    const settled = watch(args);
+    if (!settled) return query(...args);
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
       const cb = args[last];
       args[last] = (err: unknown, res: unknown) => {
-        check(err);
+        settled(err ?? null);
         cb(err, res);
       };
       return query(...args);
     }
     const result = query(...args);
-    if (result && typeof result.then === 'function') result.then(undefined, check);
+    if (result && typeof result.then === 'function') result.then(() => settled(null), settled);
+    else settled(null);
     return result;
   };
+}
+
+/**
+ * A query that timed out on the client side leaves its connection waiting for an answer that may never
+ * come; closing it at once makes the rest of the request (its ROLLBACK) fail fast instead of waiting
+ * again, and the pool replaces it (knex discards ended connections).
+ */
+function closeOnReadTimeout(conn: RawConnection): void {
+  const check = (err: unknown) => {
+    if (err instanceof Error && err.message === 'Query read timeout') conn.end();
+  };
+  watchStatements(conn, () => check);
 }
 
 /**
@@ -51,29 +63,15 @@ function closeOnReadTimeout(conn: RawConnection): void {
  * string literals masked (MikroORM's `execute` writes values into the text), never its values.
  */
 function traceStatements(conn: RawConnection): void {
-  const query = conn.query.bind(conn);
-  conn.query = (...args: any[]) => {
+  watchStatements(conn, (args) => {
     const text: unknown = typeof args[0] === 'string' ? args[0] : args[0]?.text;
     const span = tracingOn() && typeof text === 'string' ? statementSpan(text, conn) : undefined;
-    if (!span) return query(...args);
-    const end = (err: unknown) => {
+    if (!span) return undefined;
+    return (err: unknown) => {
       if (err) failed(span, err);
       span.end();
     };
-    const last = args.length - 1;
-    if (typeof args[last] === 'function') {
-      const cb = args[last];
-      args[last] = (err: unknown, res: unknown) => {
-        end(err);
-        cb(err, res);
-      };
-      return query(...args);
-    }
-    const result = query(...args);
-    if (result && typeof result.then === 'function') result.then(() => end(null), end);
-    else end(null);
-    return result;
-  };
+  });
 }
 
 function statementSpan(text: string, conn: RawConnection) {
