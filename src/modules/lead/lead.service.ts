@@ -152,8 +152,7 @@ export class LeadService {
     // Merges run without a savepoint each (a savepoint costs two round trips, and past 64 of them every
     // row check of the transaction reads pg_subtrans); when one fails, the whole batch runs again with
     // each merge in its own savepoint, so that the failure is that item's answer alone.
-    let isolated = false;
-    const write = () => transactional(this.ctx.em, async (tx) => {
+    const write = (isolated: boolean) => transactional(this.ctx.em, async (tx) => {
       await recordActor(tx, this.ctx.caller?.userId);
       await this.leads.lock(tx, [...new Set(creates.flatMap((c) => c.keys))].sort());
       const settings = companyId ? await routingForMany(tx, companyId) : null;
@@ -226,11 +225,10 @@ export class LeadService {
     }, {}, { rerun: true });
     let answers: Map<PreparedCreate, Record<string, any> | AppError>;
     try {
-      answers = await write();
+      answers = await write(false);
     } catch (e) {
       if (!(e instanceof MergeFailed)) throw e;
-      isolated = true;
-      answers = await write();
+      answers = await write(true);
     }
 
     this.ctx.em.clear();
