@@ -80,11 +80,9 @@ export interface SpanOptions {
  * off, or `childOnly` outside a sampled span, `work` runs as it is.
  */
 export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span | undefined) => Promise<T>): Promise<T> {
-  if (!on) return work(undefined);
-  const parent = options.parent ?? context.active();
-  if (options.childOnly && !trace.getSpan(parent)?.isRecording()) return work(undefined);
-  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links }, parent);
-  return context.with(trace.setSpan(parent, span), async () => {
+  const span = startSpan(name, options);
+  if (!span) return work(undefined);
+  return context.with(trace.setSpan(options.parent ?? context.active(), span), async () => {
     try {
       return await work(span);
     } catch (e) {
