@@ -109,7 +109,11 @@ describe('POST /v1/leads/batch', () => {
 
   test('when the statement writing several creates fails, they are written one by one: the failing item is its own answer', async () => {
     // As when a store named by an item is deleted between its check and the write (a foreign key refuses it).
-    jest.spyOn(LeadRepository.prototype, 'insertMany').mockRejectedValueOnce(invalid([validationDetail('base', 'invalid', 'refers to a record that does not exist')]));
+    const insertMany = LeadRepository.prototype.insertMany;
+    jest.spyOn(LeadRepository.prototype, 'insertMany').mockImplementation(function (this: LeadRepository, tx, leads) {
+      if (leads.some((lead) => lead.name === 'Broken')) return Promise.reject(invalid([validationDetail('base', 'invalid', 'refers to a record that does not exist')]));
+      return insertMany.call(this, tx, leads);
+    });
     const insert = LeadRepository.prototype.insert;
     jest.spyOn(LeadRepository.prototype, 'insert').mockImplementation(function (this: LeadRepository, tx, lead) {
       if (lead.name === 'Broken') return Promise.reject(invalid([validationDetail('base', 'invalid', 'refers to a record that does not exist')]));
@@ -149,6 +153,14 @@ describe('POST /v1/leads/batch', () => {
     expect(t.statements.filter((sql) => /savepoint/i.test(sql))).toEqual([]);
 
     // As when a merge's write is refused half-way (a store deleted meanwhile): its own answer, the others written.
+    // The batch's merges are written together (mergeMany) and fail together; run again isolated, one at a
+    // time (mergeSubmission), the broken one fails alone.
+    const mergeMany = leadMerge.mergeMany;
+    jest.spyOn(leadMerge, 'mergeMany').mockImplementation(async (em, items, route) => {
+      const added = await mergeMany(em, items, route); // their writes are made, then the failure
+      if (items.some((i) => i.submission.name === 'Broken merge')) throw invalid([validationDetail('base', 'invalid', 'refers to a record that does not exist')]);
+      return added;
+    });
     const mergeSubmission = leadMerge.mergeSubmission;
     jest.spyOn(leadMerge, 'mergeSubmission').mockImplementation(async (em, id, submission, route) => {
       if (submission.name === 'Broken merge') {
@@ -179,15 +191,34 @@ describe('POST /v1/leads/batch', () => {
     expect(await leadsWith(`a2.${stamp}@example.com`)).toBe(1);
   });
 
+  test('the statements of a batch of merges do not grow with its items', async () => {
+    const key = r.users.companyAdmin.key;
+    const stamp = Date.now();
+    const stored: Array<Awaited<ReturnType<typeof createLead>>> = [];
+    for (let i = 0; i < 15; i++) stored.push(await createLead(t, key, quoteRequest({ emails: [{ email: `count.${i}.${stamp}@example.com` }] })));
+    const mergeInto = async (leads: typeof stored) => {
+      t.resetStatements();
+      const res = await api(t, 'post', '/v1/leads/batch', {
+        key,
+        body: { leads: leads.map((lead, i) => item({ emails: [{ email: lead.emails[0].email }], phone_numbers: [{ phone_number: `+1 503 555 02${String(i).padStart(2, '0')}` }] })) },
+      });
+      expect(res.body.results.map((x: any) => [x.status, x.body.id])).toEqual(leads.map((lead) => [201, lead.id]));
+      res.body.results.forEach((x: any, i: number) => expect(x.body.lead_activities[0]).toMatchObject({ type: 'LeadActivity::Note', data: { merge: { phone_numbers_added: [`+150355502${String(i).padStart(2, '0')}`] } } }));
+      return t.statements.length;
+    };
+    expect(await mergeInto(stored.slice(12))).toBe(await mergeInto(stored.slice(0, 12)));
+  });
+
   test("a batch whose connection dies in the middle of its merges answers 503 and keeps none of them", async () => {
     const key = r.users.companyAdmin.key;
     const stamp = Date.now();
     const [a, b] = await Promise.all(['a', 'b'].map((n) => createLead(t, key, quoteRequest({ emails: [{ email: `crash.${n}.${stamp}@example.com` }] }))));
-    const mergeSubmission = leadMerge.mergeSubmission;
-    jest.spyOn(leadMerge, 'mergeSubmission').mockImplementation(async (em, id, submission, route) => {
-      // The second merge: the first is written in the transaction, then the server drops the connection.
-      if (id === b.id) await em.execute('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
-      return mergeSubmission(em, id, submission, route);
+    const mergeMany = leadMerge.mergeMany;
+    jest.spyOn(leadMerge, 'mergeMany').mockImplementation(async (em, items, route) => {
+      // The merges are written in the transaction, then the server drops the connection.
+      const added = await mergeMany(em, items, route);
+      await em.execute('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
+      return added;
     });
     const res = await api(t, 'post', '/v1/leads/batch', {
       key,

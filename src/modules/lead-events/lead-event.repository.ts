@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ClientBase } from 'pg';
+import { pgArray } from '../../db/sql';
 import type { LeadEventType } from './lead-events.record';
 
 /** One row of `lead_events` (Migration20261123141000_webhooks), as subscriptions read it. */
@@ -29,6 +30,22 @@ export async function recordLeadEvent(
     `insert into lead_events (type, lead_id, owner_company_id, owner_retailer_id, data)
      select ?, l.id, l.owner_company_id, l.owner_retailer_id, ?::jsonb from leads l where l.id = ?`,
     [type, data === null ? null : JSON.stringify(data), leadId],
+  );
+}
+
+/** `recordLeadEvent` for each of `leadIds`, in their order, in one statement. */
+export async function recordLeadEvents(
+  tx: Pick<EntityManager, 'execute'>,
+  type: Extract<LeadEventType, 'lead.updated' | 'lead.merged'>,
+  leadIds: readonly string[],
+): Promise<void> {
+  if (!leadIds.length) return;
+  await tx.execute(
+    `insert into lead_events (type, lead_id, owner_company_id, owner_retailer_id)
+     select ?, l.id, l.owner_company_id, l.owner_retailer_id
+       from unnest(?::uuid[]) with ordinality as u(id, n) join leads l on l.id = u.id
+      order by u.n`,
+    [type, pgArray(leadIds)],
   );
 }
 

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
+import { pgArray, query } from '../../db/sql';
 import type { Coordinates } from '../../geo/geocoder';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { Email } from '../contact/email.entity';
-import { PhoneNumber } from '../contact/phone-number.entity';
 import { Location } from '../contact/location.entity';
-import { recordLeadEvent } from '../lead-events/lead-event.repository';
+import { recordLeadEvents } from '../lead-events/lead-event.repository';
 import type { LeadAddress } from '../routing/routing.service';
 import { Lead } from './lead.entity';
 import type { LeadMerge } from './lead.types';
@@ -26,6 +26,9 @@ export interface Submission {
   activities: NewActivity[];
 }
 
+/** How a merge routes a company lead left unassigned (null: it does not). */
+export type Route = ((address: LeadAddress | null) => Promise<{ assigneeId: string; activity: NewActivity } | null>) | null;
+
 /**
  * PRODUCT.md section 5: a submission merges into its duplicate `id` (row-locked by the duplicate
  * search). It adds the emails and phone numbers the lead lacks and its activities; it fills the name,
@@ -33,17 +36,50 @@ export interface Submission {
  * lead's (an `Assignment` activity); a company lead left unassigned is routed (`route`). A `Note`
  * saying what it added heads the timeline.
  */
-export async function mergeSubmission(
+export async function mergeSubmission(tx: EntityManager, id: string, s: Submission, route: Route): Promise<LeadMerge> {
+  const [merge] = await mergeMany(tx, [{ id, submission: s }], route);
+  return merge;
+}
+
+/**
+ * `mergeSubmission` for several leads at once (a batch's merges), each of `items` into a different lead:
+ * the leads with their locations read in one statement and their emails and phone numbers in another,
+ * every lead's writes in one flush and their `lead.merged` events in one statement, whatever the number
+ * of items. Only routing an unassigned lead costs statements of its own.
+ */
+export async function mergeMany(tx: EntityManager, items: ReadonlyArray<{ id: string; submission: Submission }>, route: Route): Promise<LeadMerge[]> {
+  const ids = items.map((item) => item.id);
+  if (new Set(ids).size !== ids.length) throw new Error('mergeMany: one merge a lead (a second one reads what the first wrote)');
+  const leads = new Map((await tx.find(Lead, { id: { $in: ids } }, { refresh: true, populate: ['location'] })).map((lead) => [lead.id, lead]));
+  // The values only, not entities: the unit of work would hydrate them and compare them at the flush.
+  const contacts = await query<{ id: string; emails: string[]; phones: string[] }>(
+    tx,
+    `select u.id, array(select e.email from emails e where e.lead_id = u.id) as emails,
+            array(select p.phone_number from phone_numbers p where p.lead_id = u.id) as phones
+       from unnest(?::uuid[]) as u(id)`,
+    [pgArray(ids)],
+  );
+  const held = new Map(contacts.map((c) => [c.id, { emails: new Set(c.emails), phones: new Set(c.phones) }]));
+
+  const out: LeadMerge[] = [];
+  for (const { id, submission } of items) {
+    const lead = leads.get(id);
+    if (!lead) throw new Error(`mergeMany: lead ${id} not found`);
+    out.push(await applySubmission(tx, lead, held.get(id)!, submission, route));
+  }
+  await tx.flush();
+  await recordLeadEvents(tx, 'lead.merged', ids);
+  return out;
+}
+
+/** One submission's merge into `lead` (which holds `have`), made on the unit of work. */
+async function applySubmission(
   tx: EntityManager,
-  id: string,
+  lead: Lead,
+  have: { emails: ReadonlySet<string>; phones: ReadonlySet<string> },
   s: Submission,
-  route: ((address: LeadAddress | null) => Promise<{ assigneeId: string; activity: NewActivity } | null>) | null,
+  route: Route,
 ): Promise<LeadMerge> {
-  const lead = await tx.findOneOrFail(Lead, { id }, { refresh: true });
-  const have = {
-    emails: new Set((await tx.find(Email, { lead: lead.id })).map((e) => e.email)),
-    phones: new Set((await tx.find(PhoneNumber, { lead: lead.id })).map((p) => p.phoneNumber)),
-  };
   const phoneValues = s.phones.map((p) => p.e164);
   const merge: LeadMerge = {
     emailsAdded: s.emails.filter((email) => !have.emails.has(email)),
@@ -67,8 +103,7 @@ export async function mergeSubmission(
   }
   for (const a of s.activities) addActivity(tx, lead, a);
   if (!s.assignee && !lead.assignee && route) {
-    const stored = lead.location ? await tx.findOne(Location, { id: lead.location.id }) : null;
-    const routed = await route(stored);
+    const routed = await route(lead.location ?? null);
     if (routed) {
       lead.assignee = tx.getReference(CompanyRetailerLocation, routed.assigneeId);
       addActivity(tx, lead, routed.activity);
@@ -76,8 +111,6 @@ export async function mergeSubmission(
   }
   // Last, so it heads the timeline: a person can see that this lead came back, and with what.
   addActivity(tx, lead, mergeNote(merge));
-  await tx.flush();
-  await recordLeadEvent(tx, 'lead.merged', lead.id);
   return merge;
 }
 

@@ -23,7 +23,8 @@ import { assignableScope, leadOwner, leadPolicy, leadScope } from './lead.policy
 import { about, authorize } from '../../access/policy';
 import { duplicateKeys, MAX_STATUS, optionalString, requiredString } from './lead.rules';
 import { LeadRepository, leadReads, primeLeadRow, type DuplicateCandidate, type LeadActivityRow, type LeadRow, type NewLead } from './lead.repository';
-import { mergeOf, merges, mergeSubmission, withMerge, type Submission } from './lead.merge';
+import type { LeadMerge } from './lead.types';
+import { mergeMany, mergeOf, merges, mergeSubmission, withMerge, type Route, type Submission } from './lead.merge';
 import { planConsents, type NewConsent } from './lead-consent.types';
 import { insertApiConsents, insertConsentsOfMany } from './lead-consent.repository';
 import {
@@ -124,9 +125,10 @@ export class LeadService {
    * transaction: the items are checked first (an item that fails is answered by its error, the others go
    * on); then every item's duplicate keys are locked at once (sorted), its duplicates found in one
    * statement, and the items taken in order, each merging into the oldest lead it shares an email or
-   * phone number with (an earlier item's lead too: as separate requests would) or creating one. Creates
-   * in a row are written by one statement; a merge runs in a savepoint of its own. A failure of the
-   * statement writing several creates is retried item by item, each in its own savepoint, so that one
+   * phone number with (an earlier item's lead too: as separate requests would) or creating one. The
+   * creates are written by one statement, then the merges by a constant number a round (`mergeDeferred`).
+   * A failure of the statement writing several creates is retried item by item, each in its own
+   * savepoint, and a failing merge runs the batch again with each merge in its own savepoint, so that one
    * item's failure is its own answer. A lead import (src/modules/import/lead-import.ts) creates its rows
    * here too, its consents recorded with source `import`.
    */
@@ -149,8 +151,9 @@ export class LeadService {
     const creates = prepared.filter((p): p is PreparedCreate => !(p instanceof AppError));
     if (!creates.length) return prepared as AppError[];
 
-    // Merges run without a savepoint each (a savepoint costs two round trips, and past 64 of them every
-    // row check of the transaction reads pg_subtrans); when one fails, the whole batch runs again with
+    // The creates are written by one statement, then the merges together (`mergeDeferred`), without a
+    // savepoint each (a savepoint costs two round trips, and past 64 of them every row check of the
+    // transaction reads pg_subtrans); when a merge fails, the whole batch runs again isolated: in order,
     // each merge in its own savepoint, so that the failure is that item's answer alone.
     const write = (isolated: boolean) => transactional(this.ctx.em, async (tx) => {
       await recordActor(tx, this.ctx.caller?.userId);
@@ -179,10 +182,11 @@ export class LeadService {
         });
         pending = [];
       };
+      const deferred: DeferredMerge[] = [];
       for (const create of creates) {
         const keys = itemKeys(create);
         let target = targets.oldest(keys);
-        if (target && pending.length) {
+        if (target && pending.length && isolated) {
           // The creates before a merge are written first (a pending one may be its target, and may fail).
           await flush();
           target = targets.oldest(keys);
@@ -193,29 +197,26 @@ export class LeadService {
           pending.push({ create, slot });
           continue;
         }
+        if (!isolated) {
+          // Written after the creates, together (mergeDeferred); a failure runs the batch again isolated.
+          deferred.push({ create, target });
+          targets.add(keys, target);
+          continue;
+        }
         const id = 'id' in target ? target.id : slots[target.slot]!;
         // Each merge on an empty unit of work: the batch's earlier merges are not copied into it.
-        const merge = async (em: EntityManager) => {
-          const added = await mergeSubmission(em, id, create.submission, route(em));
-          const [row] = await this.leads.current(em, [id]);
-          return withMerge(row, added);
-        };
-        let merged: Record<string, any> | AppError;
-        if (isolated) merged = await itemAnswer(() => transactional(tx, merge, {}, { rerun: true }));
-        else {
-          try {
-            merged = await merge(tx.fork({ clear: true, keepTransactionContext: true }));
-          } catch (e) {
-            // What fails a whole batch (a deadlock, which transactional runs again; the database gone; a
-            // statement past its bound) fails it as before; any other may be the item's own: the batch runs again isolated.
-            if (isBatchError(e)) throw e;
-            throw new MergeFailed();
-          }
-        }
+        const merged = await itemAnswer(() =>
+          transactional(tx, async (em) => {
+            const added = await mergeSubmission(em, id, create.submission, route(em));
+            const [row] = await this.leads.current(em, [id]);
+            return withMerge(row, added);
+          }, {}, { rerun: true }),
+        );
         out.set(create, merged);
         if (!(merged instanceof AppError)) targets.add(keys, target);
       }
       await flush();
+      await this.mergeDeferred(tx, deferred, slots, route, out);
       const consented = creates.flatMap((create) => {
         const row = out.get(create);
         return row && !(row instanceof AppError) ? [{ leadId: row.id as string, consents: create.consents }] : [];
@@ -243,11 +244,52 @@ export class LeadService {
     });
   }
 
+  /**
+   * A batch's merges, once its creates are written: in rounds, the k-th merge into a lead in round k, so
+   * that each reads what the one before it wrote and each answer is the lead as its item left it; a
+   * round is `mergeMany` (a constant number of statements) on an empty unit of work. A merge whose target
+   * create failed, or a failure that may be one item's, throws `MergeFailed`: the batch runs again
+   * isolated, in order.
+   */
+  private async mergeDeferred(
+    tx: EntityManager,
+    deferred: readonly DeferredMerge[],
+    slots: ReadonlyArray<string | null>,
+    route: (em: EntityManager) => Route,
+    out: Map<PreparedCreate, Record<string, any> | AppError>,
+  ): Promise<void> {
+    const rounds: Array<Array<{ create: PreparedCreate; id: string }>> = [];
+    const mergesOf = new Map<string, number>();
+    for (const { create, target } of deferred) {
+      const id = 'id' in target ? target.id : slots[target.slot];
+      if (!id) throw new MergeFailed();
+      const round = mergesOf.get(id) ?? 0;
+      mergesOf.set(id, round + 1);
+      (rounds[round] ??= []).push({ create, id });
+    }
+    for (const round of rounds) {
+      const em = tx.fork({ clear: true, keepTransactionContext: true });
+      const ids = round.map((m) => m.id);
+      let added: LeadMerge[];
+      let rows: Map<string, Record<string, any>>;
+      try {
+        added = await mergeMany(em, round.map((m) => ({ id: m.id, submission: m.create.submission })), route(em));
+        rows = new Map((await this.leads.current(em, ids)).map((row) => [row.id as string, row]));
+      } catch (e) {
+        // What fails a whole batch (a deadlock, which transactional runs again; the database gone; a
+        // statement past its bound) fails it as before; any other may be one item's: the batch runs again isolated.
+        if (isBatchError(e)) throw e;
+        throw new MergeFailed();
+      }
+      round.forEach((m, i) => out.set(m.create, withMerge(rows.get(m.id)!, added[i])));
+    }
+  }
+
   /** Creates written by one statement; when it fails, one by one in savepoints, each failure its item's answer. */
   private async insertCreates(
     tx: EntityManager,
     creates: PreparedCreate[],
-    route: (em: EntityManager) => ((address: LeadAddress | null) => Promise<{ assigneeId: string; activity: NewActivity } | null>) | null,
+    route: (em: EntityManager) => Route,
   ): Promise<Array<Record<string, any> | AppError>> {
     const one = async (em: EntityManager, create: PreparedCreate) => {
       const router = route(em);
@@ -507,6 +549,8 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
 const itemKeys = (create: PreparedCreate) => [...create.submission.emails.map((e) => `email:${e}`), ...create.phoneValues.map((p) => `phone:${p}`)];
 
 type Target = { id: string; rank: number } | { slot: number };
+/** A batch item that merges, and into which lead: a stored one, or the one an earlier item creates. */
+type DeferredMerge = { create: PreparedCreate; target: Target };
 
 /**
  * The lead each email and phone number of a batch belongs to, as the batch goes: the caller's stored
