@@ -114,3 +114,27 @@ test('a statement writing many rows of one lead rewrites the lead once', async (
   expect(await leadUpdates(`update emails set updated_at = now() where lead_id = '${lead.id}'`)).toBe(0);
   expect(await stale()).toEqual({ n: expect.any(Number), from_function: 0, from_expression: 0 });
 });
+
+test("a create writes its lead's text with the row: no lead is rewritten by its contacts' triggers, alone or in a batch", async () => {
+  const key = r.users.companyAdmin.key;
+  const rewrites = async (write: () => Promise<unknown>) => {
+    await sql(`delete from lead_update_counts`);
+    await write();
+    return Number((await sql(`select count(*) as n from lead_update_counts`))[0].n);
+  };
+  const person = (n: number) => ({
+    name: `Straße Ödön ${n}`,
+    status: 'Contacted',
+    emails: [{ email: `at.insert.${n}@example.com` }, { email: `At.Insert.${n}.Second@Example.com` }],
+    phone_numbers: [{ phone_number: `(503) 555-01${n}0` }, { phone_number: `+44 20 7946 0${n}58` }],
+    location: n % 2 ? { city: 'Düsseldorf', province: 'NW', postal_code: '40213', country: 'DE' } : { city: null, country: 'US' },
+  });
+  expect(await rewrites(() => createLead(t, key, quoteRequest(person(1))))).toBe(0);
+  expect(await rewrites(() => createLead(t, key, quoteRequest({ name: 'No location', emails: [{ email: 'at.insert.bare@example.com' }] })))).toBe(0);
+  const batch = await rewrites(async () => {
+    const res = await api(t, 'post', '/v1/leads/batch', { key, body: { leads: [2, 3, 4].map((n) => quoteRequest(person(n)).lead) } });
+    expect(res.body.results.map((x: { status: number }) => x.status)).toEqual([201, 201, 201]);
+  });
+  expect(batch).toBe(0);
+  expect(await stale()).toEqual({ n: expect.any(Number), from_function: 0, from_expression: 0 });
+});

@@ -398,6 +398,15 @@ function nestedRows(lead: NewLead) {
   return { location, phones, activities };
 }
 
+/**
+ * The arguments of `leadnet_new_lead_search_text` (Migration20261207000900_lead_search_text_at_insert) for
+ * a new lead: its text is written with the row, and its contacts' statement triggers find nothing to rewrite.
+ */
+function searchTextValues(lead: NewLead): unknown[] {
+  const at = lead.location;
+  return [lead.name, lead.status, lead.emails, lead.phones.map((p) => p.e164), at?.city ?? null, at?.province ?? null, at?.country ?? null, at?.postalCode ?? null];
+}
+
 async function insertLead(tx: EntityManager, lead: NewLead): Promise<Record<string, any>> {
   const { location, phones, activities } = nestedRows(lead);
   const [row] = await query<Record<string, any>>(
@@ -408,8 +417,9 @@ async function insertLead(tx: EntityManager, lead: NewLead): Promise<Record<stri
                        city text, province text, country text, latitude float8, longitude float8, coordinates_source text)
        returning *),
      l as (
-       insert into leads (name, status, owner_company_id, owner_retailer_id, assignee_id, source_type, source_id, created_by_id, location_id)
-       values (?, ?, ?::uuid, ?::uuid, ?::uuid, ?, ?::uuid, ?::uuid, (select id from loc)) returning *),
+       insert into leads (name, status, owner_company_id, owner_retailer_id, assignee_id, source_type, source_id, created_by_id, location_id, search_text)
+       values (?, ?, ?::uuid, ?::uuid, ?::uuid, ?, ?::uuid, ?::uuid, (select id from loc),
+               leadnet_new_lead_search_text(?, ?, ?::text[], ?::text[], ?, ?, ?, ?)) returning *),
      em as (
        insert into emails (lead_id, email)
        select l.id, u.email from l, unnest(?::text[]) with ordinality as u(email, n) order by u.n returning *),
@@ -434,6 +444,7 @@ async function insertLead(tx: EntityManager, lead: NewLead): Promise<Record<stri
       lead.sourceType,
       lead.sourceId,
       lead.createdById,
+      ...searchTextValues(lead),
       lead.emails,
       JSON.stringify(phones),
       JSON.stringify(activities),
@@ -483,8 +494,12 @@ async function insertLeads(tx: EntityManager, leads: readonly NewLead[]): Promis
         where s.location_id is not null order by s.n
        returning *),
      l as (
-       insert into leads (id, name, status, owner_company_id, owner_retailer_id, assignee_id, source_type, source_id, created_by_id, location_id)
-       select s.id, s.name, s.status, s.owner_company_id, s.owner_retailer_id, s.assignee_id, s.source_type, s.source_id, s.created_by_id, loc.id
+       insert into leads (id, name, status, owner_company_id, owner_retailer_id, assignee_id, source_type, source_id, created_by_id, location_id, search_text)
+       select s.id, s.name, s.status, s.owner_company_id, s.owner_retailer_id, s.assignee_id, s.source_type, s.source_id, s.created_by_id, loc.id,
+              leadnet_new_lead_search_text(s.name, s.status,
+                array(select e from jsonb_array_elements_text(s.emails) with ordinality as x(e, n) order by n),
+                array(select x.p->>'phone_number' from jsonb_array_elements(s.phones) with ordinality as x(p, n) order by n),
+                s.location->>'city', s.location->>'province', s.location->>'country', s.location->>'postal_code')
          from src s left join loc on loc.id = s.location_id order by s.n
        returning *),
      em as (
