@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context } from '../../context';
-import { pgArray, query } from '../../db/sql';
 import type { Coordinates } from '../../geo/geocoder';
 import { CompanyRetailerLocation } from '../company-retailer-location/company-retailer-location.entity';
 import { Email } from '../contact/email.entity';
@@ -8,6 +7,7 @@ import { Location } from '../contact/location.entity';
 import { recordLeadEvents } from '../lead-events/lead-event.repository';
 import type { LeadAddress } from '../routing/routing.service';
 import { Lead } from './lead.entity';
+import { contactValues } from './lead.repository';
 import type { LeadMerge } from './lead.types';
 import { isBlank, type ParsedPhone } from './lead.rules';
 import { addActivity, createPhone, locationData, type LocationPlan, type NewActivity } from './lead.writes';
@@ -52,14 +52,7 @@ export async function mergeMany(tx: EntityManager, items: ReadonlyArray<{ id: st
   if (new Set(ids).size !== ids.length) throw new Error('mergeMany: one merge a lead (a second one reads what the first wrote)');
   const leads = new Map((await tx.find(Lead, { id: { $in: ids } }, { refresh: true, populate: ['location'] })).map((lead) => [lead.id, lead]));
   // The values only, not entities: the unit of work would hydrate them and compare them at the flush.
-  const contacts = await query<{ id: string; emails: string[]; phones: string[] }>(
-    tx,
-    `select u.id, array(select e.email from emails e where e.lead_id = u.id) as emails,
-            array(select p.phone_number from phone_numbers p where p.lead_id = u.id) as phones
-       from unnest(?::uuid[]) as u(id)`,
-    [pgArray(ids)],
-  );
-  const held = new Map(contacts.map((c) => [c.id, { emails: new Set(c.emails), phones: new Set(c.phones) }]));
+  const held = new Map((await contactValues(tx, ids)).map((c) => [c.id, { emails: new Set(c.emails), phones: new Set(c.phones) }]));
 
   const out: LeadMerge[] = [];
   for (const { id, submission } of items) {

@@ -535,6 +535,17 @@ async function insertLeads(tx: EntityManager, leads: readonly NewLead[]): Promis
   return query<Record<string, any>>(tx, text, [JSON.stringify(records)]);
 }
 
+/** The emails and phone numbers of each lead of `ids` (stored values), in one statement. */
+export function contactValues(tx: EntityManager, ids: readonly string[]): Promise<Array<{ id: string; emails: string[]; phones: string[] }>> {
+  return query(
+    tx,
+    `select u.id, array(select e.email from emails e where e.lead_id = u.id) as emails,
+            array(select p.phone_number from phone_numbers p where p.lead_id = u.id) as phones
+       from unnest(?::uuid[]) as u(id)`,
+    [pgArray(ids)],
+  );
+}
+
 /** A lead of the caller sharing an email or a phone number with a batch's leads (`duplicatesOfMany`). */
 export interface DuplicateCandidate {
   id: string;
