@@ -637,9 +637,9 @@ export class LeadRepository {
     const cond = compileScope(leadSearch, where);
     return query<DuplicateCandidate>(
       tx,
-      // Each value looked up once (the indexes on lower(email) and phone_number), then grouped by lead: a
-      // lead's values matched against the batch's whole arrays probe the index once a lead and a value
-      // (500 merging items: over a second).
+      // Each value looked up once (the indexes on lower(email) and phone_number), then grouped by lead.
+      // Matching each lead's values against the batch's whole arrays instead probes the index once a lead
+      // and a value: over a second for 500 merging items.
       `with shared as materialized (
          select lead_id, array_agg(distinct email) filter (where email is not null) as emails,
                 array_agg(distinct phone) filter (where phone is not null) as phones
