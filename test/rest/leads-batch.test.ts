@@ -191,6 +191,35 @@ describe('POST /v1/leads/batch', () => {
     expect(await leadsWith(`a2.${stamp}@example.com`)).toBe(1);
   });
 
+  test("another tenant's lead sharing an email and a phone number is never merged into: the batch creates the caller's own lead", async () => {
+    const stamp = Date.now();
+    const shared = { emails: [{ email: `tenant.${stamp}@example.com` }], phone_numbers: [{ phone_number: '+1 503 555 0199', country_code: 'US' }] };
+    const theirs = await createLead(t, r.users.otherAdmin.key, quoteRequest({ name: 'Theirs', ...shared }));
+    const res = await api(t, 'post', '/v1/leads/batch', { key: r.users.companyAdmin.key, body: { leads: [item({ name: 'Ours', ...shared }), item({ name: 'Ours again', ...shared })] } });
+    const [ours, again] = res.body.results;
+    expect([ours.status, again.status]).toEqual([201, 201]);
+    expect(ours.body.id).not.toBe(theirs.id);
+    expect(again.body.id).toBe(ours.body.id); // merged into the caller's own new lead, not the other tenant's
+    const stored = await api(t, 'get', `/v1/leads/${theirs.id}?include=emails,lead_activities`, { key: r.users.otherAdmin.key });
+    expect(stored.body).toMatchObject({ name: 'Theirs', emails: [{ email: `tenant.${stamp}@example.com` }] });
+    expect(stored.body.lead_activities).toHaveLength(theirs.lead_activities.length);
+  });
+
+  test('many items of one batch merging into one lead: one round each, each answer the lead as its item left it', async () => {
+    const key = r.users.companyAdmin.key;
+    const stamp = Date.now();
+    const phone = { phone_number: '+1 503 555 0177', country_code: 'US' };
+    const stored = await createLead(t, key, quoteRequest({ emails: [{ email: `rounds.${stamp}@example.com` }], phone_numbers: [phone] }));
+    const items = Array.from({ length: 25 }, (_, i) => item({ emails: [{ email: `rounds.${stamp}.${i}@example.com` }], phone_numbers: [phone] }));
+    const res = await api(t, 'post', '/v1/leads/batch', { key, body: { leads: items } });
+    expect(res.body.results.map((x: any) => [x.status, x.body.id])).toEqual(items.map(() => [201, stored.id]));
+    res.body.results.forEach((x: any, i: number) => {
+      expect(x.body.emails).toHaveLength(i + 2); // the stored email, then one more for each item up to this one
+      expect(x.body.lead_activities[0]).toMatchObject({ type: 'LeadActivity::Note', data: { merge: { emails_added: [`rounds.${stamp}.${i}@example.com`], phone_numbers_added: [] } } });
+    });
+    expect(await leadsWith(`rounds.${stamp}.24@example.com`)).toBe(1);
+  });
+
   test('the statements of a batch of merges do not grow with its items', async () => {
     const key = r.users.companyAdmin.key;
     const stamp = Date.now();
