@@ -20,17 +20,13 @@ export interface LeadEventRow {
  * caller's transaction. Inserts, assignee and status changes and new activities are recorded by triggers
  * (Migration20261123141000_webhooks), whoever writes them.
  */
-export async function recordLeadEvent(
+export function recordLeadEvent(
   tx: Pick<EntityManager, 'execute'>,
   type: Extract<LeadEventType, 'lead.updated' | 'lead.merged'>,
   leadId: string,
   data: Record<string, unknown> | null = null,
 ): Promise<void> {
-  await tx.execute(
-    `insert into lead_events (type, lead_id, owner_company_id, owner_retailer_id, data)
-     select ?, l.id, l.owner_company_id, l.owner_retailer_id, ?::jsonb from leads l where l.id = ?`,
-    [type, data === null ? null : JSON.stringify(data), leadId],
-  );
+  return recordLeadEvents(tx, type, [leadId], data);
 }
 
 /** `recordLeadEvent` for each of `leadIds`, in their order, in one statement. */
@@ -38,14 +34,15 @@ export async function recordLeadEvents(
   tx: Pick<EntityManager, 'execute'>,
   type: Extract<LeadEventType, 'lead.updated' | 'lead.merged'>,
   leadIds: readonly string[],
+  data: Record<string, unknown> | null = null,
 ): Promise<void> {
   if (!leadIds.length) return;
   await tx.execute(
-    `insert into lead_events (type, lead_id, owner_company_id, owner_retailer_id)
-     select ?, l.id, l.owner_company_id, l.owner_retailer_id
+    `insert into lead_events (type, lead_id, owner_company_id, owner_retailer_id, data)
+     select ?, l.id, l.owner_company_id, l.owner_retailer_id, ?::jsonb
        from unnest(?::uuid[]) with ordinality as u(id, n) join leads l on l.id = u.id
       order by u.n`,
-    [type, pgArray(leadIds)],
+    [type, data === null ? null : JSON.stringify(data), pgArray(leadIds)],
   );
 }
 
