@@ -137,4 +137,8 @@ test("a create writes its lead's text with the row: no lead is rewritten by its 
   });
   expect(batch).toBe(0);
   expect(await stale()).toEqual({ n: expect.any(Number), from_function: 0, from_expression: 0 });
+  // Found by q at once: by a phone number's digits, and by the name written with its accents.
+  const found = async (q: string) => (await api(t, 'get', `/v1/leads?q=${encodeURIComponent(q)}`, { key })).body.leads.map((l: { name: string }) => l.name);
+  expect(await found('5550130')).toEqual(['Straße Ödön 3']);
+  expect((await found('Straße Ödön')).sort()).toEqual([1, 2, 3, 4].map((n) => `Straße Ödön ${n}`));
 });
